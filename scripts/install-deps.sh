@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs, from Debian's archive, everything rdmastat needs to build and test
+# on a fresh Debian bookworm machine. Idempotent; needs root.
+set -euo pipefail
+
+packages=(
+	build-essential cmake pkg-config ninja-build
+	libmnl-dev nlohmann-json3-dev catch2 libcli11-dev libfmt-dev
+	libibverbs-dev librdmacm-dev rdma-core
+	groff man-db
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing+=("$p")
+done
+if ((${#missing[@]})); then
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+#include "support.h"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "collect/nldev_parse.h"
+
+namespace rdmastat::test {
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read " + path);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::string fixture_text(const std::string& name) {
+    return read_file(std::string(RDMASTAT_FIXTURES) + "/" + name);
+}
+
+Bytes fixture_bytes(const std::string& name) {
+    std::string s = fixture_text(name);
+    return Bytes(s.begin(), s.end());
+}
+
+NldevData fixture_nldev(const std::string& dir) {
+    auto bytes = [&](const std::string& n) {
+        if (dir.empty()) return fixture_bytes(n);
+        std::string s = read_file(dir + "/" + n);
+        return Bytes(s.begin(), s.end());
+    };
+    NldevData data;
+    data.devices = parse_device_dump(bytes("devices.bin")).take();
+    for (Device& d : data.devices) {
+        d.ports = parse_port_dump(bytes("ports-" + d.name + ".bin")).take();
+        d.driver = parse_chardev_driver(bytes("chardev-" + d.name + ".bin")).take();
+        for (auto& c : parse_cm_id_dump(bytes("cm_id-" + d.name + ".bin")).take())
+            data.cm_ids.push_back(c);
+        for (auto& q : parse_qp_dump(bytes("qp-" + d.name + ".bin")).take()) data.qps.push_back(q);
+    }
+    return data;
+}
+
+OwnerMap fixture_owners(const std::string& path) {
+    OwnerMap owners;
+    std::istringstream in(read_file(path));
+    std::uint32_t pid, uid;
+    std::string comm;
+    while (in >> pid >> uid >> comm) owners[pid] = Owner{pid, comm, uid, std::nullopt, std::nullopt};
+    return owners;
+}
+
+namespace {
+// "10.9.0.1:7174", "fd00:9::1:7176", ":::0": the port follows the last colon.
+void split_addr(const std::string& text, std::string& addr, std::uint32_t& port) {
+    auto colon = text.rfind(':');
+    addr = text.substr(0, colon);
+    port = static_cast<std::uint32_t>(std::stoul(text.substr(colon + 1)));
+}
+} // namespace
+
+std::vector<RefereeCmId> referee_cm_ids(const nlohmann::json& rdma) {
+    std::vector<RefereeCmId> out;
+    for (const auto& e : rdma) {
+        RefereeCmId r;
+        r.ifname = e.at("ifname");
+        r.port = e.value("port", 0u);
+        r.cm_idn = e.at("cm-idn");
+        r.state = e.at("state");
+        r.ps = e.value("ps", "");
+        if (e.contains("pid")) r.pid = e.at("pid").get<std::uint32_t>();
+        r.comm = e.value("comm", "");
+        if (e.contains("lqpn")) r.lqpn = e.at("lqpn").get<std::uint32_t>();
+        r.qp_type = e.value("qp-type", "");
+        if (e.contains("src-addr")) split_addr(e.at("src-addr"), r.src_addr, r.src_port);
+        if (e.contains("dst-addr")) split_addr(e.at("dst-addr"), r.dst_addr, r.dst_port);
+        out.push_back(r);
+    }
+    return out;
+}
+
+std::vector<std::string> compare_with_referee(const std::vector<Connection>& ours,
+                                              const nlohmann::json& rdma_cm_id,
+                                              const nlohmann::json& rdma_qp) {
+    std::vector<std::string> diffs;
+    auto refs = referee_cm_ids(rdma_cm_id);
+    if (refs.size() != ours.size())
+        diffs.push_back("rdma lists " + std::to_string(refs.size()) + " cm_ids, rdmastat " +
+                        std::to_string(ours.size()));
+    std::set<std::pair<std::string, std::uint32_t>> seen;
+    for (const auto& r : refs) {
+        std::string id = r.ifname + "/" + std::to_string(r.cm_idn);
+        seen.insert({r.ifname, r.cm_idn});
+        const Connection* c = nullptr;
+        for (const auto& o : ours)
+            if (o.device == r.ifname && o.cm_id == r.cm_idn) c = &o;
+        if (!c) {
+            diffs.push_back(id + ": missing from rdmastat");
+            continue;
+        }
+        auto check = [&](const char* what, const std::string& theirs, const std::string& mine) {
+            if (theirs != mine) diffs.push_back(id + " " + what + ": rdma '" + theirs + "', rdmastat '" + mine + "'");
+        };
+        auto ep_addr = [](const std::optional<Endpoint>& e) { return e ? e->address.to_string() : ""; };
+        auto ep_port = [](const std::optional<Endpoint>& e) { return e ? std::to_string(e->port) : ""; };
+        check("state", r.state, c->state);
+        check("port", std::to_string(r.port), c->port ? std::to_string(*c->port) : "0");
+        std::string ps = r.ps;
+        for (auto& ch : ps) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        check("port space", ps, c->port_space.value_or(""));
+        check("local address", r.src_addr, ep_addr(c->local));
+        check("local port", std::to_string(r.src_port), ep_port(c->local));
+        check("peer address", r.dst_addr, ep_addr(c->peer));
+        check("peer port", std::to_string(r.dst_port), ep_port(c->peer));
+        check("pid", r.pid ? std::to_string(*r.pid) : "", c->owner.pid ? std::to_string(*c->owner.pid) : "");
+        if (r.pid) check("comm", r.comm, c->owner.comm.value_or(""));
+        else check("kernel owner", r.comm, c->owner.kernel.value_or(""));
+        check("qp number", r.lqpn ? std::to_string(*r.lqpn) : "", c->qp ? std::to_string(c->qp->number) : "");
+        if (r.lqpn) check("qp type", r.qp_type, c->qp->type.value_or(""));
+        if (!c->qp) continue;
+        // The QP's state and type as the referee's QP listing has them.
+        bool found = false;
+        for (const auto& q : rdma_qp) {
+            if (q.at("ifname") != r.ifname || q.at("lqpn") != c->qp->number) continue;
+            found = true;
+            check("qp state", q.at("state"), c->qp->state.value_or(""));
+            check("qp type (qp listing)", q.at("type"), c->qp->type.value_or(""));
+        }
+        if (!found) diffs.push_back(id + ": qp " + std::to_string(c->qp->number) + " not in rdma's qp listing");
+    }
+    for (const auto& o : ours)
+        if (!seen.count({o.device, o.cm_id}))
+            diffs.push_back(o.device + "/" + std::to_string(o.cm_id) + ": not listed by rdma");
+    return diffs;
+}
+
+std::string golden(const std::string& name, const std::string& actual) {
+    std::string path = std::string(RDMASTAT_FIXTURES) + "/../golden/" + name;
+    if (const char* u = std::getenv("RDMASTAT_UPDATE_GOLDEN"); u && std::string(u) == "1") {
+        std::ofstream(path, std::ios::binary) << actual;
+        return actual;
+    }
+    return read_file(path);
+}
+
+} // namespace rdmastat::test

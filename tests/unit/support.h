@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Test support: captured fixtures, the referee (iproute2 `rdma -j`), golden files.
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "collect/netlink.h"
+#include "model/records.h"
+
+namespace rdmastat::test {
+
+/// tests/fixtures/NAME as bytes / text (bytes captured in the lab by rdmastat-capture).
+Bytes fixture_bytes(const std::string& name);
+std::string fixture_text(const std::string& name);
+std::string read_file(const std::string& path);
+
+/// The capture's whole NLDEV view: devices (with ports and drivers), cm_ids and QPs.
+NldevData fixture_nldev(const std::string& dir = "");
+/// owners.txt ("pid uid comm" per line, read from /proc in the guest at capture time).
+OwnerMap fixture_owners(const std::string& path);
+
+/// One entry of `rdma -j res show cm_id`, its "addr:port" strings split.
+struct RefereeCmId {
+    std::string ifname, state, ps, src_addr, dst_addr, comm, qp_type;
+    std::uint32_t cm_idn = 0, port = 0, src_port = 0, dst_port = 0;
+    std::optional<std::uint32_t> pid, lqpn;
+};
+std::vector<RefereeCmId> referee_cm_ids(const nlohmann::json& rdma);
+
+/// Differences between our connections and the referee's cm_ids, as readable
+/// lines; empty when both describe exactly the same ids.
+std::vector<std::string> compare_with_referee(const std::vector<Connection>& ours,
+                                              const nlohmann::json& rdma_cm_id,
+                                              const nlohmann::json& rdma_qp);
+
+/// Compares text with tests/golden/NAME; RDMASTAT_UPDATE_GOLDEN=1 rewrites the file.
+/// Returns the golden text (what the test then compares against).
+std::string golden(const std::string& name, const std::string& actual);
+
+} // namespace rdmastat::test

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: MIT
+// NLDEV parsing of bytes captured from the lab kernel (tests/lab/scenarios/capture.sh),
+// judged against iproute2's `rdma -j` output captured at the same moment.
+#include <arpa/inet.h>
+#include <linux/netlink.h>
+#include <rdma/rdma_netlink.h>
+
+#include <catch2/catch.hpp>
+#include <cstring>
+
+#include "collect/nldev_parse.h"
+#include "model/names.h"
+#include "support.h"
+
+using namespace rdmastat;
+using namespace rdmastat::test;
+using nlohmann::json;
+
+namespace {
+
+std::vector<CmIdRecord> all_cm_ids() {
+    auto siw = parse_cm_id_dump(fixture_bytes("cm_id-siw0.bin")).take();
+    auto rxe = parse_cm_id_dump(fixture_bytes("cm_id-rxe0.bin")).take();
+    siw.insert(siw.end(), rxe.begin(), rxe.end());
+    return siw;
+}
+
+// Offsets of the first message's header, its resource list nest and that
+// list's last entry nest: the places whose lengths change when bytes are added.
+struct Layout {
+    std::size_t msg = 0, list = 0, last_entry = 0;
+};
+
+Layout layout_of_first(const Bytes& b) {
+    Layout l;
+    auto* nlh = reinterpret_cast<const nlmsghdr*>(b.data());
+    std::size_t off = NLMSG_HDRLEN, end = nlh->nlmsg_len;
+    while (off < end) {
+        auto* a = reinterpret_cast<const nlattr*>(b.data() + off);
+        if ((a->nla_type & NLA_TYPE_MASK) == RDMA_NLDEV_ATTR_RES_CM_ID) {
+            l.list = off;
+            std::size_t e = off + NLA_HDRLEN;
+            while (e < off + a->nla_len) {
+                l.last_entry = e;
+                e += NLA_ALIGN(reinterpret_cast<const nlattr*>(b.data() + e)->nla_len);
+            }
+        }
+        off += NLA_ALIGN(a->nla_len);
+    }
+    return l;
+}
+
+// Inserts attr at the end of the first message's last cm_id entry (which ends
+// the message), growing the three enclosing lengths: a well-formed message the
+// kernel could have sent with one more attribute.
+Bytes with_extra_attr_in_last_entry(Bytes b, std::uint16_t type, const std::vector<std::uint8_t>& payload) {
+    Layout l = layout_of_first(b);
+    auto* nlh = reinterpret_cast<nlmsghdr*>(b.data());
+    REQUIRE(NLMSG_ALIGN(nlh->nlmsg_len) == l.list + NLA_ALIGN(reinterpret_cast<nlattr*>(b.data() + l.list)->nla_len));
+    nlattr hdr{static_cast<std::uint16_t>(NLA_HDRLEN + payload.size()), type};
+    std::vector<std::uint8_t> extra(NLA_ALIGN(hdr.nla_len), 0);
+    std::memcpy(extra.data(), &hdr, sizeof(hdr));
+    std::memcpy(extra.data() + NLA_HDRLEN, payload.data(), payload.size());
+    std::size_t at = NLMSG_ALIGN(nlh->nlmsg_len);
+    b.insert(b.begin() + static_cast<long>(at), extra.begin(), extra.end());
+    nlh = reinterpret_cast<nlmsghdr*>(b.data());
+    nlh->nlmsg_len = static_cast<std::uint32_t>(at + extra.size());
+    reinterpret_cast<nlattr*>(b.data() + l.list)->nla_len += static_cast<std::uint16_t>(extra.size());
+    reinterpret_cast<nlattr*>(b.data() + l.last_entry)->nla_len += static_cast<std::uint16_t>(extra.size());
+    return b;
+}
+
+} // namespace
+
+TEST_CASE("device dump from the lab kernel matches rdma dev", "[nldev]") {
+    auto devices = parse_device_dump(fixture_bytes("devices.bin")).take();
+    json ref = json::parse(fixture_text("rdma-dev.json"));
+    REQUIRE(devices.size() == ref.size());
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+        CHECK(devices[i].name == ref[i].at("ifname"));
+        CHECK(devices[i].index == ref[i].at("ifindex"));
+        CHECK(devices[i].node_type == ref[i].at("node_type").get<std::string>());
+        char guid[24];
+        std::uint64_t g = devices[i].node_guid.value();
+        std::snprintf(guid, sizeof guid, "%04x:%04x:%04x:%04x", unsigned(g >> 48 & 0xffff),
+                      unsigned(g >> 32 & 0xffff), unsigned(g >> 16 & 0xffff), unsigned(g & 0xffff));
+        CHECK(guid == ref[i].at("node_guid").get<std::string>());
+    }
+    CHECK(devices[0].transport == Transport::iwarp);
+    CHECK(devices[1].transport == Transport::roce);
+}
+
+TEST_CASE("port dumps match rdma link", "[nldev]") {
+    json ref = json::parse(fixture_text("rdma-link.json"));
+    for (const auto& link : ref) {
+        auto ports = parse_port_dump(fixture_bytes("ports-" + link.at("ifname").get<std::string>() + ".bin")).take();
+        REQUIRE(ports.size() == 1);
+        CHECK(ports[0].index == link.at("port"));
+        CHECK(ports[0].state == link.at("state").get<std::string>());
+        CHECK(ports[0].phys_state == link.at("physical_state").get<std::string>());
+        CHECK(ports[0].netdev == link.at("netdev").get<std::string>());
+        CHECK(ports[0].netdev_index == link.at("netdev_index").get<std::uint32_t>());
+    }
+}
+
+TEST_CASE("uverbs chardev replies name the driver", "[nldev]") {
+    CHECK(parse_chardev_driver(fixture_bytes("chardev-siw0.bin")).take() == "siw");
+    CHECK(parse_chardev_driver(fixture_bytes("chardev-rxe0.bin")).take() == "rxe");
+}
+
+TEST_CASE("cm_id dumps match rdma res show cm_id, IPv4 and IPv6", "[nldev]") {
+    auto ours = all_cm_ids();
+    auto refs = referee_cm_ids(json::parse(fixture_text("rdma-cm_id.json")));
+    REQUIRE(ours.size() == refs.size());
+    std::size_t v6 = 0;
+    for (const auto& r : refs) {
+        INFO(r.ifname << " cm-idn " << r.cm_idn);
+        auto it = std::find_if(ours.begin(), ours.end(), [&](const CmIdRecord& c) {
+            return c.device_name == r.ifname && c.cm_idn == r.cm_idn;
+        });
+        REQUIRE(it != ours.end());
+        CHECK(cm_state_name(it->state) == r.state);
+        CHECK(it->port == r.port);
+        CHECK(it->owner.pid == r.pid);
+        CHECK(it->qp_number == r.lqpn);
+        REQUIRE(it->src);
+        CHECK(it->src->address.to_string() == r.src_addr);
+        CHECK(it->src->port == r.src_port);
+        REQUIRE(it->dst);
+        CHECK(it->dst->address.to_string() == r.dst_addr);
+        CHECK(it->dst->port == r.dst_port);
+        if (it->src->address.family == AF_INET6) ++v6;
+    }
+    CHECK(v6 >= 6); // two rping pairs over IPv6: listener and both ends each
+}
+
+TEST_CASE("QP dumps match rdma res show qp, with a kernel-owned QP", "[nldev]") {
+    auto siw = parse_qp_dump(fixture_bytes("qp-siw0.bin")).take();
+    auto rxe = parse_qp_dump(fixture_bytes("qp-rxe0.bin")).take();
+    json ref = json::parse(fixture_text("rdma-qp.json"));
+    REQUIRE(siw.size() + rxe.size() == ref.size());
+    std::size_t kernel_owned = 0;
+    for (const auto& q : ref) {
+        const auto& list = q.at("ifname") == "siw0" ? siw : rxe;
+        auto it = std::find_if(list.begin(), list.end(),
+                               [&](const QpRecord& r) { return r.number == q.at("lqpn"); });
+        REQUIRE(it != list.end());
+        CHECK(qp_state_name(it->state.value()) == q.at("state").get<std::string>());
+        CHECK(qp_type_name(it->type.value()) == q.at("type").get<std::string>());
+        if (q.contains("pid")) {
+            CHECK(it->owner.pid == q.at("pid").get<std::uint32_t>());
+            CHECK_FALSE(it->owner.kernel);
+        } else {
+            ++kernel_owned;
+            CHECK_FALSE(it->owner.pid);
+            CHECK(it->owner.kernel == q.at("comm").get<std::string>());
+        }
+    }
+    CHECK(kernel_owned == 1); // rxe's GSI QP1, held by ib_core
+}
+
+TEST_CASE("a cm_id dump spanning several messages is reassembled", "[nldev]") {
+    Bytes bytes = fixture_bytes("cm_id-many-siw0.bin");
+    std::size_t data_messages = 0;
+    walk_messages(bytes.data(), bytes.size(), [&](const nlmsghdr* nlh) -> Status {
+        CHECK((nlh->nlmsg_flags & NLM_F_MULTI));
+        ++data_messages;
+        return Ok{};
+    }).take();
+    CHECK(data_messages > 1);
+    auto ours = parse_cm_id_dump(bytes).take();
+    auto refs = referee_cm_ids(json::parse(fixture_text("rdma-cm_id-many.json")));
+    REQUIRE(ours.size() == refs.size());
+    for (std::size_t i = 0; i < refs.size(); ++i) {
+        CHECK(ours[i].cm_idn == refs[i].cm_idn);
+        CHECK(ours[i].src->port == refs[i].src_port);
+    }
+}
+
+TEST_CASE("an id reported twice in a dump is kept once", "[nldev]") {
+    Bytes bytes = fixture_bytes("cm_id-siw0.bin");
+    // The first data message again, before the rest: what a dump resumed at an
+    // earlier position after a concurrent change looks like.
+    auto* nlh = reinterpret_cast<const nlmsghdr*>(bytes.data());
+    Bytes twice(bytes.begin(), bytes.begin() + NLMSG_ALIGN(nlh->nlmsg_len));
+    twice.insert(twice.end(), bytes.begin(), bytes.end());
+    auto once = parse_cm_id_dump(bytes).take();
+    CHECK(parse_cm_id_dump(twice).take().size() == once.size());
+}
+
+TEST_CASE("unknown attributes are skipped", "[nldev]") {
+    Bytes bytes = fixture_bytes("cm_id-siw0.bin");
+    auto expected = parse_cm_id_dump(bytes).take();
+    Bytes extended = with_extra_attr_in_last_entry(bytes, RDMA_NLDEV_ATTR_MAX + 7, {1, 2, 3, 4, 5});
+    auto parsed = parse_cm_id_dump(extended);
+    REQUIRE(parsed.ok());
+    REQUIRE(parsed.value().size() == expected.size());
+    CHECK(parsed.value().back().cm_idn == expected.back().cm_idn);
+    CHECK(parsed.value().back().src == expected.back().src);
+}
+
+TEST_CASE("a truncated attribute is an error with context", "[nldev]") {
+    Bytes bytes = fixture_bytes("cm_id-siw0.bin");
+    Layout l = layout_of_first(bytes);
+    // The last entry's first attribute claims more bytes than the entry holds.
+    auto* first = reinterpret_cast<nlattr*>(bytes.data() + l.last_entry + NLA_HDRLEN);
+    first->nla_len = static_cast<std::uint16_t>(first->nla_len + 200);
+    auto parsed = parse_cm_id_dump(bytes);
+    REQUIRE_FALSE(parsed.ok());
+    CHECK_THAT(parsed.error(), Catch::Contains("cm_id dump message 1") &&
+                                   Catch::Contains("entry") && Catch::Contains("truncated attribute"));
+}
+
+TEST_CASE("a wrong-sized attribute is an error naming it", "[nldev]") {
+    // A u8 state where a u32 cm id number belongs: a 1-byte payload in its place.
+    Bytes bytes = with_extra_attr_in_last_entry(fixture_bytes("cm_id-siw0.bin"),
+                                                RDMA_NLDEV_ATTR_RES_CM_IDN, {7});
+    auto parsed = parse_cm_id_dump(bytes);
+    REQUIRE_FALSE(parsed.ok());
+    CHECK_THAT(parsed.error(), Catch::Contains("cm id number: 1 bytes, expected 4"));
+}
+
+TEST_CASE("a dump cut short is an error, never a partial answer", "[nldev]") {
+    Bytes bytes = fixture_bytes("cm_id-many-siw0.bin");
+    for (std::size_t cut : {bytes.size() - 20, bytes.size() / 2, std::size_t{10}}) {
+        Bytes part(bytes.begin(), bytes.begin() + static_cast<long>(cut));
+        auto parsed = parse_cm_id_dump(part);
+        REQUIRE_FALSE(parsed.ok());
+        CHECK_THAT(parsed.error(), Catch::Contains("malformed netlink message") ||
+                                       Catch::Contains("without NLMSG_DONE"));
+    }
+}
+
+TEST_CASE("the kernel's extended ack reaches the message", "[nldev]") {
+    // Captured reply to a GET whose device index had the wrong size.
+    Bytes bytes = fixture_bytes("error-extack.bin");
+    auto walked = walk_messages(bytes.data(), bytes.size(), [](const nlmsghdr*) -> Status { return Ok{}; });
+    REQUIRE_FALSE(walked.ok());
+    CHECK(walked.error_code() == EINVAL);
+    CHECK(walked.error() == std::string(std::strerror(EINVAL)) + ": Attribute failed policy validation");
+    CHECK_FALSE(parse_device_dump(bytes).ok());
+}
+
+TEST_CASE("a reply of the wrong command is rejected", "[nldev]") {
+    auto parsed = parse_qp_dump(fixture_bytes("cm_id-siw0.bin"));
+    REQUIRE_FALSE(parsed.ok());
+    CHECK_THAT(parsed.error(), Catch::Contains("unexpected message type"));
+}

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+#include "analysis/select.h"
+
+namespace rdmastat {
+namespace {
+
+bool in_scope(const Connection& c, Scope scope) {
+    switch (scope) {
+    case Scope::connected: return has_peer(c);
+    case Scope::listening: return c.state == "LISTEN";
+    case Scope::all: return true;
+    }
+    return true;
+}
+
+int family_of(const Connection& c) {
+    if (c.local) return c.local->address.family;
+    if (c.peer) return c.peer->address.family;
+    return 0;
+}
+
+} // namespace
+
+bool has_peer(const Connection& c) { return c.peer && !c.peer->address.is_any(); }
+
+std::vector<const Connection*> select(const Snapshot& snap, const Selection& sel,
+                                      const Filter& filter) {
+    std::vector<const Connection*> out;
+    for (const auto& c : snap.connections) {
+        if (!in_scope(c, sel.scope)) continue;
+        if (sel.family && family_of(c) != *sel.family) continue;
+        if (!filter.matches(c)) continue;
+        out.push_back(&c);
+    }
+    return out;
+}
+
+} // namespace rdmastat

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: MIT
+#include "cli/app.h"
+
+#include <sys/socket.h>
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+
+#include "analysis/filter.h"
+#include "analysis/select.h"
+#include "analysis/summary.h"
+#include "cli/acquire.h"
+#include "common/error.h"
+#include "render/json.h"
+#include "render/text.h"
+
+#ifndef RDMASTAT_VERSION
+#define RDMASTAT_VERSION "0"
+#endif
+
+namespace rdmastat {
+namespace {
+
+struct Options {
+    bool all = false, listening = false, numeric = false, processes = false, extended = false;
+    bool summary = false, ipv4 = false, ipv6 = false, json = false, pretty = false;
+    bool no_header = false;
+    std::optional<std::string> input;
+    std::vector<std::string> filter;
+};
+
+TextOptions text_options(const Options& o) {
+    return TextOptions{!o.no_header, o.numeric, o.processes, o.extended};
+}
+
+void add_output_flags(CLI::App& app, Options& o) {
+    app.add_flag("-j,--json", o.json, "Print JSON (schema in rdmastat(8))");
+    app.add_flag("--pretty", o.pretty, "Indent JSON output");
+    app.add_flag("-H,--no-header", o.no_header, "Omit the header line");
+    app.add_flag("-n,--numeric", o.numeric, "Show uids instead of user names");
+    app.add_option("--input", o.input, "Read a saved JSON snapshot (- for stdin) instead of the kernel")
+        ->type_name("FILE");
+}
+
+int run_listing(const Options& o, std::ostream& out, std::ostream& err) {
+    auto filter = Filter::parse(o.filter);
+    if (!filter) throw Error(filter.error());
+    Selection sel;
+    // A state in the filter or -s widen the default to every id, as in ss.
+    if (o.all || o.summary || filter.value().mentions_state()) sel.scope = Scope::all;
+    if (o.listening) sel.scope = Scope::listening;
+    if (o.ipv4 != o.ipv6) sel.family = o.ipv4 ? AF_INET : AF_INET6;
+
+    Acquired a = acquire(o.input);
+    if (a.no_devices && !o.json) {
+        out << a.no_devices.value() << '\n';
+        return 0;
+    }
+    if (a.no_devices) err << "rdmastat: " << *a.no_devices << '\n';
+    auto selected = select(a.snapshot, sel, filter.value());
+    if (o.summary) {
+        Summary s = summarize(selected);
+        if (o.json)
+            write_summary_json(out, a.snapshot, s, o.pretty);
+        else
+            render_summary(out, s);
+    } else if (o.json) {
+        write_snapshot_json(out, a.snapshot, selected, o.pretty);
+    } else {
+        render_listing(out, selected, text_options(o));
+    }
+    return 0;
+}
+
+int run_devices(const Options& o, std::ostream& out, std::ostream& err) {
+    Acquired a = acquire(o.input);
+    if (a.no_devices && !o.json) {
+        out << a.no_devices.value() << '\n';
+        return 0;
+    }
+    if (a.no_devices) err << "rdmastat: " << *a.no_devices << '\n';
+    if (o.json)
+        write_devices_json(out, a.snapshot, o.pretty);
+    else
+        render_devices(out, a.snapshot.devices, text_options(o));
+    return 0;
+}
+
+} // namespace
+
+int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+    Options o, dev_o;
+    CLI::App app("List RDMA connections (rdma_cm ids) like netstat lists TCP sockets.",
+                 "rdmastat");
+    app.set_version_flag("-V,--version", RDMASTAT_VERSION);
+    app.add_flag("-a,--all", o.all, "Show every cm_id, listening or not");
+    app.add_flag("-l,--listening", o.listening, "Show only listening cm_ids");
+    app.add_flag("-p,--processes", o.processes, "Show the owning PID/program");
+    app.add_flag("-e,--extend", o.extended, "Show user, cm id, port space and QP");
+    app.add_flag("-s,--summary", o.summary, "Show counts per device, transport, state, process");
+    app.add_flag("-4,--ipv4", o.ipv4, "Only IPv4 cm_ids");
+    app.add_flag("-6,--ipv6", o.ipv6, "Only IPv6 cm_ids");
+    add_output_flags(app, o);
+    app.add_option("filter", o.filter, "ss-style filter: state, src, dst, sport, dport, dev, pid, "
+                                       "comm, user, transport; and/or/not/( )");
+    CLI::App* devices = app.add_subcommand("devices", "List RDMA devices and their ports");
+    add_output_flags(*devices, dev_o);
+    app.require_subcommand(0, 1);
+
+    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    try {
+        app.parse(reversed);
+    } catch (const CLI::CallForHelp&) {
+        out << app.help();
+        return 0;
+    } catch (const CLI::CallForVersion&) {
+        out << "rdmastat " << RDMASTAT_VERSION << '\n';
+        return 0;
+    } catch (const CLI::ParseError& e) {
+        err << "rdmastat: " << e.what() << "\nTry 'rdmastat --help' for more information.\n";
+        return 2;
+    }
+
+    try {
+        if (devices->parsed()) {
+            // Global output flags before the subcommand apply to it too.
+            dev_o.json |= o.json;
+            dev_o.pretty |= o.pretty;
+            dev_o.no_header |= o.no_header;
+            dev_o.numeric |= o.numeric;
+            if (!dev_o.input) dev_o.input = o.input;
+            return run_devices(dev_o, out, err);
+        }
+        return run_listing(o, out, err);
+    } catch (const Error& e) {
+        err << "rdmastat: " << e.what() << '\n';
+        return 2;
+    }
+}
+
+} // namespace rdmastat

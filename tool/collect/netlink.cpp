@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: MIT
+#include "collect/netlink.h"
+
+#include <libmnl/libmnl.h>
+#include <linux/netlink.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+
+namespace rdmastat {
+namespace {
+
+// The kernel sizes dump messages by the reader's buffer, up to 32 KiB; a buffer
+// that large means fewer, fuller messages and fewer system calls.
+constexpr std::size_t recv_buffer_size = 64 * 1024;
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+Failure kernel_failure(int error, const nlattr* msg_attr) {
+    std::string text = errno_text(-error);
+    if (msg_attr) {
+        auto msg = attr_string(msg_attr, "extack message");
+        if (msg) text += ": " + msg.value();
+    }
+    return Failure{text, -error};
+}
+
+// The extended-ack TLVs of an NLMSG_ERROR or NLMSG_DONE, starting at offset.
+const nlattr* extack_message(const nlmsghdr* nlh, std::size_t offset) {
+    if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS)) return nullptr;
+    std::size_t payload = nlh->nlmsg_len - NLMSG_HDRLEN;
+    if (offset > payload) return nullptr;
+    auto* base = static_cast<const std::uint8_t*>(mnl_nlmsg_get_payload(nlh)) + offset;
+    auto table = parse_attrs(base, payload - offset, NLMSGERR_ATTR_MAX);
+    return table ? table.value()[NLMSGERR_ATTR_MSG] : nullptr;
+}
+
+} // namespace
+
+Result<NetlinkSocket> NetlinkSocket::open(int protocol) {
+    mnl_socket* nl = mnl_socket_open(protocol);
+    if (!nl) return Failure{"socket: " + errno_text(errno), errno};
+    int one = 1;
+    // Extended acks carry the kernel's reason; capped acks keep error replies small.
+    mnl_socket_setsockopt(nl, NETLINK_EXT_ACK, &one, sizeof(one));
+    mnl_socket_setsockopt(nl, NETLINK_CAP_ACK, &one, sizeof(one));
+    if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+        int err = errno;
+        mnl_socket_close(nl);
+        return Failure{"bind: " + errno_text(err), err};
+    }
+    return NetlinkSocket(nl);
+}
+
+NetlinkSocket::NetlinkSocket(mnl_socket* nl)
+    : nl_(nl), portid_(mnl_socket_get_portid(nl)), seq_(static_cast<std::uint32_t>(time(nullptr))) {}
+
+NetlinkSocket::NetlinkSocket(NetlinkSocket&& other) noexcept
+    : nl_(other.nl_), portid_(other.portid_), seq_(other.seq_) {
+    other.nl_ = nullptr;
+}
+
+NetlinkSocket::~NetlinkSocket() {
+    if (nl_) mnl_socket_close(nl_);
+}
+
+Result<Bytes> NetlinkSocket::exchange(const std::function<void(nlmsghdr*)>& fill) {
+    alignas(nlmsghdr) std::uint8_t req[8192];
+    nlmsghdr* nlh = mnl_nlmsg_put_header(req);
+    nlh->nlmsg_flags = NLM_F_REQUEST;
+    nlh->nlmsg_seq = ++seq_;
+    fill(nlh);
+    if (mnl_socket_sendto(nl_, nlh, nlh->nlmsg_len) < 0)
+        return Failure{"send: " + errno_text(errno), errno};
+
+    Bytes out;
+    std::vector<std::uint8_t> buf(recv_buffer_size);
+    const std::uint32_t seq = nlh->nlmsg_seq;
+    for (;;) {
+        ssize_t n = mnl_socket_recvfrom(nl_, buf.data(), buf.size());
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return Failure{"receive: " + errno_text(errno), errno};
+        }
+        bool last = false;
+        auto* m = reinterpret_cast<const nlmsghdr*>(buf.data());
+        int remaining = static_cast<int>(n);
+        for (; mnl_nlmsg_ok(m, remaining); m = mnl_nlmsg_next(m, &remaining)) {
+            // A dedicated socket sees only our conversation; anything else is a bug.
+            if (m->nlmsg_seq != seq || m->nlmsg_pid != portid_)
+                return Failure{"netlink reply out of sequence"};
+            last |= m->nlmsg_type == NLMSG_DONE || m->nlmsg_type == NLMSG_ERROR;
+        }
+        out.insert(out.end(), buf.begin(), buf.begin() + n);
+        if (last) return out;
+    }
+}
+
+Result<Bytes> NetlinkSocket::request(const std::function<void(nlmsghdr*)>& fill) {
+    auto bytes = exchange(fill);
+    if (!bytes) return bytes;
+    auto walked = walk_messages(bytes.value().data(), bytes.value().size(),
+                                [](const nlmsghdr*) -> Status { return Ok{}; });
+    if (!walked) return walked.failure();
+    return bytes;
+}
+
+Result<StreamEnd> walk_messages(const std::uint8_t* data, std::size_t len,
+                                const std::function<Status(const nlmsghdr*)>& on_data) {
+    auto* nlh = reinterpret_cast<const nlmsghdr*>(data);
+    int remaining = static_cast<int>(len);
+    while (remaining > 0) {
+        if (!mnl_nlmsg_ok(nlh, remaining))
+            return Failure{"malformed netlink message (" + std::to_string(remaining) +
+                           " trailing bytes)"};
+        switch (nlh->nlmsg_type) {
+        case NLMSG_NOOP:
+            break;
+        case NLMSG_DONE: {
+            int error = 0;
+            if (nlh->nlmsg_len >= NLMSG_HDRLEN + sizeof(int))
+                std::memcpy(&error, mnl_nlmsg_get_payload(nlh), sizeof(int));
+            if (error < 0) return kernel_failure(error, extack_message(nlh, sizeof(int)));
+            return StreamEnd::done;
+        }
+        case NLMSG_ERROR: {
+            if (nlh->nlmsg_len < NLMSG_HDRLEN + sizeof(nlmsgerr))
+                return Failure{"truncated netlink error message"};
+            nlmsgerr err;
+            std::memcpy(&err, mnl_nlmsg_get_payload(nlh), sizeof(err));
+            if (err.error == 0) return StreamEnd::done;
+            std::size_t offset = sizeof(err);
+            if (!(nlh->nlmsg_flags & NLM_F_CAPPED)) offset += err.msg.nlmsg_len - NLMSG_HDRLEN;
+            return kernel_failure(err.error, extack_message(nlh, offset));
+        }
+        default:
+            if (nlh->nlmsg_type < NLMSG_MIN_TYPE) break;
+            if (auto st = on_data(nlh); !st) return st.failure();
+        }
+        nlh = mnl_nlmsg_next(nlh, &remaining);
+    }
+    return StreamEnd::more;
+}
+
+Result<AttrTable> parse_attrs(const void* data, std::size_t len, unsigned max) {
+    AttrTable table(max + 1, nullptr);
+    auto* attr = static_cast<const nlattr*>(data);
+    int remaining = static_cast<int>(len);
+    while (remaining >= static_cast<int>(sizeof(nlattr))) {
+        if (!mnl_attr_ok(attr, remaining))
+            return Failure{"truncated attribute (type " + std::to_string(mnl_attr_get_type(attr)) +
+                           ", " + std::to_string(attr->nla_len) + " bytes declared, " +
+                           std::to_string(remaining) + " left)"};
+        unsigned type = mnl_attr_get_type(attr);
+        if (type <= max) table[type] = attr;
+        remaining -= static_cast<int>(MNL_ALIGN(attr->nla_len));
+        attr = reinterpret_cast<const nlattr*>(reinterpret_cast<const std::uint8_t*>(attr) +
+                                               MNL_ALIGN(attr->nla_len));
+    }
+    if (remaining > 0)
+        return Failure{"truncated attribute (" + std::to_string(remaining) + " stray bytes)"};
+    return table;
+}
+
+Result<AttrTable> parse_nested(const nlattr* nest, unsigned max) {
+    return parse_attrs(mnl_attr_get_payload(nest), mnl_attr_get_payload_len(nest), max);
+}
+
+Result<std::vector<const nlattr*>> nested_list(const nlattr* nest) {
+    std::vector<const nlattr*> out;
+    auto* attr = static_cast<const nlattr*>(mnl_attr_get_payload(nest));
+    int remaining = static_cast<int>(mnl_attr_get_payload_len(nest));
+    while (remaining >= static_cast<int>(sizeof(nlattr))) {
+        if (!mnl_attr_ok(attr, remaining))
+            return Failure{"truncated nested attribute (" + std::to_string(attr->nla_len) +
+                           " bytes declared, " + std::to_string(remaining) + " left)"};
+        out.push_back(attr);
+        remaining -= static_cast<int>(MNL_ALIGN(attr->nla_len));
+        attr = reinterpret_cast<const nlattr*>(reinterpret_cast<const std::uint8_t*>(attr) +
+                                               MNL_ALIGN(attr->nla_len));
+    }
+    if (remaining > 0)
+        return Failure{"truncated nested attribute (" + std::to_string(remaining) +
+                       " stray bytes)"};
+    return out;
+}
+
+namespace {
+template <typename T> Result<T> attr_fixed(const nlattr* a, const char* name) {
+    if (mnl_attr_get_payload_len(a) < sizeof(T))
+        return Failure{std::string(name) + ": " + std::to_string(mnl_attr_get_payload_len(a)) +
+                       " bytes, expected " + std::to_string(sizeof(T))};
+    T v;
+    std::memcpy(&v, mnl_attr_get_payload(a), sizeof(T));
+    return v;
+}
+} // namespace
+
+Result<std::uint8_t> attr_u8(const nlattr* a, const char* name) {
+    return attr_fixed<std::uint8_t>(a, name);
+}
+Result<std::uint32_t> attr_u32(const nlattr* a, const char* name) {
+    return attr_fixed<std::uint32_t>(a, name);
+}
+Result<std::uint64_t> attr_u64(const nlattr* a, const char* name) {
+    return attr_fixed<std::uint64_t>(a, name);
+}
+
+Result<std::string> attr_string(const nlattr* a, const char* name) {
+    auto* p = static_cast<const char*>(mnl_attr_get_payload(a));
+    std::size_t len = mnl_attr_get_payload_len(a);
+    const void* nul = std::memchr(p, '\0', len);
+    if (!nul) return Failure{std::string(name) + ": string without terminator"};
+    return std::string(p, static_cast<const char*>(nul));
+}
+
+} // namespace rdmastat

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: MIT
+#include "collect/nldev.h"
+
+#include <libmnl/libmnl.h>
+#include <linux/netlink.h>
+#include <rdma/rdma_netlink.h>
+
+#include "collect/nldev_parse.h"
+
+namespace rdmastat {
+
+Result<std::optional<NldevSource>> NldevSource::open() {
+    auto sock = NetlinkSocket::open(NETLINK_RDMA);
+    if (!sock) {
+        // The RDMA netlink protocol is registered by ib_core; without it the
+        // kernel has no RDMA devices to show.
+        if (sock.error_code() == EPROTONOSUPPORT) return std::optional<NldevSource>();
+        return Failure{"RDMA netlink: " + sock.error(), sock.error_code()};
+    }
+    return std::optional<NldevSource>(NldevSource(std::move(sock.value())));
+}
+
+Result<Bytes> NldevSource::dump(unsigned command, std::optional<std::uint32_t> device_index) {
+    return socket_.request([&](nlmsghdr* nlh) {
+        nlh->nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, command);
+        nlh->nlmsg_flags |= NLM_F_DUMP;
+        if (device_index) mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, *device_index);
+    });
+}
+
+Result<Bytes> NldevSource::chardev(std::uint32_t device_index) {
+    return socket_.request([&](nlmsghdr* nlh) {
+        nlh->nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_GET_CHARDEV);
+        nlh->nlmsg_flags |= NLM_F_ACK;
+        mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, device_index);
+        mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_CHARDEV_TYPE, "uverbs");
+    });
+}
+
+bool NldevSource::still_exists(std::uint32_t device_index) {
+    auto bytes = dump(RDMA_NLDEV_CMD_GET);
+    if (!bytes) return true;
+    auto devices = parse_device_dump(bytes.value());
+    if (!devices) return true;
+    for (const Device& d : devices.value())
+        if (d.index == device_index) return true;
+    return false;
+}
+
+Result<NldevData> NldevSource::collect() {
+    NldevData data;
+    auto devices = dump(RDMA_NLDEV_CMD_GET);
+    if (!devices) return Failure{"NLDEV device dump: " + devices.error(), devices.error_code()};
+    auto parsed = parse_device_dump(devices.value());
+    if (!parsed) return Failure{"NLDEV: " + parsed.error()};
+
+    for (Device& dev : parsed.value()) {
+        // Each resource dump is one request per device, as the kernel requires.
+        auto step = [&](unsigned cmd, const char* what, auto parse, auto& sink) -> Status {
+            auto bytes = dump(cmd, dev.index);
+            if (!bytes) return Failure{"NLDEV " + std::string(what) + " dump of " + dev.name +
+                                           ": " + bytes.error(),
+                                       bytes.error_code()};
+            auto records = parse(bytes.value());
+            if (!records) return Failure{"NLDEV " + dev.name + ": " + records.error()};
+            for (auto& r : records.value()) sink.push_back(std::move(r));
+            return Ok{};
+        };
+        std::vector<CmIdRecord> cm_ids;
+        std::vector<QpRecord> qps;
+        Status st = step(RDMA_NLDEV_CMD_PORT_GET, "port", parse_port_dump, dev.ports);
+        if (st) st = step(RDMA_NLDEV_CMD_RES_CM_ID_GET, "cm_id", parse_cm_id_dump, cm_ids);
+        if (st) st = step(RDMA_NLDEV_CMD_RES_QP_GET, "qp", parse_qp_dump, qps);
+        if (!st) {
+            // A device unregistered while we looked is gone, not broken; the kernel
+            // says EINVAL or ENODEV for it, so ask again whether it still exists.
+            if (!still_exists(dev.index)) continue;
+            return st.failure();
+        }
+        // The driver is a nicety: without ib_uverbs the kernel cannot name it.
+        if (auto reply = chardev(dev.index))
+            if (auto driver = parse_chardev_driver(reply.value())) dev.driver = driver.value();
+        data.devices.push_back(std::move(dev));
+        for (auto& c : cm_ids) data.cm_ids.push_back(std::move(c));
+        for (auto& q : qps) data.qps.push_back(std::move(q));
+    }
+    return data;
+}
+
+} // namespace rdmastat

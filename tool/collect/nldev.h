@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// The kernel's RDMA netlink (NLDEV): devices, ports, cm_ids and QPs.
+
+#include <cstdint>
+#include <optional>
+
+#include "collect/netlink.h"
+#include "model/records.h"
+
+namespace rdmastat {
+
+class NldevSource {
+  public:
+    /// Opens NETLINK_RDMA. nullopt when the kernel has no RDMA netlink at all
+    /// (ib_core not loaded): that means "no RDMA devices", not an error.
+    static Result<std::optional<NldevSource>> open();
+
+    /// One raw dump of an NLDEV command (RDMA_NLDEV_CMD_*), for one device when
+    /// device_index is given. These bytes are what the parsers and the capture tool take.
+    Result<Bytes> dump(unsigned command, std::optional<std::uint32_t> device_index = {});
+    /// The GET_CHARDEV request for a device's "uverbs" chardev, whose reply names the driver.
+    Result<Bytes> chardev(std::uint32_t device_index);
+    /// The socket, for requests beyond dumps (the capture tool's error probe).
+    NetlinkSocket& socket() { return socket_; }
+
+    /// Devices with their ports, and every device's cm_ids and QPs. A device that
+    /// disappears between the device dump and its resource dumps is left out.
+    Result<NldevData> collect();
+
+  private:
+    explicit NldevSource(NetlinkSocket socket) : socket_(std::move(socket)) {}
+    bool still_exists(std::uint32_t device_index);
+    NetlinkSocket socket_;
+};
+
+} // namespace rdmastat

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: MIT
+#include "collect/nldev_parse.h"
+
+#include "model/names.h"
+
+#include <libmnl/libmnl.h>
+#include <linux/netlink.h>
+#include <rdma/rdma_netlink.h>
+
+#include <map>
+#include <utility>
+
+namespace rdmastat {
+namespace {
+
+// Inside this file a malformed attribute throws Error; each public entry point
+// turns that into a Failure, so the walk code reads straight through.
+class Attrs {
+  public:
+    Attrs(AttrTable table) : t_(std::move(table)) {}
+
+    const nlattr* get(int type) const { return t_[static_cast<std::size_t>(type)]; }
+    bool has(int type) const { return get(type) != nullptr; }
+
+    template <typename T, typename Getter>
+    std::optional<T> opt(int type, const char* name, Getter getter) const {
+        const nlattr* a = get(type);
+        if (!a) return std::nullopt;
+        return getter(a, name).take();
+    }
+    std::optional<std::uint8_t> u8(int type, const char* name) const {
+        return opt<std::uint8_t>(type, name, attr_u8);
+    }
+    std::optional<std::uint32_t> u32(int type, const char* name) const {
+        return opt<std::uint32_t>(type, name, attr_u32);
+    }
+    std::optional<std::uint64_t> u64(int type, const char* name) const {
+        return opt<std::uint64_t>(type, name, attr_u64);
+    }
+    std::optional<std::string> str(int type, const char* name) const {
+        return opt<std::string>(type, name, attr_string);
+    }
+    template <typename T> T need(std::optional<T> v, const char* name) const {
+        if (!v) throw Error(name, "missing");
+        return *v;
+    }
+    std::optional<Endpoint> endpoint(int type) const {
+        const nlattr* a = get(type);
+        if (!a) return std::nullopt;
+        // The kernel sends a whole sockaddr_storage; families other than IPv4/IPv6
+        // (AF_IB) have no address we can show, which is not an error.
+        return endpoint_from_sockaddr(mnl_attr_get_payload(a), mnl_attr_get_payload_len(a));
+    }
+
+  private:
+    AttrTable t_;
+};
+
+Attrs message_attrs(const nlmsghdr* nlh) {
+    return parse_attrs(mnl_nlmsg_get_payload(nlh), mnl_nlmsg_get_payload_len(nlh),
+                       RDMA_NLDEV_ATTR_MAX)
+        .take();
+}
+
+Attrs nested_attrs(const nlattr* nest) { return parse_nested(nest, RDMA_NLDEV_ATTR_MAX).take(); }
+
+RawOwner owner_of(const Attrs& a) {
+    return RawOwner{a.u32(RDMA_NLDEV_ATTR_RES_PID, "pid"),
+                    a.str(RDMA_NLDEV_ATTR_RES_KERN_NAME, "kernel owner name")};
+}
+
+// Walks a dump of command `cmd`, handing each message's attributes to per_message.
+// Errors gain the message number, which is what one needs to find it in a capture.
+template <typename F> Status walk_dump(const Bytes& bytes, unsigned cmd, const char* what, F per_message) {
+    unsigned index = 0;
+    auto walked = walk_messages(bytes.data(), bytes.size(), [&](const nlmsghdr* nlh) -> Status {
+        ++index;
+        try {
+            if (RDMA_NL_GET_CLIENT(nlh->nlmsg_type) != RDMA_NL_NLDEV ||
+                RDMA_NL_GET_OP(nlh->nlmsg_type) != cmd)
+                throw Error("unexpected message type " + std::to_string(nlh->nlmsg_type));
+            per_message(message_attrs(nlh));
+        } catch (const Error& e) {
+            return Failure{std::string(what) + " message " + std::to_string(index) + ": " +
+                           e.what()};
+        }
+        return Ok{};
+    });
+    if (!walked) return walked.failure();
+    if (walked.value() != StreamEnd::done)
+        return Failure{std::string(what) + ": dump ended without NLMSG_DONE"};
+    return Ok{};
+}
+
+// Entries of a resource list (RES_CM_ID → RES_CM_ID_ENTRY...), each parsed by fill.
+template <typename F> void for_each_entry(const Attrs& msg, int list_type, int entry_type, F fill) {
+    const nlattr* list = msg.get(list_type);
+    if (!list) return; // a device with no such resources sends no list
+    unsigned n = 0;
+    for (const nlattr* entry : nested_list(list).take()) {
+        ++n;
+        if (mnl_attr_get_type(entry) != entry_type) continue;
+        try {
+            fill(nested_attrs(entry));
+        } catch (const Error& e) {
+            throw Error("entry " + std::to_string(n), e.what());
+        }
+    }
+}
+
+template <typename Record, typename Key>
+std::vector<Record> unique_by(std::vector<Record> records, Key key) {
+    std::map<decltype(key(records.front())), std::size_t> seen;
+    std::vector<Record> out;
+    out.reserve(records.size());
+    for (auto& r : records) {
+        auto [it, fresh] = seen.emplace(key(r), out.size());
+        if (fresh)
+            out.push_back(std::move(r));
+        else
+            out[it->second] = std::move(r);
+    }
+    return out;
+}
+
+} // namespace
+
+Result<std::vector<Device>> parse_device_dump(const Bytes& bytes) {
+    std::vector<Device> out;
+    auto st = walk_dump(bytes, RDMA_NLDEV_CMD_GET, "device dump", [&](const Attrs& a) {
+        Device d;
+        d.index = a.need(a.u32(RDMA_NLDEV_ATTR_DEV_INDEX, "device index"), "device index");
+        d.name = a.need(a.str(RDMA_NLDEV_ATTR_DEV_NAME, "device name"), "device name");
+        if (auto t = a.u8(RDMA_NLDEV_ATTR_DEV_NODE_TYPE, "node type")) d.node_type = node_type_name(*t);
+        d.protocol = a.str(RDMA_NLDEV_ATTR_DEV_PROTOCOL, "protocol");
+        if (d.protocol) d.transport = transport_from_protocol(*d.protocol);
+        d.firmware = a.str(RDMA_NLDEV_ATTR_FW_VERSION, "firmware version");
+        d.node_guid = a.u64(RDMA_NLDEV_ATTR_NODE_GUID, "node guid");
+        out.push_back(std::move(d));
+    });
+    if (!st) return st.failure();
+    return out;
+}
+
+Result<std::vector<Port>> parse_port_dump(const Bytes& bytes) {
+    std::vector<Port> out;
+    auto st = walk_dump(bytes, RDMA_NLDEV_CMD_PORT_GET, "port dump", [&](const Attrs& a) {
+        Port p;
+        p.index = a.need(a.u32(RDMA_NLDEV_ATTR_PORT_INDEX, "port index"), "port index");
+        if (auto s = a.u8(RDMA_NLDEV_ATTR_PORT_STATE, "port state")) p.state = port_state_name(*s);
+        if (auto s = a.u8(RDMA_NLDEV_ATTR_PORT_PHYS_STATE, "port physical state"))
+            p.phys_state = port_phys_state_name(*s);
+        p.netdev = a.str(RDMA_NLDEV_ATTR_NDEV_NAME, "netdev name");
+        p.netdev_index = a.u32(RDMA_NLDEV_ATTR_NDEV_INDEX, "netdev index");
+        out.push_back(std::move(p));
+    });
+    if (!st) return st.failure();
+    return out;
+}
+
+Result<std::vector<CmIdRecord>> parse_cm_id_dump(const Bytes& bytes) {
+    std::vector<CmIdRecord> out;
+    auto st = walk_dump(bytes, RDMA_NLDEV_CMD_RES_CM_ID_GET, "cm_id dump", [&](const Attrs& m) {
+        auto dev_index = m.need(m.u32(RDMA_NLDEV_ATTR_DEV_INDEX, "device index"), "device index");
+        auto dev_name = m.need(m.str(RDMA_NLDEV_ATTR_DEV_NAME, "device name"), "device name");
+        for_each_entry(m, RDMA_NLDEV_ATTR_RES_CM_ID, RDMA_NLDEV_ATTR_RES_CM_ID_ENTRY,
+                       [&](const Attrs& a) {
+                           CmIdRecord r;
+                           r.device_index = dev_index;
+                           r.device_name = dev_name;
+                           r.port = a.u32(RDMA_NLDEV_ATTR_PORT_INDEX, "port index");
+                           r.cm_idn = a.need(a.u32(RDMA_NLDEV_ATTR_RES_CM_IDN, "cm id number"),
+                                             "cm id number");
+                           r.state = a.need(a.u8(RDMA_NLDEV_ATTR_RES_STATE, "cm state"), "cm state");
+                           r.port_space = a.u32(RDMA_NLDEV_ATTR_RES_PS, "port space");
+                           r.qp_number = a.u32(RDMA_NLDEV_ATTR_RES_LQPN, "qp number");
+                           r.qp_type = a.u8(RDMA_NLDEV_ATTR_RES_TYPE, "qp type");
+                           r.src = a.endpoint(RDMA_NLDEV_ATTR_RES_SRC_ADDR);
+                           r.dst = a.endpoint(RDMA_NLDEV_ATTR_RES_DST_ADDR);
+                           r.owner = owner_of(a);
+                           out.push_back(std::move(r));
+                       });
+    });
+    if (!st) return st.failure();
+    return unique_by(std::move(out), [](const CmIdRecord& r) {
+        return std::pair(r.device_index, r.cm_idn);
+    });
+}
+
+Result<std::optional<std::string>> parse_chardev_driver(const Bytes& bytes) {
+    // enum rdma_driver_id, named as rdma-core names its providers.
+    static constexpr const char* names[] = {
+        nullptr, "mlx5", "mlx4",   "cxgb3", "cxgb4", "mthca", "bnxt_re", "ocrdma", "nes", "irdma",
+        "vmw_pvrdma", "qedr", "hns", "usnic", "rxe",   "hfi1",  "qib",     "efa",    "siw", "erdma"};
+    std::optional<std::string> driver;
+    auto walked = walk_messages(bytes.data(), bytes.size(), [&](const nlmsghdr* nlh) -> Status {
+        try {
+            Attrs a = message_attrs(nlh);
+            const nlattr* id = a.get(RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID);
+            if (!id) return Ok{};
+            // The header calls it u64; kernels send a u32. Take either.
+            std::uint64_t v = mnl_attr_get_payload_len(id) >= 8 ? attr_u64(id, "driver id").take()
+                                                                : attr_u32(id, "driver id").take();
+            if (v < std::size(names) && names[v])
+                driver = names[v];
+            else if (v)
+                driver = "driver " + std::to_string(v);
+        } catch (const Error& e) {
+            return Failure{std::string("chardev reply: ") + e.what()};
+        }
+        return Ok{};
+    });
+    if (!walked) return walked.failure();
+    return driver;
+}
+
+Result<std::vector<QpRecord>> parse_qp_dump(const Bytes& bytes) {
+    std::vector<QpRecord> out;
+    auto st = walk_dump(bytes, RDMA_NLDEV_CMD_RES_QP_GET, "qp dump", [&](const Attrs& m) {
+        auto dev_index = m.need(m.u32(RDMA_NLDEV_ATTR_DEV_INDEX, "device index"), "device index");
+        auto dev_name = m.need(m.str(RDMA_NLDEV_ATTR_DEV_NAME, "device name"), "device name");
+        for_each_entry(m, RDMA_NLDEV_ATTR_RES_QP, RDMA_NLDEV_ATTR_RES_QP_ENTRY, [&](const Attrs& a) {
+            QpRecord r;
+            r.device_index = dev_index;
+            r.device_name = dev_name;
+            r.port = a.u32(RDMA_NLDEV_ATTR_PORT_INDEX, "port index");
+            r.number = a.need(a.u32(RDMA_NLDEV_ATTR_RES_LQPN, "qp number"), "qp number");
+            r.remote_number = a.u32(RDMA_NLDEV_ATTR_RES_RQPN, "remote qp number");
+            r.type = a.u8(RDMA_NLDEV_ATTR_RES_TYPE, "qp type");
+            r.state = a.u8(RDMA_NLDEV_ATTR_RES_STATE, "qp state");
+            r.pd = a.u32(RDMA_NLDEV_ATTR_RES_PDN, "pd number");
+            r.owner = owner_of(a);
+            out.push_back(std::move(r));
+        });
+    });
+    if (!st) return st.failure();
+    return unique_by(std::move(out), [](const QpRecord& r) {
+        return std::pair(r.device_index, r.number);
+    });
+}
+
+} // namespace rdmastat

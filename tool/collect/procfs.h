@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// Process facts from /proc: the owner of a pid NLDEV reported.
+
+#include <cstdint>
+#include <set>
+#include <string>
+
+#include "model/records.h"
+
+namespace rdmastat {
+
+/// Looks each pid up once in proc_root (comm, real uid) and each uid once in the
+/// user database. A process that exited meanwhile keeps just its pid: normal, not
+/// an error.
+OwnerMap resolve_owners(const std::set<std::uint32_t>& pids,
+                        const std::string& proc_root = "/proc");
+
+} // namespace rdmastat

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+#include "collect/snapshot_file.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+
+#include "model/names.h"
+
+namespace rdmastat {
+namespace {
+
+using nlohmann::json;
+
+// Reading throws Error with the JSON path; parse_snapshot_json turns it into a Failure.
+struct Reader {
+    const json& j;
+    std::string path;
+
+    Reader at(const std::string& key) const {
+        if (!j.is_object()) throw Error(path, "expected an object");
+        auto it = j.find(key);
+        if (it == j.end()) throw Error(join(key), "missing");
+        return Reader{*it, join(key)};
+    }
+    bool has(const std::string& key) const {
+        return j.is_object() && j.contains(key) && !j.at(key).is_null();
+    }
+    std::string join(const std::string& key) const { return path.empty() ? key : path + "." + key; }
+
+    std::string str() const {
+        if (!j.is_string()) throw Error(path, "expected a string");
+        return j.get<std::string>();
+    }
+    template <typename T> T uint(std::uint64_t max) const {
+        if (!j.is_number_unsigned() || j.get<std::uint64_t>() > max)
+            throw Error(path, "expected a number from 0 to " + std::to_string(max));
+        return static_cast<T>(j.get<std::uint64_t>());
+    }
+    std::uint32_t u32() const { return uint<std::uint32_t>(0xffffffffu); }
+
+    std::optional<std::string> opt_str(const std::string& key) const {
+        return has(key) ? std::optional(at(key).str()) : std::nullopt;
+    }
+    std::optional<std::uint32_t> opt_u32(const std::string& key) const {
+        return has(key) ? std::optional(at(key).u32()) : std::nullopt;
+    }
+    template <typename F> void each(const std::string& key, F f) const {
+        if (!has(key)) return;
+        Reader list = at(key);
+        if (!list.j.is_array()) throw Error(list.path, "expected an array");
+        for (std::size_t i = 0; i < list.j.size(); ++i)
+            f(Reader{list.j[i], list.path + "[" + std::to_string(i) + "]"});
+    }
+};
+
+Transport transport(const Reader& r) {
+    std::string name = r.str();
+    auto t = transport_from_name(name);
+    if (!t) throw Error(r.path, "unknown transport '" + name + "'");
+    return *t;
+}
+
+std::optional<Endpoint> endpoint(const Reader& parent, const std::string& key) {
+    if (!parent.has(key)) return std::nullopt;
+    Reader r = parent.at(key);
+    Endpoint e;
+    Reader addr = r.at("address");
+    auto ip = IpAddress::parse(addr.str());
+    if (!ip) throw Error(addr.path, "'" + addr.str() + "' is not an IP address");
+    e.address = *ip;
+    e.port = r.at("port").uint<std::uint16_t>(0xffff);
+    return e;
+}
+
+Owner owner(const Reader& r) {
+    Owner o;
+    o.pid = r.opt_u32("pid");
+    o.comm = r.opt_str("comm");
+    o.uid = r.opt_u32("uid");
+    o.user = r.opt_str("user");
+    o.kernel = r.opt_str("kernel");
+    return o;
+}
+
+Device device(const Reader& r) {
+    Device d;
+    d.name = r.at("name").str();
+    d.index = r.at("index").u32();
+    d.transport = transport(r.at("transport"));
+    d.node_type = r.opt_str("node_type");
+    d.protocol = r.opt_str("protocol");
+    d.driver = r.opt_str("driver");
+    d.firmware = r.opt_str("firmware");
+    if (r.has("node_guid")) {
+        Reader g = r.at("node_guid");
+        std::string text = g.str(), hex;
+        for (char ch : text)
+            if (ch != ':') hex += ch;
+        std::uint64_t v = 0;
+        auto [end, ec] = std::from_chars(hex.data(), hex.data() + hex.size(), v, 16);
+        if (hex.empty() || hex.size() > 16 || ec != std::errc() || end != hex.data() + hex.size())
+            throw Error(g.path, "'" + text + "' is not a GUID");
+        d.node_guid = v;
+    }
+    r.each("ports", [&](const Reader& p) {
+        Port port;
+        port.index = p.at("port").u32();
+        port.state = p.opt_str("state");
+        port.phys_state = p.opt_str("phys_state");
+        port.netdev = p.opt_str("netdev");
+        port.netdev_index = p.opt_u32("netdev_index");
+        d.ports.push_back(std::move(port));
+    });
+    return d;
+}
+
+Connection connection(const Reader& r) {
+    Connection c;
+    c.device = r.at("device").str();
+    c.port = r.opt_u32("port");
+    c.transport = transport(r.at("transport"));
+    c.port_space = r.opt_str("port_space");
+    c.cm_id = r.at("cm_id").u32();
+    c.state = r.at("state").str();
+    c.local = endpoint(r, "local");
+    c.peer = endpoint(r, "peer");
+    if (r.has("qp")) {
+        Reader q = r.at("qp");
+        Qp qp;
+        qp.number = q.at("number").u32();
+        qp.type = q.opt_str("type");
+        qp.state = q.opt_str("state");
+        c.qp = std::move(qp);
+    }
+    if (r.has("owner")) c.owner = owner(r.at("owner"));
+    return c;
+}
+
+} // namespace
+
+Result<Snapshot> parse_snapshot_json(std::istream& in, const std::string& name) {
+    json doc = json::parse(in, nullptr, false);
+    if (doc.is_discarded()) return Failure{name + ": not valid JSON"};
+    try {
+        Reader root{doc, ""};
+        if (!doc.is_object()) throw Error("top level", "expected an object");
+        auto version = root.at("version").u32();
+        if (version != Snapshot::schema_version)
+            throw Error("version", "schema version " + std::to_string(version) +
+                                       " is not supported (this rdmastat reads version " +
+                                       std::to_string(Snapshot::schema_version) + ")");
+        Snapshot snap;
+        snap.source = "file";
+        root.each("devices", [&](const Reader& r) { snap.devices.push_back(device(r)); });
+        root.each("connections",
+                  [&](const Reader& r) { snap.connections.push_back(connection(r)); });
+        return snap;
+    } catch (const Error& e) {
+        return Failure{name + ": " + e.what()};
+    }
+}
+
+Result<Snapshot> load_snapshot_file(const std::string& path) {
+    if (path == "-") return parse_snapshot_json(std::cin, "standard input");
+    std::ifstream in(path);
+    if (!in) return Failure{path + ": " + std::strerror(errno), errno};
+    return parse_snapshot_json(in, path);
+}
+
+} // namespace rdmastat

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// A saved snapshot as a source (`--input FILE`): the JSON that `rdmastat -j -a` writes.
+
+#include <istream>
+#include <string>
+
+#include "common/error.h"
+#include "model/model.h"
+
+namespace rdmastat {
+
+/// Reads a snapshot written by write_snapshot_json; its source becomes "file".
+/// name is used in messages. Unknown keys are ignored (a newer writer may add
+/// some); wrong types, bad addresses, and a missing or newer version are a
+/// Failure naming the JSON path, e.g. "connections[2].local.address".
+Result<Snapshot> parse_snapshot_json(std::istream& in, const std::string& name);
+
+/// The same from a file; "-" reads standard input.
+Result<Snapshot> load_snapshot_file(const std::string& path);
+
+} // namespace rdmastat

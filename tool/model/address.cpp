@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+#include "model/address.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <cstring>
+
+namespace rdmastat {
+
+std::optional<IpAddress> IpAddress::parse(std::string_view text) {
+    if (text.size() >= 2 && text.front() == '[' && text.back() == ']')
+        text = text.substr(1, text.size() - 2);
+    if (text.empty() || text.size() >= INET6_ADDRSTRLEN) return std::nullopt;
+    char buf[INET6_ADDRSTRLEN] = {};
+    std::memcpy(buf, text.data(), text.size());
+    IpAddress a;
+    if (inet_pton(AF_INET, buf, a.bytes.data()) == 1) {
+        a.family = AF_INET;
+        return a;
+    }
+    if (inet_pton(AF_INET6, buf, a.bytes.data()) == 1) {
+        a.family = AF_INET6;
+        return a;
+    }
+    return std::nullopt;
+}
+
+std::string IpAddress::to_string() const {
+    if (family != AF_INET && family != AF_INET6) return "";
+    char buf[INET6_ADDRSTRLEN] = {};
+    inet_ntop(family, bytes.data(), buf, sizeof(buf));
+    return buf;
+}
+
+bool IpAddress::is_any() const {
+    std::size_t n = family == AF_INET ? 4 : 16;
+    for (std::size_t i = 0; i < n; ++i)
+        if (bytes[i]) return false;
+    return true;
+}
+
+bool IpAddress::in_prefix(const IpAddress& network, unsigned prefix_len) const {
+    if (family != network.family) return false;
+    unsigned max_bits = family == AF_INET ? 32 : 128;
+    if (prefix_len > max_bits) prefix_len = max_bits;
+    unsigned whole = prefix_len / 8, rest = prefix_len % 8;
+    if (std::memcmp(bytes.data(), network.bytes.data(), whole) != 0) return false;
+    if (!rest) return true;
+    std::uint8_t mask = static_cast<std::uint8_t>(0xff << (8 - rest));
+    return (bytes[whole] & mask) == (network.bytes[whole] & mask);
+}
+
+std::string Endpoint::to_string() const {
+    std::string host = address.is_any() ? "*" : address.to_string();
+    if (address.family == AF_INET6 && host != "*") host = "[" + host + "]";
+    return host + ":" + (port ? std::to_string(port) : std::string("*"));
+}
+
+std::optional<Endpoint> endpoint_from_sockaddr(const void* data, std::size_t len) {
+    sa_family_t family;
+    if (len < sizeof(family)) return std::nullopt;
+    std::memcpy(&family, data, sizeof(family));
+    Endpoint e;
+    if (family == AF_INET && len >= sizeof(sockaddr_in)) {
+        sockaddr_in sin;
+        std::memcpy(&sin, data, sizeof(sin));
+        e.address.family = AF_INET;
+        std::memcpy(e.address.bytes.data(), &sin.sin_addr, 4);
+        e.port = ntohs(sin.sin_port);
+        return e;
+    }
+    if (family == AF_INET6 && len >= sizeof(sockaddr_in6)) {
+        sockaddr_in6 sin6;
+        std::memcpy(&sin6, data, sizeof(sin6));
+        e.address.family = AF_INET6;
+        std::memcpy(e.address.bytes.data(), &sin6.sin6_addr, 16);
+        e.port = ntohs(sin6.sin6_port);
+        return e;
+    }
+    return std::nullopt;
+}
+
+} // namespace rdmastat

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// Plain data of rdmastat: what the collectors produce, what analysis and the
+/// renderers consume. No libmnl or kernel types here. Fields a source cannot
+/// know stay empty (std::nullopt) and are never invented.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/address.h"
+
+namespace rdmastat {
+
+/// The link layer an RDMA device speaks; decides which port space a cm_id
+/// really occupies (iWARP shares the TCP port space with the host).
+enum class Transport { unknown, infiniband, roce, iwarp, usnic };
+
+struct Port {
+    std::uint32_t index = 0;
+    std::optional<std::string> state;      ///< "ACTIVE", "DOWN", ... (kernel's names)
+    std::optional<std::string> phys_state; ///< "LINK_UP", "DISABLED", ...
+    std::optional<std::string> netdev;     ///< bound net device, e.g. "veth0"
+    std::optional<std::uint32_t> netdev_index;
+};
+
+struct Device {
+    std::uint32_t index = 0;
+    std::string name;
+    Transport transport = Transport::unknown;
+    std::optional<std::string> node_type; ///< "ca", "rnic", ... (kernel's node type)
+    std::optional<std::string> protocol;  ///< NLDEV's raw protocol string: "ib", "iw", "roce"
+    std::optional<std::string> driver;    ///< kernel driver, e.g. "siw", "rdma_rxe"
+    std::optional<std::string> firmware;
+    std::optional<std::uint64_t> node_guid;
+    std::vector<Port> ports;
+};
+
+/// Who holds a resource: a process (pid, plus what /proc told us) or a kernel module.
+struct Owner {
+    std::optional<std::uint32_t> pid;
+    std::optional<std::string> comm;
+    std::optional<std::uint32_t> uid;
+    std::optional<std::string> user;
+    std::optional<std::string> kernel; ///< kernel owner's name, e.g. "ib_core"
+
+    bool operator==(const Owner&) const = default;
+};
+
+struct Qp {
+    std::uint32_t number = 0;
+    std::optional<std::string> type;  ///< "RC", "UD", "GSI", ...
+    std::optional<std::string> state; ///< "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR"
+
+    bool operator==(const Qp&) const = default;
+};
+
+/// One rdma_cm id: the unit rdmastat lists, as a TCP socket is ss's.
+struct Connection {
+    std::string device;
+    std::optional<std::uint32_t> port;
+    Transport transport = Transport::unknown;
+    std::optional<std::string> port_space; ///< "tcp", "udp", "ib", "ipoib"
+    std::uint32_t cm_id = 0;               ///< the kernel's cm id number (NLDEV's cm-idn)
+    std::string state;                     ///< CM state, kernel's names: "LISTEN", "CONNECT", ...
+    std::optional<Endpoint> local;
+    std::optional<Endpoint> peer;
+    std::optional<Qp> qp;
+    Owner owner;
+
+    bool operator==(const Connection&) const = default;
+};
+
+/// Everything one collection produced, or a saved one loaded back.
+struct Snapshot {
+    static constexpr int schema_version = 1;
+    std::string source; ///< "nldev", "module" or "file"
+    std::vector<Device> devices;
+    std::vector<Connection> connections;
+};
+
+} // namespace rdmastat

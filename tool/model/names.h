@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// Kernel numbering → the names the kernel and iproute2 use. Unknown numbers map to
+/// their decimal text, so a newer kernel never breaks the listing.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "model/model.h"
+
+namespace rdmastat {
+
+/// enum rdma_cm_state (drivers/infiniband/core/cma_priv.h): "IDLE" ... "DESTROYING".
+std::string cm_state_name(std::uint8_t state);
+/// enum ib_qp_state: "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR".
+std::string qp_state_name(std::uint8_t state);
+/// enum ib_qp_type: "SMI", "GSI", "RC", "UC", "UD", ...
+std::string qp_type_name(std::uint8_t type);
+/// enum rdma_ucm_port_space: "tcp", "udp", "ib", "ipoib".
+std::string port_space_name(std::uint32_t ps);
+/// enum ib_port_state: "NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER".
+std::string port_state_name(std::uint8_t state);
+/// enum ib_port_phys_state: "SLEEP", "POLLING", "DISABLED", ... "LINK_UP".
+std::string port_phys_state_name(std::uint8_t state);
+/// enum rdma_node_type: "ca", "switch", "router", "rnic", "usnic", "usnic_udp", "unspecified".
+std::string node_type_name(std::uint8_t type);
+
+/// NLDEV's protocol string ("ib", "iw", "roce", "usnic") → Transport.
+Transport transport_from_protocol(std::string_view protocol);
+/// "infiniband", "roce", "iwarp", "usnic", "unknown": the JSON and filter names.
+std::string_view transport_name(Transport t);
+/// Inverse of transport_name; also accepts "ib", "iw" and any case.
+std::optional<Transport> transport_from_name(std::string_view name);
+
+} // namespace rdmastat

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// The JSON schema (version 1) of rdmastat(8): snake_case keys, addresses and
+/// ports as separate fields, absent fields for what a source cannot know.
+/// collect/snapshot_file reads back what write_snapshot_json writes (`--input FILE`).
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "analysis/summary.h"
+#include "model/model.h"
+
+namespace rdmastat {
+
+/// {"version":1,"source":...,"devices":[...],"connections":[...]} with the given
+/// connections (the selection being shown) and all devices.
+void write_snapshot_json(std::ostream& out, const Snapshot& snap,
+                         const std::vector<const Connection*>& connections, bool pretty);
+/// {"version":1,"source":...,"devices":[...]}
+void write_devices_json(std::ostream& out, const Snapshot& snap, bool pretty);
+/// {"version":1,"source":...,"summary":{...}}, key names as in the text summary.
+void write_summary_json(std::ostream& out, const Snapshot& snap, const Summary& s, bool pretty);
+
+} // namespace rdmastat

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+#include "render/text.h"
+
+#include "model/names.h"
+#include "render/table.h"
+
+namespace rdmastat {
+namespace {
+
+std::string or_dash(const std::optional<std::string>& s) { return s ? *s : "-"; }
+
+template <typename T> std::string num_or_dash(const std::optional<T>& v) {
+    return v ? std::to_string(*v) : "-";
+}
+
+std::string endpoint_text(const std::optional<Endpoint>& e) { return e ? e->to_string() : "*:*"; }
+
+std::string user_text(const Owner& o, bool numeric) {
+    if (o.kernel) return "kernel";
+    if (o.user && !numeric) return *o.user;
+    return num_or_dash(o.uid);
+}
+
+} // namespace
+
+std::string owner_text(const Owner& o) {
+    if (o.kernel) return "[" + *o.kernel + "]";
+    if (!o.pid) return "-";
+    return std::to_string(*o.pid) + "/" + (o.comm ? *o.comm : "?");
+}
+
+void render_listing(std::ostream& out, const std::vector<const Connection*>& connections,
+                    const TextOptions& opts) {
+    std::vector<std::string> headers = {"Transport",     "Device",       "Port",
+                                        "Local Address", "Peer Address", "State"};
+    if (opts.extended)
+        headers.insert(headers.end(), {"User", "CM-ID", "PS", "QPN", "QP-Type", "QP-State"});
+    if (opts.processes) headers.push_back("PID/Program");
+    Table table(std::move(headers));
+    for (const Connection* c : connections) {
+        std::vector<std::string> row = {std::string(transport_name(c->transport)),
+                                        c->device,
+                                        num_or_dash(c->port),
+                                        endpoint_text(c->local),
+                                        endpoint_text(c->peer),
+                                        c->state};
+        if (opts.extended) {
+            row.push_back(user_text(c->owner, opts.numeric));
+            row.push_back(std::to_string(c->cm_id));
+            row.push_back(or_dash(c->port_space));
+            if (c->qp) {
+                row.push_back(std::to_string(c->qp->number));
+                row.push_back(or_dash(c->qp->type));
+                row.push_back(or_dash(c->qp->state));
+            } else {
+                row.insert(row.end(), {"-", "-", "-"});
+            }
+        }
+        if (opts.processes) row.push_back(owner_text(c->owner));
+        table.add(std::move(row));
+    }
+    table.write(out, opts.header);
+}
+
+void render_devices(std::ostream& out, const std::vector<Device>& devices, const TextOptions& opts) {
+    Table table({"Device", "Index", "Transport", "Driver", "Node-Type", "Port", "State",
+                 "Phys-State", "Netdev"});
+    for (const Device& d : devices) {
+        std::vector<std::string> common = {d.name, std::to_string(d.index),
+                                           std::string(transport_name(d.transport)),
+                                           or_dash(d.driver), or_dash(d.node_type)};
+        if (d.ports.empty()) {
+            common.insert(common.end(), {"-", "-", "-", "-"});
+            table.add(std::move(common));
+        }
+        for (const Port& p : d.ports) {
+            auto row = common;
+            row.insert(row.end(), {std::to_string(p.index), or_dash(p.state), or_dash(p.phys_state),
+                                   or_dash(p.netdev)});
+            table.add(std::move(row));
+        }
+    }
+    table.write(out, opts.header);
+}
+
+void render_summary(std::ostream& out, const Summary& s) {
+    out << "Connections: " << s.total << " (with peer " << s.with_peer << ", listening "
+        << s.listening << ", other " << s.total - s.with_peer - s.listening << ")\n";
+    auto section = [&](const char* title, const std::map<std::string, std::size_t>& counts) {
+        out << title << ":\n";
+        Table t({"", ""});
+        for (const auto& [key, n] : counts) t.add({"  " + key, std::to_string(n)});
+        t.write(out, false);
+    };
+    section("By device", s.by_device);
+    section("By transport", s.by_transport);
+    section("By state", s.by_state);
+    out << "By process:\n";
+    Table t({"", ""});
+    for (const auto& p : s.by_process) t.add({"  " + owner_text(p.owner), std::to_string(p.count)});
+    t.write(out, false);
+}
+
+} // namespace rdmastat

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// Text renderers: the netstat-style listing, `devices`, and the `-s` summary.
+
+#include <ostream>
+#include <vector>
+
+#include "analysis/summary.h"
+#include "model/model.h"
+
+namespace rdmastat {
+
+struct TextOptions {
+    bool header = true;     ///< false with -H
+    bool numeric = false;   ///< -n: uids and port numbers, no names
+    bool processes = false; ///< -p: PID/Program column
+    bool extended = false;  ///< -e: user, cm id, port space, QP columns
+};
+
+/// One line per connection, columns in the spirit of `netstat -tan`.
+void render_listing(std::ostream& out, const std::vector<const Connection*>& connections,
+                    const TextOptions& opts);
+/// One line per device port: name, index, transport, driver, node type, port state, netdev.
+void render_devices(std::ostream& out, const std::vector<Device>& devices, const TextOptions& opts);
+void render_summary(std::ostream& out, const Summary& summary);
+
+/// "129/rping", "[ib_core]" for a kernel owner, "-" when unknown (as netstat).
+std::string owner_text(const Owner& owner);
+
+} // namespace rdmastat
