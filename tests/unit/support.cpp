@@ -49,7 +49,13 @@ OwnerMap fixture_owners(const std::string& path) {
     std::istringstream in(read_file(path));
     std::uint32_t pid, uid;
     std::string comm;
-    while (in >> pid >> uid >> comm) owners[pid] = Owner{pid, comm, uid, std::nullopt, std::nullopt};
+    while (in >> pid >> uid >> comm) {
+        Owner o;
+        o.pid = pid;
+        o.comm = comm;
+        o.uid = uid;
+        owners[pid] = o;
+    }
     return owners;
 }
 
@@ -115,7 +121,9 @@ std::vector<std::string> compare_with_referee(const std::vector<Connection>& our
         check("local port", std::to_string(r.src_port), ep_port(c->local));
         check("peer address", r.dst_addr, ep_addr(c->peer));
         check("peer port", std::to_string(r.dst_port), ep_port(c->peer));
-        check("pid", r.pid ? std::to_string(*r.pid) : "", c->owner.pid ? std::to_string(*c->owner.pid) : "");
+        // The kernel names the creating task; rdmastat reports its process and keeps the thread as tid.
+        auto task = c->owner.tid ? c->owner.tid : c->owner.pid;
+        check("pid", r.pid ? std::to_string(*r.pid) : "", task ? std::to_string(*task) : "");
         if (r.pid) check("comm", r.comm, c->owner.comm.value_or(""));
         else check("kernel owner", r.comm, c->owner.kernel.value_or(""));
         check("qp number", r.lqpn ? std::to_string(*r.lqpn) : "", c->qp ? std::to_string(c->qp->number) : "");

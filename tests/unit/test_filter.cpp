@@ -34,7 +34,7 @@ Connection make(const char* device, Transport transport, const char* state) {
 Connection listener() {
     Connection c = make("siw0", Transport::iwarp, "LISTEN");
     c.local = ep("0.0.0.0", 7174);
-    c.owner = Owner{100, "rping", 0, "root", std::nullopt};
+    c.owner = Owner{.pid = 100, .tid = {}, .comm = "rping", .uid = 0, .user = "root", .kernel = {}};
     return c;
 }
 
@@ -43,7 +43,7 @@ Connection client() {
     Connection c = make("rxe0", Transport::roce, "CONNECT");
     c.local = ep("10.0.0.1", 40000);
     c.peer = ep("10.0.0.2", 7174);
-    c.owner = Owner{200, "ib_send_bw", 1000, "alice", std::nullopt};
+    c.owner = Owner{.pid = 200, .tid = {}, .comm = "ib_send_bw", .uid = 1000, .user = "alice", .kernel = {}};
     return c;
 }
 

@@ -20,17 +20,21 @@ std::optional<std::string> read_comm(const std::string& dir) {
     return comm;
 }
 
-std::optional<std::uint32_t> read_uid(const std::string& dir) {
+struct Status {
+    std::optional<std::uint32_t> tgid, uid;
+};
+
+Status read_status(const std::string& dir) {
+    Status st;
     std::ifstream in(dir + "/status");
     std::string line;
-    while (in && std::getline(in, line)) {
-        if (line.rfind("Uid:", 0) != 0) continue;
-        std::istringstream fields(line.substr(4));
-        std::uint32_t real_uid;
-        if (fields >> real_uid) return real_uid;
-        return std::nullopt;
+    while (in && std::getline(in, line) && !(st.tgid && st.uid)) {
+        std::uint32_t v;
+        if (line.rfind("Tgid:", 0) == 0 && std::istringstream(line.substr(5)) >> v) st.tgid = v;
+        // Uid: real effective saved fs; the real one is who started it.
+        if (line.rfind("Uid:", 0) == 0 && std::istringstream(line.substr(4)) >> v) st.uid = v;
     }
-    return std::nullopt;
+    return st;
 }
 
 std::optional<std::string> user_name(std::uint32_t uid) {
@@ -50,9 +54,13 @@ OwnerMap resolve_owners(const std::set<std::uint32_t>& pids, const std::string& 
     for (std::uint32_t pid : pids) {
         Owner o;
         o.pid = pid;
-        std::string dir = proc_root + "/" + std::to_string(pid);
-        o.comm = read_comm(dir);
-        o.uid = read_uid(dir);
+        Status st = read_status(proc_root + "/" + std::to_string(pid));
+        if (st.tgid && *st.tgid != pid) {
+            o.pid = st.tgid;
+            o.tid = pid;
+        }
+        o.comm = read_comm(proc_root + "/" + std::to_string(*o.pid));
+        o.uid = st.uid;
         if (o.uid) {
             auto it = users.find(*o.uid);
             if (it == users.end()) it = users.emplace(*o.uid, user_name(*o.uid)).first;

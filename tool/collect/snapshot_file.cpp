@@ -28,7 +28,8 @@ struct Reader {
         return Reader{*it, join(key)};
     }
     bool has(const std::string& key) const {
-        return j.is_object() && j.contains(key) && !j.at(key).is_null();
+        if (!j.is_object()) throw Error(path, "expected an object");
+        return j.contains(key) && !j.at(key).is_null();
     }
     std::string join(const std::string& key) const { return path.empty() ? key : path + "." + key; }
 
@@ -80,6 +81,7 @@ std::optional<Endpoint> endpoint(const Reader& parent, const std::string& key) {
 Owner owner(const Reader& r) {
     Owner o;
     o.pid = r.opt_u32("pid");
+    o.tid = r.opt_u32("tid");
     o.comm = r.opt_str("comm");
     o.uid = r.opt_u32("uid");
     o.user = r.opt_str("user");

@@ -24,6 +24,8 @@ struct Port {
     std::optional<std::string> phys_state; ///< "LINK_UP", "DISABLED", ...
     std::optional<std::string> netdev;     ///< bound net device, e.g. "veth0"
     std::optional<std::uint32_t> netdev_index;
+
+    bool operator==(const Port&) const = default;
 };
 
 struct Device {
@@ -36,11 +38,14 @@ struct Device {
     std::optional<std::string> firmware;
     std::optional<std::uint64_t> node_guid;
     std::vector<Port> ports;
+
+    bool operator==(const Device&) const = default;
 };
 
 /// Who holds a resource: a process (pid, plus what /proc told us) or a kernel module.
 struct Owner {
-    std::optional<std::uint32_t> pid;
+    std::optional<std::uint32_t> pid; ///< the process (thread group id)
+    std::optional<std::uint32_t> tid; ///< the thread the kernel named, when not the main one
     std::optional<std::string> comm;
     std::optional<std::uint32_t> uid;
     std::optional<std::string> user;

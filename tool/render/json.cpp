@@ -36,6 +36,7 @@ json owner_json(const Owner& o) {
         return j;
     }
     put(j, "pid", o.pid);
+    put(j, "tid", o.tid);
     put(j, "comm", o.comm);
     put(j, "uid", o.uid);
     put(j, "user", o.user);

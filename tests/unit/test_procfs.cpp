@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+// Owners from the real /proc of the test process: itself, one of its threads, a gone pid.
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <atomic>
+#include <fstream>
+#include <thread>
+
+#include "collect/procfs.h"
+
+using namespace rdmastat;
+
+namespace {
+std::string my_comm() {
+    std::ifstream in("/proc/self/comm");
+    std::string c;
+    std::getline(in, c);
+    return c;
+}
+} // namespace
+
+TEST_CASE("a live process resolves to its comm, uid and user", "[procfs]") {
+    auto self = static_cast<std::uint32_t>(getpid());
+    OwnerMap owners = resolve_owners({self});
+    REQUIRE(owners.count(self));
+    const Owner& o = owners.at(self);
+    CHECK(o.pid == self);
+    CHECK_FALSE(o.tid);
+    CHECK(o.comm == my_comm());
+    CHECK(o.uid == static_cast<std::uint32_t>(getuid()));
+    if (getuid() == 0) CHECK(o.user == "root");
+}
+
+TEST_CASE("a thread id resolves to its process", "[procfs]") {
+    std::atomic<long> tid{0};
+    std::atomic<bool> done{false};
+    std::thread t([&] {
+        tid = syscall(SYS_gettid);
+        // A thread renamed like rping's cm thread is not how the process is named.
+        std::ofstream("/proc/thread-self/comm") << "cm-thread";
+        while (!done) std::this_thread::yield();
+    });
+    while (!tid) std::this_thread::yield();
+    auto t_id = static_cast<std::uint32_t>(tid.load());
+    OwnerMap owners = resolve_owners({t_id});
+    done = true;
+    t.join();
+    const Owner& o = owners.at(t_id);
+    CHECK(o.pid == static_cast<std::uint32_t>(getpid()));
+    CHECK(o.tid == t_id);
+    CHECK(o.comm == my_comm());
+}
+
+TEST_CASE("a process that is gone keeps only its pid", "[procfs]") {
+    pid_t child = fork();
+    if (child == 0) _exit(0);
+    REQUIRE(child > 0);
+    int status;
+    waitpid(child, &status, 0);
+    auto pid = static_cast<std::uint32_t>(child);
+    OwnerMap owners = resolve_owners({pid});
+    const Owner& o = owners.at(pid);
+    CHECK(o.pid == pid);
+    CHECK_FALSE(o.comm);
+    CHECK_FALSE(o.uid);
+    CHECK_FALSE(o.user);
+}
