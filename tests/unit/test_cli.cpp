@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: MIT
+// The command line: exit codes, one-line errors, and a man page that matches the code.
+#include <catch2/catch.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "cli/app.h"
+#include "support.h"
+
+using namespace rdmastat;
+using namespace rdmastat::test;
+
+namespace {
+struct Run {
+    int rc;
+    std::string out, err;
+};
+Run run(std::vector<std::string> args) {
+    std::ostringstream out, err;
+    int rc = run_cli(args, out, err);
+    return {rc, out.str(), err.str()};
+}
+const std::string snapshot = std::string(RDMASTAT_FIXTURES) + "/snapshot.json";
+
+std::set<std::string> long_options(const std::string& text, const std::regex& re) {
+    std::set<std::string> out;
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it)
+        out.insert((*it)[1]);
+    return out;
+}
+} // namespace
+
+TEST_CASE("usage errors exit 2 with one rdmastat: line and a hint", "[cli]") {
+    for (auto args : std::vector<std::vector<std::string>>{{"--bogus"}, {"-Z"}, {"devices", "extra"}}) {
+        Run r = run(args);
+        CHECK(r.rc == 2);
+        CHECK(r.out.empty());
+        CHECK_THAT(r.err, Catch::StartsWith("rdmastat: ") && Catch::EndsWith("Try 'rdmastat --help' for more information.\n"));
+    }
+}
+
+TEST_CASE("a bad filter is a usage error naming the word", "[cli]") {
+    Run r = run({"--input", snapshot, "sport", ">"});
+    CHECK(r.rc == 2);
+    CHECK(r.err == "rdmastat: filter: expected a port after '>', got end of filter\n");
+    r = run({"--input", snapshot, "colour", "blue"});
+    CHECK(r.rc == 2);
+    CHECK_THAT(r.err, Catch::StartsWith("rdmastat: filter: unknown keyword 'colour'"));
+}
+
+TEST_CASE("runtime errors exit 2 with context", "[cli]") {
+    Run r = run({"--input", "/nonexistent.json"});
+    CHECK(r.rc == 2);
+    CHECK(r.err == "rdmastat: /nonexistent.json: No such file or directory\n");
+}
+
+TEST_CASE("help and version exit 0", "[cli]") {
+    Run h = run({"--help"});
+    CHECK(h.rc == 0);
+    CHECK_THAT(h.out, Catch::Contains("--listening"));
+    Run v = run({"-V"});
+    CHECK(v.rc == 0);
+    CHECK_THAT(v.out, Catch::StartsWith("rdmastat "));
+}
+
+TEST_CASE("the man page documents every option and no other", "[cli][man]") {
+    std::string man = read_file(std::string(RDMASTAT_FIXTURES) + "/../../man/rdmastat.8");
+    std::string help = run({"--help"}).out + run({"devices", "--help"}).out;
+    auto in_help = long_options(help, std::regex("(--[a-z][a-z0-9-]*)"));
+    // groff writes "--name" as "\-\-name".
+    auto in_man = long_options(man, std::regex(R"(\\-\\-([a-z][a-z0-9\\-]*))"));
+    std::set<std::string> man_options;
+    for (auto o : in_man) man_options.insert("--" + std::regex_replace(o, std::regex(R"(\\-)"), "-"));
+    CHECK(in_help == man_options);
+    for (const char* cmd : {"devices"}) CHECK_THAT(man, Catch::Contains(std::string(".B ") + cmd));
+}
+
+TEST_CASE("the filter narrows --input the same as live data", "[cli]") {
+    Run all = run({"--input", snapshot, "-a", "-j"});
+    Run siw = run({"--input", snapshot, "-a", "-j", "dev", "siw0"});
+    REQUIRE(all.rc == 0);
+    REQUIRE(siw.rc == 0);
+    auto a = nlohmann::json::parse(all.out)["connections"];
+    auto s = nlohmann::json::parse(siw.out)["connections"];
+    std::size_t expected = 0;
+    for (const auto& c : a) expected += c["device"] == "siw0";
+    CHECK(s.size() == expected);
+    CHECK(expected > 0);
+}

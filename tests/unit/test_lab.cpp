@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: MIT
+// [lab] tests: judge what tests/lab/scenarios/crosscheck.sh and capture.sh wrote in
+// the QEMU guest (real kernel, siw and rxe, rping traffic). Run by tests/lab/check.sh
+// with RDMASTAT_LAB_OUT set; excluded from the plain unit run.
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <sstream>
+
+#include "analysis/join.h"
+#include "collect/snapshot_file.h"
+#include "support.h"
+
+using namespace rdmastat;
+using namespace rdmastat::test;
+using nlohmann::json;
+
+namespace {
+
+std::string lab_dir() {
+    const char* d = std::getenv("RDMASTAT_LAB_OUT");
+    if (!d) FAIL("RDMASTAT_LAB_OUT is not set: run through tests/lab/check.sh");
+    return d;
+}
+std::string evidence(const std::string& name) { return read_file(lab_dir() + "/crosscheck/" + name); }
+int rc_of(const std::string& name) { return std::stoi(evidence(name + ".rc")); }
+
+Snapshot ours(const std::string& name) {
+    std::istringstream in(evidence(name));
+    return parse_snapshot_json(in, name).take();
+}
+
+std::size_t count_if_json(const json& list, const std::function<bool(const json&)>& pred) {
+    return static_cast<std::size_t>(std::count_if(list.begin(), list.end(), pred));
+}
+
+} // namespace
+
+TEST_CASE("lab: without the RDMA stack rdmastat says so and exits 0", "[lab]") {
+    REQUIRE(evidence("ib_core-before") == "absent\n");
+    // Asking for the RDMA netlink lets the kernel load ib_core on demand; then
+    // there is a stack but no device. Either way: one clear line, exit 0.
+    bool autoloaded = evidence("ib_core-after") == "loaded\n";
+    CHECK(rc_of("none.txt") == 0);
+    CHECK(evidence("none.txt") ==
+          (autoloaded ? "no RDMA devices\n"
+                      : "no RDMA devices (the kernel has no RDMA netlink: is ib_core loaded?)\n"));
+    CHECK(rc_of("none.json") == 0);
+    auto doc = json::parse(evidence("none.json"));
+    CHECK(doc["connections"].empty());
+    CHECK(doc["devices"].empty());
+    CHECK_THAT(evidence("none.json.err"), Catch::StartsWith("rdmastat: no RDMA devices"));
+    // ib_core loaded, no device registered yet.
+    CHECK(rc_of("nodev.txt") == 0);
+    CHECK(evidence("nodev.txt") == "no RDMA devices\n");
+    CHECK(rc_of("nodev-devices.txt") == 0);
+    CHECK(evidence("nodev-devices.txt") == "no RDMA devices\n");
+}
+
+TEST_CASE("lab: rdmastat -j -a describes exactly the cm_ids rdma reports", "[lab]") {
+    REQUIRE(rc_of("rdmastat.json") == 0);
+    Snapshot snap = ours("rdmastat.json");
+    json rdma_cm = json::parse(evidence("rdma-cm_id.json"));
+    json rdma_qp = json::parse(evidence("rdma-qp.json"));
+    // Four rping pairs (siw and rxe, IPv4 and IPv6): a listener and two ends each.
+    REQUIRE(rdma_cm.size() == 12);
+    auto diffs = compare_with_referee(snap.connections, rdma_cm, rdma_qp);
+    INFO(Catch::Detail::stringify(diffs));
+    CHECK(diffs.empty());
+    // Owners as /proc in the guest had them.
+    OwnerMap owners = fixture_owners(lab_dir() + "/crosscheck/owners.txt");
+    for (const auto& c : snap.connections) {
+        REQUIRE(c.owner.pid);
+        auto it = owners.find(*c.owner.pid);
+        REQUIRE(it != owners.end());
+        CHECK(c.owner.comm == it->second.comm);
+        CHECK(c.owner.uid == it->second.uid);
+        CHECK(c.owner.user == "root");
+    }
+}
+
+TEST_CASE("lab: an unprivileged user sees the same cm_ids as rdma shows it", "[lab]") {
+    REQUIRE(rc_of("rdmastat-lab.json") == 0);
+    REQUIRE(rc_of("rdma-cm_id-lab.json") == 0);
+    Snapshot snap = ours("rdmastat-lab.json");
+    auto diffs = compare_with_referee(snap.connections, json::parse(evidence("rdma-cm_id-lab.json")),
+                                      json::parse(evidence("rdma-qp.json")));
+    INFO(Catch::Detail::stringify(diffs));
+    CHECK(diffs.empty());
+    CHECK(snap.connections.size() == 12);
+    for (const auto& c : snap.connections) CHECK(c.owner.comm == "rping");
+}
+
+TEST_CASE("lab: devices agree with rdma link", "[lab]") {
+    REQUIRE(rc_of("devices.json") == 0);
+    auto devices = json::parse(evidence("devices.json"))["devices"];
+    auto links = json::parse(evidence("rdma-link.json"));
+    REQUIRE(devices.size() == links.size());
+    for (const auto& l : links) {
+        auto d = std::find_if(devices.begin(), devices.end(), [&](const json& x) { return x["name"] == l["ifname"]; });
+        REQUIRE(d != devices.end());
+        CHECK((*d)["index"] == l["ifindex"]);
+        CHECK((*d)["ports"][0]["netdev"] == l["netdev"]);
+        CHECK((*d)["ports"][0]["state"] == l["state"]);
+        CHECK((*d)["driver"] == (l["ifname"] == "siw0" ? "siw" : "rxe"));
+        CHECK((*d)["transport"] == (l["ifname"] == "siw0" ? "iwarp" : "roce"));
+    }
+}
+
+TEST_CASE("lab: filters and summary count what rdma lists", "[lab]") {
+    json rdma_cm = json::parse(evidence("rdma-cm_id.json"));
+    auto siw = json::parse(evidence("filter-siw.json"))["connections"];
+    CHECK(siw.size() == count_if_json(rdma_cm, [](const json& e) {
+              return e["ifname"] == "siw0" && e["state"] == "CONNECT";
+          }));
+    auto v6 = json::parse(evidence("filter-v6.json"))["connections"];
+    CHECK(v6.size() == count_if_json(rdma_cm, [](const json& e) {
+              auto port = [](const std::string& a) { return a.substr(a.rfind(':') + 1); };
+              return port(e["src-addr"]) == "7176" || port(e["dst-addr"]) == "7176";
+          }));
+    auto summary = json::parse(evidence("summary.json"))["summary"];
+    CHECK(summary["total"] == rdma_cm.size());
+    CHECK(summary["listening"] == count_if_json(rdma_cm, [](const json& e) { return e["state"] == "LISTEN"; }));
+    CHECK(summary["by_device"]["siw0"] == count_if_json(rdma_cm, [](const json& e) { return e["ifname"] == "siw0"; }));
+    CHECK(rc_of("badfilter.txt") == 2);
+    CHECK_THAT(evidence("badfilter.txt.err"), Catch::StartsWith("rdmastat: filter: "));
+}
+
+TEST_CASE("lab: the text listing has one row per id", "[lab]") {
+    std::istringstream in(evidence("listing.txt"));
+    std::string line;
+    std::getline(in, line);
+    CHECK_THAT(line, Catch::StartsWith("Transport") && Catch::EndsWith("PID/Program"));
+    std::size_t rows = 0;
+    while (std::getline(in, line)) ++rows;
+    CHECK(rows == json::parse(evidence("rdma-cm_id.json")).size());
+}
+
+TEST_CASE("lab: a fresh capture parses and agrees with rdma", "[lab]") {
+    std::string dir = lab_dir() + "/fixtures";
+    NldevData data = fixture_nldev(dir);
+    Snapshot snap = join(data, fixture_owners(dir + "/owners.txt"), "nldev");
+    auto diffs = compare_with_referee(snap.connections, json::parse(read_file(dir + "/rdma-cm_id.json")),
+                                      json::parse(read_file(dir + "/rdma-qp.json")));
+    INFO(Catch::Detail::stringify(diffs));
+    CHECK(diffs.empty());
+}

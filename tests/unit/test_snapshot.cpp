@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+// Snapshots: what -j -a writes, --input reads back, and bad files get clear errors.
+#include <sys/socket.h>
+
+#include <catch2/catch.hpp>
+#include <functional>
+#include <sstream>
+
+#include "analysis/filter.h"
+#include "analysis/select.h"
+#include "collect/snapshot_file.h"
+#include "render/json.h"
+#include "support.h"
+
+using namespace rdmastat;
+using namespace rdmastat::test;
+
+namespace {
+Snapshot lab_snapshot() {
+    std::istringstream in(fixture_text("snapshot.json"));
+    return parse_snapshot_json(in, "snapshot.json").take();
+}
+
+Result<Snapshot> parse_text(const std::string& text) {
+    std::istringstream in(text);
+    return parse_snapshot_json(in, "test.json");
+}
+
+std::string write_all(const Snapshot& s) {
+    std::vector<const Connection*> all;
+    for (const auto& c : s.connections) all.push_back(&c);
+    std::ostringstream out;
+    write_snapshot_json(out, s, all, false);
+    return out.str();
+}
+} // namespace
+
+TEST_CASE("snapshot round trip keeps every field", "[snapshot]") {
+    Snapshot a = lab_snapshot();
+    CHECK(a.source == "file");
+    REQUIRE(a.connections.size() > 0);
+    Snapshot b = parse_text(write_all(a)).take();
+    CHECK(b.devices == a.devices);
+    CHECK(b.connections == a.connections);
+    CHECK(write_all(b) == write_all(a));
+}
+
+TEST_CASE("a snapshot built by join round-trips too", "[snapshot]") {
+    // From the captured bytes rather than from rdmastat's own JSON.
+    NldevData data = fixture_nldev();
+    Snapshot a;
+    a.source = "file";
+    a.devices = data.devices;
+    Snapshot b = parse_text(write_all(a)).take();
+    CHECK(b.devices == a.devices);
+}
+
+TEST_CASE("bad snapshots are refused with the JSON path", "[snapshot]") {
+    std::string good = fixture_text("snapshot.json");
+    auto doc = nlohmann::json::parse(good);
+    auto with = [&](auto edit) {
+        auto d = doc;
+        edit(d);
+        return parse_text(d.dump());
+    };
+    struct Case {
+        std::function<void(nlohmann::json&)> edit;
+        std::string message;
+    };
+    std::vector<Case> cases = {
+        {[](auto& d) { d["version"] = 2; }, "version: schema version 2 is not supported"},
+        {[](auto& d) { d.erase("version"); }, "version: missing"},
+        {[](auto& d) { d["connections"][0]["cm_id"] = "x"; }, "connections[0].cm_id: expected a number"},
+        {[](auto& d) { d["connections"][1]["local"]["address"] = "10.1"; },
+         "connections[1].local.address: '10.1' is not an IP address"},
+        {[](auto& d) { d["connections"][0]["peer"]["port"] = 70000; }, "connections[0].peer.port: expected a number from 0 to 65535"},
+        {[](auto& d) { d["connections"][2].erase("device"); }, "connections[2].device: missing"},
+        {[](auto& d) { d["connections"][0]["transport"] = "carrier-pigeon"; }, "unknown transport 'carrier-pigeon'"},
+        {[](auto& d) { d["devices"][0]["node_guid"] = "xyz"; }, "devices[0].node_guid: 'xyz' is not a GUID"},
+        {[](auto& d) { d["devices"] = 5; }, "devices: expected an array"},
+        {[](auto& d) { d["connections"][0]["owner"] = "root"; }, "connections[0].owner"},
+    };
+    for (const auto& c : cases) {
+        auto r = with(c.edit);
+        INFO(c.message);
+        REQUIRE_FALSE(r.ok());
+        CHECK_THAT(r.error(), Catch::StartsWith("test.json: ") && Catch::Contains(c.message));
+    }
+    CHECK_THAT(parse_text("{\"version\": 1,").error(), Catch::Contains("not valid JSON"));
+    CHECK_THAT(parse_text("[1]").error(), Catch::Contains("expected an object"));
+    CHECK_THAT(load_snapshot_file("/nonexistent/snap.json").error(),
+               Catch::Equals("/nonexistent/snap.json: No such file or directory"));
+}
+
+TEST_CASE("unknown keys from a newer writer are ignored", "[snapshot]") {
+    auto doc = nlohmann::json::parse(fixture_text("snapshot.json"));
+    doc["hostname"] = "node7";
+    doc["connections"][0]["rate"] = 5;
+    auto r = parse_text(doc.dump());
+    REQUIRE(r.ok());
+    CHECK(r.value().connections == lab_snapshot().connections);
+}
+
+TEST_CASE("selection scopes on the lab snapshot", "[snapshot]") {
+    Snapshot s = lab_snapshot();
+    Filter all;
+    auto count = [&](Scope scope, std::optional<int> family = {}) {
+        return select(s, Selection{scope, family}, all).size();
+    };
+    std::size_t listeners = 0, peers = 0, v6 = 0;
+    for (const auto& c : s.connections) {
+        listeners += c.state == "LISTEN";
+        peers += has_peer(c);
+        v6 += c.local && c.local->address.family == AF_INET6;
+    }
+    CHECK(listeners == 4);
+    CHECK(count(Scope::listening) == listeners);
+    CHECK(count(Scope::connected) == peers);
+    CHECK(count(Scope::all) == s.connections.size());
+    CHECK(count(Scope::all, AF_INET6) == v6);
+    CHECK(count(Scope::all, AF_INET) == s.connections.size() - v6);
+}
