@@ -1,0 +1,47 @@
+# Top-level driver: CMake for the tool and tests, Kbuild for the module, the QEMU lab.
+#   make            build rdmastat (build/rdmastat)
+#   make demo       boot the lab, start rping over siw and rxe, show rdmastat's views
+#   make check      install dependencies, build, run unit and lab tests
+#   make fixtures   refresh tests/fixtures from the lab kernel
+BUILD ?= build
+CMAKE_FLAGS ?=
+
+.PHONY: all deps configure build demo check unit fixtures clean
+
+all: build
+
+deps:
+	scripts/install-deps.sh
+	tests/lab/lab.sh deps
+
+$(BUILD)/build.ninja:
+	cmake -S . -B $(BUILD) -G Ninja -DRDMASTAT_WERROR=ON $(CMAKE_FLAGS)
+
+configure: $(BUILD)/build.ninja
+
+build: configure
+	cmake --build $(BUILD)
+
+unit: build
+	cd $(BUILD) && ctest --output-on-failure -L unit
+
+check: deps
+	$(MAKE) build
+	tests/lab/lab.sh prepare
+	cd $(BUILD) && ctest --output-on-failure
+
+demo: deps
+	$(MAKE) build
+	tests/lab/lab.sh prepare
+	tests/lab/lab.sh run --out $(BUILD)/demo --bin $(BUILD)/rdmastat tests/lab/scenarios/demo.sh
+	cat $(BUILD)/demo/demo.log
+
+fixtures: deps
+	$(MAKE) build
+	tests/lab/lab.sh prepare
+	tests/lab/lab.sh run --out $(BUILD)/capture --bin $(BUILD)/rdmastat-capture \
+		--bin $(BUILD)/rdmastat-cmids tests/lab/scenarios/capture.sh
+	cp $(BUILD)/capture/fixtures/*.bin tests/fixtures/
+
+clean:
+	rm -rf $(BUILD)

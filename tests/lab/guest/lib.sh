@@ -1,0 +1,146 @@
+# shellcheck shell=sh
+# Lab guest library: scenarios run as `sh SCENARIO` (busybox ash) with cwd $OUT
+# and start with `. "$LAB/lib.sh"`. Files written to $OUT appear on the host.
+#
+# Busybox runs its own applets before $PATH, so a bare `ip` in any busybox sh is
+# busybox's ip. The real iproute2 tools are at their full paths (use these, or
+# the $LAB_IP/$LAB_SS/$LAB_RDMA variables; after sourcing this file `ip` is a
+# function calling the real one, but not in `su lab -c ...` or other shells):
+#   /usr/bin/ip (iproute2), /usr/bin/ss, /usr/bin/rdma
+# Our binaries (lab.sh run --bin) are in /usr/local/bin, --ko modules in
+# /lib/modules/extra. Users: root and lab (uid/gid 1000): `su lab -c CMD`.
+export LAB="${LAB:-/lab}" OUT="${OUT:-/out}"
+LAB_IP=/usr/bin/ip
+LAB_SS=/usr/bin/ss
+LAB_RDMA=/usr/bin/rdma
+ip() { "$LAB_IP" "$@"; }
+
+# insmod every module listed in FILE (dependency order), skipping loaded ones.
+lab_insmod_list() {
+	while read -r _m; do
+		_n=${_m##*/}
+		_n=${_n%.ko}
+		[ -d "/sys/module/$(echo "$_n" | tr - _)" ] && continue
+		insmod "$_m" || {
+			echo "lab: insmod $_m failed" >&2
+			return 1
+		}
+	done <"$1"
+}
+
+# The RDMA stack (ib_core, rdma_cm, ucm, uverbs, rxe, siw, ...) and veth.
+lab_load_modules() { lab_insmod_list "$LAB/modules/rdma.list"; }
+
+# veth0 10.9.0.1/24 fd00:9::1/64 <-> veth1 10.9.0.2/24 fd00:9::2/64, lo up.
+# Like lab_devices_up, a no-op if an earlier scenario of this boot did it.
+lab_net_up() {
+	"$LAB_IP" link set lo up || return 1
+	[ ! -e /sys/class/net/veth0 ] || return 0
+	"$LAB_IP" link add veth0 type veth peer name veth1 &&
+		"$LAB_IP" addr add 10.9.0.1/24 dev veth0 &&
+		"$LAB_IP" addr add 10.9.0.2/24 dev veth1 &&
+		"$LAB_IP" -6 addr add fd00:9::1/64 dev veth0 nodad &&
+		"$LAB_IP" -6 addr add fd00:9::2/64 dev veth1 nodad &&
+		"$LAB_IP" link set veth0 up &&
+		"$LAB_IP" link set veth1 up
+}
+
+# siw0 on veth0 (iWARP), rxe0 on veth1 (RoCEv2).
+lab_devices_up() {
+	[ -e /sys/class/infiniband/siw0 ] ||
+		"$LAB_RDMA" link add siw0 type siw netdev veth0 || return 1
+	[ -e /sys/class/infiniband/rxe0 ] ||
+		"$LAB_RDMA" link add rxe0 type rxe netdev veth1 || return 1
+	lab_wait 10 test -e /sys/class/infiniband/siw0 -a -e /sys/class/infiniband/rxe0
+}
+
+lab_setup() { lab_load_modules && lab_net_up && lab_devices_up; }
+
+# lab_wait SECONDS CMD...: retry CMD every 0.1 s until it succeeds or time is up.
+lab_wait() {
+	_t=$(($1 * 10))
+	shift
+	while ! "$@" >/dev/null 2>&1; do
+		_t=$((_t - 1))
+		[ "$_t" -gt 0 ] || return 1
+		sleep 0.1
+	done
+}
+
+# True if an rdma_cm listener is bound to PORT (`rdma res show cm_id` prints
+# "state LISTEN ... src-addr 10.9.0.1:7174 dst-addr 0.0.0.0:0").
+lab_cm_listening() {
+	"$LAB_RDMA" res show cm_id | grep -q "state LISTEN .* src-addr [^ ]*:$1 "
+}
+
+# Number of connected rdma_cm ids on PORT (the two ends of a local connection).
+lab_cm_connected() {
+	"$LAB_RDMA" res show cm_id | grep "state CONNECT " | grep -c -e "-addr [^ ]*:$1 "
+}
+
+# lab_wait_port ADDR PORT [SECONDS]: wait for a TCP listener (e.g. siw's) on ADDR:PORT
+# as `ss` prints it (IPv6 in brackets: lab_wait_port "[fd00:9::1]" 7176).
+lab_wait_port() {
+	lab_wait "${3:-10}" sh -c "$LAB_SS -Htln | grep -qF ' $1:$2 '"
+}
+
+# lab_rping_start ADDR PORT: an rping server on ADDR:PORT and a client connected
+# to it, both in the background; returns once both ends are connected. The
+# client is then stopped (SIGSTOP), so the connection stays up, idle, until
+# lab_stop_pings; with LAB_RPING_FREEZE=0 it keeps pinging instead. Logs:
+# /tmp/rping-{s,c}-PORT.log; pids appended to /tmp/lab-rping.pids.
+lab_rping_start() {
+	rping -s -a "$1" -p "$2" >"/tmp/rping-s-$2.log" 2>&1 &
+	echo "$!" >>/tmp/lab-rping.pids
+	lab_wait 10 lab_cm_listening "$2" || {
+		echo "lab: rping server on $1 port $2 did not listen" >&2
+		return 1
+	}
+	rping -c -a "$1" -p "$2" >"/tmp/rping-c-$2.log" 2>&1 &
+	_c=$!
+	echo "$_c" >>/tmp/lab-rping.pids
+	lab_wait 20 lab_cm_connected_ge "$2" 2 || {
+		echo "lab: rping client to $1 port $2 did not connect" >&2
+		return 1
+	}
+	[ "${LAB_RPING_FREEZE:-1}" = 0 ] || kill -STOP "$_c"
+}
+lab_cm_connected_ge() { [ "$(lab_cm_connected "$1")" -ge "$2" ]; }
+
+# Kill every rping started by lab_rping_start.
+lab_stop_pings() {
+	[ -f /tmp/lab-rping.pids ] || return 0
+	while read -r _p; do
+		kill -CONT "$_p" 2>/dev/null
+		kill -KILL "$_p" 2>/dev/null
+	done </tmp/lab-rping.pids
+	rm -f /tmp/lab-rping.pids
+	sleep 0.5
+}
+
+# lab_check DESCRIPTION CMD...: run CMD, print "ok - ..." or "FAIL - ...", count.
+LAB_PASSED=0
+LAB_FAILED=0
+lab_check() {
+	_d=$1
+	shift
+	if "$@"; then
+		LAB_PASSED=$((LAB_PASSED + 1))
+		echo "ok - $_d"
+	else
+		LAB_FAILED=$((LAB_FAILED + 1))
+		echo "FAIL - $_d"
+	fi
+}
+
+# Print "N passed, N failed"; status 0 iff nothing failed.
+lab_summary() {
+	echo "$LAB_PASSED passed, $LAB_FAILED failed"
+	[ "$LAB_FAILED" = 0 ]
+}
+
+# lab_show CMD...: echo the command, then run it (for readable logs).
+lab_show() {
+	echo "+ $*"
+	"$@"
+}

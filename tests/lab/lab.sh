@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# rdmastat test lab: a real Linux RDMA stack (soft iWARP siw, soft RoCE rxe)
+# inside a QEMU guest running Debian's kernel. See tests/lab/README.md.
+#
+#   lab.sh deps                 apt-get install what the lab needs on the host
+#   lab.sh prepare              fill the cache (guest kernel, ksrc, siw.ko, base initramfs)
+#   lab.sh run [--out DIR] [--bin PATH]... [--ko PATH]... SCENARIO.sh...
+#   lab.sh kver | ksrc | kbuild | kdir   print guest kernel version / source subset /
+#                               headers build dir / unpacked kernel tree
+set -euo pipefail
+
+LAB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=tests/lab/sh/common.sh
+. "$LAB_DIR/sh/common.sh"
+
+usage() {
+	sed -n '2,10s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	exit 2
+}
+
+cmd=${1:-}
+[ -n "$cmd" ] || usage
+shift
+case $cmd in
+deps | -h | --help | help) ;;
+*) _LAB_KVER=$(lab_kver) ;; # resolve once (apt-cache takes ~0.5 s)
+esac
+case $cmd in
+deps)
+	# shellcheck source=tests/lab/sh/prepare.sh
+	. "$LAB_DIR/sh/prepare.sh"
+	lab_deps
+	;;
+prepare)
+	# shellcheck source=tests/lab/sh/prepare.sh
+	. "$LAB_DIR/sh/prepare.sh"
+	# shellcheck source=tests/lab/sh/initramfs.sh
+	. "$LAB_DIR/sh/initramfs.sh"
+	mkdir -p "$LAB_CACHE"
+	{
+		flock 9
+		lab_prepare
+		lab_base_initramfs >/dev/null
+	} 9>"$LAB_CACHE/.lock"
+	;;
+run)
+	# shellcheck source=tests/lab/sh/prepare.sh
+	. "$LAB_DIR/sh/prepare.sh"
+	mkdir -p "$LAB_CACHE"
+	{
+		flock 9
+		lab_prepare quiet # a no-op when the cache is warm
+	} 9>"$LAB_CACHE/.lock"
+	# shellcheck source=tests/lab/sh/initramfs.sh
+	. "$LAB_DIR/sh/initramfs.sh"
+	# shellcheck source=tests/lab/sh/run.sh
+	. "$LAB_DIR/sh/run.sh"
+	lab_run "$@"
+	;;
+kver) lab_kver ;;
+ksrc) echo "$(lab_kdir)/ksrc" ;;
+kbuild) echo "/usr/src/linux-headers-$(lab_kver)" ;;
+kdir) echo "$(lab_kdir)/root" ;;
+-h | --help | help) usage ;;
+*) usage ;;
+esac

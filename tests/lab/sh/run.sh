@@ -1,0 +1,92 @@
+# shellcheck shell=bash
+# lab.sh run: boot the guest once under QEMU, run the scenarios, report.
+
+lab_run_usage() {
+	die "usage: lab.sh run [--out DIR] [--bin PATH]... [--ko PATH]... SCENARIO.sh..."
+}
+
+lab_run() {
+	local out="" items=() names=() n kver kdir base run accel rc t0 secs
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--out) out=${2:?--out needs a directory} && shift ;;
+		--bin) [ -x "${2:?--bin needs a path}" ] || die "--bin $2: not an executable file"
+			items+=(-b "$(realpath "$2")") && shift ;;
+		--ko) [ -f "${2:?--ko needs a path}" ] || die "--ko $2: no such file"
+			items+=(-k "$(realpath "$2")") && shift ;;
+		-h | --help) lab_run_usage ;;
+		-*) die "unknown option $1" ;;
+		*) [ -f "$1" ] || die "scenario $1: no such file"
+			n=$(basename "$1" .sh)
+			case " ${names[*]} " in *" $n "*) die "two scenarios named $n" ;; esac
+			names+=("$n")
+			items+=(-s "$(realpath "$1")") ;;
+		esac
+		shift
+	done
+	((${#names[@]})) || lab_run_usage
+	if [ -z "$out" ]; then
+		out=$LAB_REPO/build/lab/run-$(date +%Y%m%d-%H%M%S)-$$
+	fi
+	mkdir -p "$out"
+	out=$(realpath "$out")
+	for n in "${names[@]}"; do rm -f "$out/$n.log" "$out/$n.rc"; done
+	rm -f "$out/console.log" "$out/dmesg.txt" "$out/summary.tsv"
+
+	kver=$(lab_kver)
+	kdir=$LAB_CACHE/$kver
+	base=$({
+		flock 9
+		lab_base_initramfs
+	} 9>"$LAB_CACHE/.lock")
+	run=$(mktemp "${TMPDIR:-/tmp}/rdmastat-lab-initrd.XXXXXX")
+	lab_run_initramfs "$run.part" "${items[@]}"
+	cat "$base" "$run.part" >"$run"
+	rm -f "$run.part"
+
+	# TCG by default: where /dev/kvm exists it may be nested KVM that cannot
+	# run this guest (seen: "failed to set MSR 0x10a", or a silent hang).
+	accel=${RDMASTAT_LAB_ACCEL:-tcg}
+	log "booting $kver (accel=$accel) with ${names[*]}; output in $out"
+	t0=$(lab_now)
+	rc=0
+	timeout -k 10 "${RDMASTAT_LAB_TIMEOUT:-600}" qemu-system-x86_64 \
+		-machine "q35,accel=$accel" -cpu max -smp 2 -m 2048 \
+		-nographic -no-reboot -nic none \
+		-kernel "$kdir/root/boot/vmlinuz-$kver" -initrd "$run" \
+		-append "console=ttyS0 quiet panic=-1 rdinit=/init" \
+		-virtfs "local,path=$out,mount_tag=out,security_model=none" \
+		</dev/null >"$out/console.log" 2>&1 || rc=$?
+	secs=$(lab_elapsed "$t0")
+	rm -f "$run"
+	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		log "TIMEOUT: the guest did not finish within ${RDMASTAT_LAB_TIMEOUT:-600} s" \
+			"(RDMASTAT_LAB_TIMEOUT); see $out/console.log"
+	elif [ "$rc" != 0 ]; then
+		log "qemu exited with status $rc; see $out/console.log"
+	fi
+	lab_run_report "$out" "$secs" "$rc" "${names[@]}"
+}
+
+# One line per scenario; status 0 iff every scenario ran and returned 0.
+lab_run_report() {
+	local out=$1 secs=$2 qrc=$3 n r t failed=0
+	shift 3
+	for n in "$@"; do
+		if [ -f "$out/$n.rc" ]; then
+			r=$(cat "$out/$n.rc")
+			t=$(awk -F'\t' -v n="$n" '$1 == n { print $3 }' "$out/summary.tsv" 2>/dev/null)
+			printf '%-4s %-24s rc=%-3s %6ss\n' "$([ "$r" = 0 ] && echo ok || echo FAIL)" \
+				"$n" "$r" "${t:-?}"
+			[ "$r" = 0 ] || failed=$((failed + 1))
+		elif [ -f "$out/$n.log" ]; then
+			printf '%-4s %-24s did not finish (see %s.log, console.log)\n' FAIL "$n" "$n"
+			failed=$((failed + 1))
+		else
+			printf '%-4s %-24s did not run (see console.log)\n' FAIL "$n"
+			failed=$((failed + 1))
+		fi
+	done
+	log "$# scenarios, $failed failed, ${secs} s wall; output in $out"
+	[ "$failed" = 0 ] && [ "$qrc" = 0 ]
+}
