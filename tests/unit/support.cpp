@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "support.h"
 
+#include "collect/nldev_parse.h"
+
 #include <fstream>
 #include <set>
 #include <sstream>
-
-#include "collect/nldev_parse.h"
 
 namespace rdmastat::test {
 
@@ -39,7 +39,8 @@ NldevData fixture_nldev(const std::string& dir) {
         d.driver = parse_chardev_driver(bytes("chardev-" + d.name + ".bin")).take();
         for (auto& c : parse_cm_id_dump(bytes("cm_id-" + d.name + ".bin")).take())
             data.cm_ids.push_back(c);
-        for (auto& q : parse_qp_dump(bytes("qp-" + d.name + ".bin")).take()) data.qps.push_back(q);
+        for (auto& q : parse_qp_dump(bytes("qp-" + d.name + ".bin")).take())
+            data.qps.push_back(q);
     }
     return data;
 }
@@ -108,25 +109,36 @@ std::vector<std::string> compare_with_referee(const std::vector<Connection>& our
             continue;
         }
         auto check = [&](const char* what, const std::string& theirs, const std::string& mine) {
-            if (theirs != mine) diffs.push_back(id + " " + what + ": rdma '" + theirs + "', rdmastat '" + mine + "'");
+            if (theirs != mine)
+                diffs.push_back(id + " " + what + ": rdma '" + theirs + "', rdmastat '" + mine +
+                                "'");
         };
-        auto ep_addr = [](const std::optional<Endpoint>& e) { return e ? e->address.to_string() : ""; };
-        auto ep_port = [](const std::optional<Endpoint>& e) { return e ? std::to_string(e->port) : ""; };
+        auto ep_addr = [](const std::optional<Endpoint>& e) {
+            return e ? e->address.to_string() : "";
+        };
+        auto ep_port = [](const std::optional<Endpoint>& e) {
+            return e ? std::to_string(e->port) : "";
+        };
         check("state", r.state, c->state);
         check("port", std::to_string(r.port), c->port ? std::to_string(*c->port) : "0");
         std::string ps = r.ps;
-        for (auto& ch : ps) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        for (auto& ch : ps)
+            ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
         check("port space", ps, c->port_space.value_or(""));
         check("local address", r.src_addr, ep_addr(c->local));
         check("local port", std::to_string(r.src_port), ep_port(c->local));
         check("peer address", r.dst_addr, ep_addr(c->peer));
         check("peer port", std::to_string(r.dst_port), ep_port(c->peer));
-        // The kernel names the creating task; rdmastat reports its process and keeps the thread as tid.
+        // The kernel names the creating task; rdmastat reports its process and keeps the thread as
+        // tid.
         auto task = c->owner.tid ? c->owner.tid : c->owner.pid;
         check("pid", r.pid ? std::to_string(*r.pid) : "", task ? std::to_string(*task) : "");
-        if (r.pid) check("comm", r.comm, c->owner.comm.value_or(""));
-        else check("kernel owner", r.comm, c->owner.kernel.value_or(""));
-        check("qp number", r.lqpn ? std::to_string(*r.lqpn) : "", c->qp ? std::to_string(c->qp->number) : "");
+        if (r.pid)
+            check("comm", r.comm, c->owner.comm.value_or(""));
+        else
+            check("kernel owner", r.comm, c->owner.kernel.value_or(""));
+        check("qp number", r.lqpn ? std::to_string(*r.lqpn) : "",
+              c->qp ? std::to_string(c->qp->number) : "");
         if (r.lqpn) check("qp type", r.qp_type, c->qp->type.value_or(""));
         if (!c->qp) continue;
         // The QP's state and type as the referee's QP listing has them.
@@ -137,7 +149,9 @@ std::vector<std::string> compare_with_referee(const std::vector<Connection>& our
             check("qp state", q.at("state"), c->qp->state.value_or(""));
             check("qp type (qp listing)", q.at("type"), c->qp->type.value_or(""));
         }
-        if (!found) diffs.push_back(id + ": qp " + std::to_string(c->qp->number) + " not in rdma's qp listing");
+        if (!found)
+            diffs.push_back(id + ": qp " + std::to_string(c->qp->number) +
+                            " not in rdma's qp listing");
     }
     for (const auto& o : ours)
         if (!seen.count({o.device, o.cm_id}))

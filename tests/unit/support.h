@@ -3,13 +3,12 @@
 
 // Test support: captured fixtures, the referee (iproute2 `rdma -j`), golden files.
 
-#include <nlohmann/json.hpp>
-
-#include <string>
-#include <vector>
-
 #include "collect/netlink.h"
 #include "model/records.h"
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 namespace rdmastat::test {
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 // The command line: exit codes, one-line errors, and a man page that matches the code.
+#include "cli/app.h"
+#include "support.h"
+
 #include <catch2/catch.hpp>
 #include <regex>
 #include <set>
 #include <sstream>
-
-#include "cli/app.h"
-#include "support.h"
 
 using namespace rdmastat;
 using namespace rdmastat::test;
@@ -25,18 +25,21 @@ const std::string snapshot = std::string(RDMASTAT_FIXTURES) + "/snapshot.json";
 
 std::set<std::string> long_options(const std::string& text, const std::regex& re) {
     std::set<std::string> out;
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it)
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator();
+         ++it)
         out.insert((*it)[1]);
     return out;
 }
 } // namespace
 
 TEST_CASE("usage errors exit 2 with one rdmastat: line and a hint", "[cli]") {
-    for (auto args : std::vector<std::vector<std::string>>{{"--bogus"}, {"-Z"}, {"devices", "extra"}}) {
+    for (auto args :
+         std::vector<std::vector<std::string>>{{"--bogus"}, {"-Z"}, {"devices", "extra"}}) {
         Run r = run(args);
         CHECK(r.rc == 2);
         CHECK(r.out.empty());
-        CHECK_THAT(r.err, Catch::StartsWith("rdmastat: ") && Catch::EndsWith("Try 'rdmastat --help' for more information.\n"));
+        CHECK_THAT(r.err, Catch::StartsWith("rdmastat: ") &&
+                              Catch::EndsWith("Try 'rdmastat --help' for more information.\n"));
     }
 }
 
@@ -71,9 +74,11 @@ TEST_CASE("the man page documents every option and no other", "[cli][man]") {
     // groff writes "--name" as "\-\-name".
     auto in_man = long_options(man, std::regex(R"(\\-\\-([a-z][a-z0-9\\-]*))"));
     std::set<std::string> man_options;
-    for (auto o : in_man) man_options.insert("--" + std::regex_replace(o, std::regex(R"(\\-)"), "-"));
+    for (auto o : in_man)
+        man_options.insert("--" + std::regex_replace(o, std::regex(R"(\\-)"), "-"));
     CHECK(in_help == man_options);
-    for (const char* cmd : {"devices"}) CHECK_THAT(man, Catch::Contains(std::string(".B ") + cmd));
+    for (const char* cmd : {"devices"})
+        CHECK_THAT(man, Catch::Contains(std::string(".B ") + cmd));
 }
 
 TEST_CASE("the filter narrows --input the same as live data", "[cli]") {
@@ -84,7 +89,8 @@ TEST_CASE("the filter narrows --input the same as live data", "[cli]") {
     auto a = nlohmann::json::parse(all.out)["connections"];
     auto s = nlohmann::json::parse(siw.out)["connections"];
     std::size_t expected = 0;
-    for (const auto& c : a) expected += c["device"] == "siw0";
+    for (const auto& c : a)
+        expected += c["device"] == "siw0";
     CHECK(s.size() == expected);
     CHECK(expected > 0);
 }

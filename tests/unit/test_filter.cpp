@@ -43,7 +43,8 @@ Connection client() {
     Connection c = make("rxe0", Transport::roce, "CONNECT");
     c.local = ep("10.0.0.1", 40000);
     c.peer = ep("10.0.0.2", 7174);
-    c.owner = Owner{.pid = 200, .tid = {}, .comm = "ib_send_bw", .uid = 1000, .user = "alice", .kernel = {}};
+    c.owner = Owner{
+        .pid = 200, .tid = {}, .comm = "ib_send_bw", .uid = 1000, .user = "alice", .kernel = {}};
     return c;
 }
 

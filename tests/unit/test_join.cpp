@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Joining captured cm_ids with captured QPs and /proc owners, judged by the referee.
-#include <catch2/catch.hpp>
-
 #include "analysis/join.h"
 #include "support.h"
+
+#include <catch2/catch.hpp>
 
 using namespace rdmastat;
 using namespace rdmastat::test;
@@ -25,8 +25,9 @@ TEST_CASE("join of captured dumps agrees with rdma cm_id and qp listings", "[joi
     Snapshot snap = join(data, fixture_owners(owners_file), "nldev");
     CHECK(snap.source == "nldev");
     CHECK(snap.devices.size() == 2);
-    auto diffs = compare_with_referee(snap.connections, json::parse(fixture_text("rdma-cm_id.json")),
-                                      json::parse(fixture_text("rdma-qp.json")));
+    auto diffs =
+        compare_with_referee(snap.connections, json::parse(fixture_text("rdma-cm_id.json")),
+                             json::parse(fixture_text("rdma-qp.json")));
     INFO(Catch::Detail::stringify(diffs));
     CHECK(diffs.empty());
     for (const auto& c : snap.connections) {
@@ -39,7 +40,8 @@ TEST_CASE("owner_pids lists each pid once", "[join]") {
     NldevData data = fixture_nldev();
     auto pids = owner_pids(data);
     CHECK(pids.size() == fixture_owners(owners_file).size());
-    for (const auto& c : data.cm_ids) CHECK(pids.count(*c.owner.pid));
+    for (const auto& c : data.cm_ids)
+        CHECK(pids.count(*c.owner.pid));
 }
 
 TEST_CASE("a QP gone from the QP dump keeps the cm_id's QP number and type", "[join]") {

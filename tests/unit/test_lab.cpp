@@ -2,13 +2,13 @@
 // [lab] tests: judge what tests/lab/scenarios/crosscheck.sh and capture.sh wrote in
 // the QEMU guest (real kernel, siw and rxe, rping traffic). Run by tests/lab/check.sh
 // with RDMASTAT_LAB_OUT set; excluded from the plain unit run.
-#include <catch2/catch.hpp>
-#include <cstdlib>
-#include <sstream>
-
 #include "analysis/join.h"
 #include "collect/snapshot_file.h"
 #include "support.h"
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <sstream>
 
 using namespace rdmastat;
 using namespace rdmastat::test;
@@ -21,8 +21,12 @@ std::string lab_dir() {
     if (!d) FAIL("RDMASTAT_LAB_OUT is not set: run through tests/lab/check.sh");
     return d;
 }
-std::string evidence(const std::string& name) { return read_file(lab_dir() + "/crosscheck/" + name); }
-int rc_of(const std::string& name) { return std::stoi(evidence(name + ".rc")); }
+std::string evidence(const std::string& name) {
+    return read_file(lab_dir() + "/crosscheck/" + name);
+}
+int rc_of(const std::string& name) {
+    return std::stoi(evidence(name + ".rc"));
+}
 
 Snapshot ours(const std::string& name) {
     std::istringstream in(evidence(name));
@@ -82,12 +86,14 @@ TEST_CASE("lab: an unprivileged user sees the same cm_ids as rdma shows it", "[l
     REQUIRE(rc_of("rdmastat-lab.json") == 0);
     REQUIRE(rc_of("rdma-cm_id-lab.json") == 0);
     Snapshot snap = ours("rdmastat-lab.json");
-    auto diffs = compare_with_referee(snap.connections, json::parse(evidence("rdma-cm_id-lab.json")),
-                                      json::parse(evidence("rdma-qp.json")));
+    auto diffs =
+        compare_with_referee(snap.connections, json::parse(evidence("rdma-cm_id-lab.json")),
+                             json::parse(evidence("rdma-qp.json")));
     INFO(Catch::Detail::stringify(diffs));
     CHECK(diffs.empty());
     CHECK(snap.connections.size() == 12);
-    for (const auto& c : snap.connections) CHECK(c.owner.comm == "rping");
+    for (const auto& c : snap.connections)
+        CHECK(c.owner.comm == "rping");
 }
 
 TEST_CASE("lab: devices agree with rdma link", "[lab]") {
@@ -96,7 +102,8 @@ TEST_CASE("lab: devices agree with rdma link", "[lab]") {
     auto links = json::parse(evidence("rdma-link.json"));
     REQUIRE(devices.size() == links.size());
     for (const auto& l : links) {
-        auto d = std::find_if(devices.begin(), devices.end(), [&](const json& x) { return x["name"] == l["ifname"]; });
+        auto d = std::find_if(devices.begin(), devices.end(),
+                              [&](const json& x) { return x["name"] == l["ifname"]; });
         REQUIRE(d != devices.end());
         CHECK((*d)["index"] == l["ifindex"]);
         CHECK((*d)["ports"][0]["netdev"] == l["netdev"]);
@@ -119,8 +126,10 @@ TEST_CASE("lab: filters and summary count what rdma lists", "[lab]") {
           }));
     auto summary = json::parse(evidence("summary.json"))["summary"];
     CHECK(summary["total"] == rdma_cm.size());
-    CHECK(summary["listening"] == count_if_json(rdma_cm, [](const json& e) { return e["state"] == "LISTEN"; }));
-    CHECK(summary["by_device"]["siw0"] == count_if_json(rdma_cm, [](const json& e) { return e["ifname"] == "siw0"; }));
+    CHECK(summary["listening"] ==
+          count_if_json(rdma_cm, [](const json& e) { return e["state"] == "LISTEN"; }));
+    CHECK(summary["by_device"]["siw0"] ==
+          count_if_json(rdma_cm, [](const json& e) { return e["ifname"] == "siw0"; }));
     CHECK(rc_of("badfilter.txt") == 2);
     CHECK_THAT(evidence("badfilter.txt.err"), Catch::StartsWith("rdmastat: filter: "));
 }
@@ -131,7 +140,8 @@ TEST_CASE("lab: the text listing has one row per id", "[lab]") {
     std::getline(in, line);
     CHECK_THAT(line, Catch::StartsWith("Transport") && Catch::EndsWith("PID/Program"));
     std::size_t rows = 0;
-    while (std::getline(in, line)) ++rows;
+    while (std::getline(in, line))
+        ++rows;
     CHECK(rows == json::parse(evidence("rdma-cm_id.json")).size());
 }
 
@@ -139,8 +149,9 @@ TEST_CASE("lab: a fresh capture parses and agrees with rdma", "[lab]") {
     std::string dir = lab_dir() + "/fixtures";
     NldevData data = fixture_nldev(dir);
     Snapshot snap = join(data, fixture_owners(dir + "/owners.txt"), "nldev");
-    auto diffs = compare_with_referee(snap.connections, json::parse(read_file(dir + "/rdma-cm_id.json")),
-                                      json::parse(read_file(dir + "/rdma-qp.json")));
+    auto diffs =
+        compare_with_referee(snap.connections, json::parse(read_file(dir + "/rdma-cm_id.json")),
+                             json::parse(read_file(dir + "/rdma-qp.json")));
     INFO(Catch::Detail::stringify(diffs));
     CHECK(diffs.empty());
 }

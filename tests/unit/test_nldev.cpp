@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: MIT
 // NLDEV parsing of bytes captured from the lab kernel (tests/lab/scenarios/capture.sh),
 // judged against iproute2's `rdma -j` output captured at the same moment.
-#include <arpa/inet.h>
-#include <linux/netlink.h>
-#include <rdma/rdma_netlink.h>
-
-#include <catch2/catch.hpp>
-#include <cstring>
-
 #include "collect/nldev_parse.h"
 #include "model/names.h"
 #include "support.h"
+
+#include <arpa/inet.h>
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <linux/netlink.h>
+#include <rdma/rdma_netlink.h>
 
 using namespace rdmastat;
 using namespace rdmastat::test;
@@ -53,10 +52,12 @@ Layout layout_of_first(const Bytes& b) {
 // Inserts attr at the end of the first message's last cm_id entry (which ends
 // the message), growing the three enclosing lengths: a well-formed message the
 // kernel could have sent with one more attribute.
-Bytes with_extra_attr_in_last_entry(Bytes b, std::uint16_t type, const std::vector<std::uint8_t>& payload) {
+Bytes with_extra_attr_in_last_entry(Bytes b, std::uint16_t type,
+                                    const std::vector<std::uint8_t>& payload) {
     Layout l = layout_of_first(b);
     auto* nlh = reinterpret_cast<nlmsghdr*>(b.data());
-    REQUIRE(NLMSG_ALIGN(nlh->nlmsg_len) == l.list + NLA_ALIGN(reinterpret_cast<nlattr*>(b.data() + l.list)->nla_len));
+    REQUIRE(NLMSG_ALIGN(nlh->nlmsg_len) ==
+            l.list + NLA_ALIGN(reinterpret_cast<nlattr*>(b.data() + l.list)->nla_len));
     nlattr hdr{static_cast<std::uint16_t>(NLA_HDRLEN + payload.size()), type};
     std::vector<std::uint8_t> extra(NLA_ALIGN(hdr.nla_len), 0);
     std::memcpy(extra.data(), &hdr, sizeof(hdr));
@@ -65,8 +66,10 @@ Bytes with_extra_attr_in_last_entry(Bytes b, std::uint16_t type, const std::vect
     b.insert(b.begin() + static_cast<long>(at), extra.begin(), extra.end());
     nlh = reinterpret_cast<nlmsghdr*>(b.data());
     nlh->nlmsg_len = static_cast<std::uint32_t>(at + extra.size());
-    reinterpret_cast<nlattr*>(b.data() + l.list)->nla_len += static_cast<std::uint16_t>(extra.size());
-    reinterpret_cast<nlattr*>(b.data() + l.last_entry)->nla_len += static_cast<std::uint16_t>(extra.size());
+    reinterpret_cast<nlattr*>(b.data() + l.list)->nla_len +=
+        static_cast<std::uint16_t>(extra.size());
+    reinterpret_cast<nlattr*>(b.data() + l.last_entry)->nla_len +=
+        static_cast<std::uint16_t>(extra.size());
     return b;
 }
 
@@ -93,7 +96,9 @@ TEST_CASE("device dump from the lab kernel matches rdma dev", "[nldev]") {
 TEST_CASE("port dumps match rdma link", "[nldev]") {
     json ref = json::parse(fixture_text("rdma-link.json"));
     for (const auto& link : ref) {
-        auto ports = parse_port_dump(fixture_bytes("ports-" + link.at("ifname").get<std::string>() + ".bin")).take();
+        auto ports =
+            parse_port_dump(fixture_bytes("ports-" + link.at("ifname").get<std::string>() + ".bin"))
+                .take();
         REQUIRE(ports.size() == 1);
         CHECK(ports[0].index == link.at("port"));
         CHECK(ports[0].state == link.at("state").get<std::string>());
@@ -208,7 +213,8 @@ TEST_CASE("a truncated attribute is an error with context", "[nldev]") {
     auto parsed = parse_cm_id_dump(bytes);
     REQUIRE_FALSE(parsed.ok());
     CHECK_THAT(parsed.error(), Catch::Contains("cm_id dump message 1") &&
-                                   Catch::Contains("entry") && Catch::Contains("truncated attribute"));
+                                   Catch::Contains("entry") &&
+                                   Catch::Contains("truncated attribute"));
 }
 
 TEST_CASE("a wrong-sized attribute is an error naming it", "[nldev]") {
@@ -234,10 +240,12 @@ TEST_CASE("a dump cut short is an error, never a partial answer", "[nldev]") {
 TEST_CASE("the kernel's extended ack reaches the message", "[nldev]") {
     // Captured reply to a GET whose device index had the wrong size.
     Bytes bytes = fixture_bytes("error-extack.bin");
-    auto walked = walk_messages(bytes.data(), bytes.size(), [](const nlmsghdr*) -> Status { return Ok{}; });
+    auto walked =
+        walk_messages(bytes.data(), bytes.size(), [](const nlmsghdr*) -> Status { return Ok{}; });
     REQUIRE_FALSE(walked.ok());
     CHECK(walked.error_code() == EINVAL);
-    CHECK(walked.error() == std::string(std::strerror(EINVAL)) + ": Attribute failed policy validation");
+    CHECK(walked.error() ==
+          std::string(std::strerror(EINVAL)) + ": Attribute failed policy validation");
     CHECK_FALSE(parse_device_dump(bytes).ok());
 }
 

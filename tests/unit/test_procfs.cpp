@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Owners from the real /proc of the test process: itself, one of its threads, a gone pid.
+#include "collect/procfs.h"
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <fstream>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <unistd.h>
-
-#include <catch2/catch.hpp>
-#include <atomic>
-#include <fstream>
 #include <thread>
-
-#include "collect/procfs.h"
+#include <unistd.h>
 
 using namespace rdmastat;
 
@@ -41,9 +40,11 @@ TEST_CASE("a thread id resolves to its process", "[procfs]") {
         tid = syscall(SYS_gettid);
         // A thread renamed like rping's cm thread is not how the process is named.
         std::ofstream("/proc/thread-self/comm") << "cm-thread";
-        while (!done) std::this_thread::yield();
+        while (!done)
+            std::this_thread::yield();
     });
-    while (!tid) std::this_thread::yield();
+    while (!tid)
+        std::this_thread::yield();
     auto t_id = static_cast<std::uint32_t>(tid.load());
     OwnerMap owners = resolve_owners({t_id});
     done = true;

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Renderers against golden output, driven through the CLI on the lab snapshot
 // (tests/fixtures/snapshot.json, written by rdmastat -j -a in the lab).
+#include "cli/app.h"
+#include "support.h"
+
 #include <catch2/catch.hpp>
 #include <iterator>
 #include <set>
 #include <sstream>
-
-#include "cli/app.h"
-#include "support.h"
 
 using namespace rdmastat;
 using namespace rdmastat::test;
@@ -72,18 +72,21 @@ TEST_CASE("every line of a listing has the header's columns", "[render]") {
 TEST_CASE("JSON keys are exactly the schema's", "[render]") {
     auto doc = nlohmann::json::parse(run_ok({"-a", "-j"}));
     std::set<std::string> top, conn, owner;
-    for (auto& [k, v] : doc.items()) top.insert(k);
+    for (auto& [k, v] : doc.items())
+        top.insert(k);
     CHECK(top == std::set<std::string>{"version", "source", "devices", "connections"});
     CHECK(doc["version"] == 1);
     CHECK(doc["source"] == "file");
     for (const auto& c : doc["connections"]) {
-        for (auto& [k, v] : c.items()) conn.insert(k);
-        for (auto& [k, v] : c["owner"].items()) owner.insert(k);
+        for (auto& [k, v] : c.items())
+            conn.insert(k);
+        for (auto& [k, v] : c["owner"].items())
+            owner.insert(k);
         CHECK(c["local"].size() == 2);
         CHECK(c["local"].contains("address"));
         CHECK(c["local"].contains("port"));
     }
-    CHECK(conn == std::set<std::string>{"device", "port", "transport", "port_space", "cm_id", "state",
-                                        "local", "peer", "qp", "owner"});
+    CHECK(conn == std::set<std::string>{"device", "port", "transport", "port_space", "cm_id",
+                                        "state", "local", "peer", "qp", "owner"});
     CHECK(owner == std::set<std::string>{"pid", "comm", "uid", "user"});
 }

@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: MIT
 // Snapshots: what -j -a writes, --input reads back, and bad files get clear errors.
-#include <sys/socket.h>
-
-#include <catch2/catch.hpp>
-#include <functional>
-#include <sstream>
-
 #include "analysis/filter.h"
 #include "analysis/select.h"
 #include "collect/snapshot_file.h"
 #include "render/json.h"
 #include "support.h"
+
+#include <catch2/catch.hpp>
+#include <functional>
+#include <sstream>
+#include <sys/socket.h>
 
 using namespace rdmastat;
 using namespace rdmastat::test;
@@ -28,7 +27,8 @@ Result<Snapshot> parse_text(const std::string& text) {
 
 std::string write_all(const Snapshot& s) {
     std::vector<const Connection*> all;
-    for (const auto& c : s.connections) all.push_back(&c);
+    for (const auto& c : s.connections)
+        all.push_back(&c);
     std::ostringstream out;
     write_snapshot_json(out, s, all, false);
     return out.str();
@@ -70,13 +70,17 @@ TEST_CASE("bad snapshots are refused with the JSON path", "[snapshot]") {
     std::vector<Case> cases = {
         {[](auto& d) { d["version"] = 2; }, "version: schema version 2 is not supported"},
         {[](auto& d) { d.erase("version"); }, "version: missing"},
-        {[](auto& d) { d["connections"][0]["cm_id"] = "x"; }, "connections[0].cm_id: expected a number"},
+        {[](auto& d) { d["connections"][0]["cm_id"] = "x"; },
+         "connections[0].cm_id: expected a number"},
         {[](auto& d) { d["connections"][1]["local"]["address"] = "10.1"; },
          "connections[1].local.address: '10.1' is not an IP address"},
-        {[](auto& d) { d["connections"][0]["peer"]["port"] = 70000; }, "connections[0].peer.port: expected a number from 0 to 65535"},
+        {[](auto& d) { d["connections"][0]["peer"]["port"] = 70000; },
+         "connections[0].peer.port: expected a number from 0 to 65535"},
         {[](auto& d) { d["connections"][2].erase("device"); }, "connections[2].device: missing"},
-        {[](auto& d) { d["connections"][0]["transport"] = "carrier-pigeon"; }, "unknown transport 'carrier-pigeon'"},
-        {[](auto& d) { d["devices"][0]["node_guid"] = "xyz"; }, "devices[0].node_guid: 'xyz' is not a GUID"},
+        {[](auto& d) { d["connections"][0]["transport"] = "carrier-pigeon"; },
+         "unknown transport 'carrier-pigeon'"},
+        {[](auto& d) { d["devices"][0]["node_guid"] = "xyz"; },
+         "devices[0].node_guid: 'xyz' is not a GUID"},
         {[](auto& d) { d["devices"] = 5; }, "devices: expected an array"},
         {[](auto& d) { d["connections"][0]["owner"] = "root"; }, "connections[0].owner"},
     };

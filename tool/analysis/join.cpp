@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "analysis/join.h"
 
+#include "model/names.h"
+
 #include <map>
 #include <utility>
-
-#include "model/names.h"
 
 namespace rdmastat {
 namespace {
@@ -39,9 +39,11 @@ Snapshot join(const NldevData& data, const OwnerMap& owners, std::string source)
     snap.devices = data.devices;
 
     std::map<std::uint32_t, Transport> transports;
-    for (const auto& d : data.devices) transports[d.index] = d.transport;
+    for (const auto& d : data.devices)
+        transports[d.index] = d.transport;
     std::map<std::pair<std::uint32_t, std::uint32_t>, const QpRecord*> qps;
-    for (const auto& q : data.qps) qps[{q.device_index, q.number}] = &q;
+    for (const auto& q : data.qps)
+        qps[{q.device_index, q.number}] = &q;
 
     snap.connections.reserve(data.cm_ids.size());
     for (const auto& r : data.cm_ids) {

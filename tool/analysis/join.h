@@ -3,11 +3,11 @@
 
 /// Joins what the sources reported into Connections.
 
+#include "model/records.h"
+
 #include <cstdint>
 #include <set>
 #include <string>
-
-#include "model/records.h"
 
 namespace rdmastat {
 

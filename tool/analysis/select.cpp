@@ -6,9 +6,12 @@ namespace {
 
 bool in_scope(const Connection& c, Scope scope) {
     switch (scope) {
-    case Scope::connected: return has_peer(c);
-    case Scope::listening: return c.state == "LISTEN";
-    case Scope::all: return true;
+    case Scope::connected:
+        return has_peer(c);
+    case Scope::listening:
+        return c.state == "LISTEN";
+    case Scope::all:
+        return true;
     }
     return true;
 }
@@ -21,7 +24,9 @@ int family_of(const Connection& c) {
 
 } // namespace
 
-bool has_peer(const Connection& c) { return c.peer && !c.peer->address.is_any(); }
+bool has_peer(const Connection& c) {
+    return c.peer && !c.peer->address.is_any();
+}
 
 std::vector<const Connection*> select(const Snapshot& snap, const Selection& sel,
                                       const Filter& filter) {

@@ -3,11 +3,11 @@
 
 /// Which connections a listing shows: netstat's -a/-l default, -4/-6, and the FILTER.
 
-#include <optional>
-#include <vector>
-
 #include "analysis/filter.h"
 #include "model/model.h"
+
+#include <optional>
+#include <vector>
 
 namespace rdmastat {
 

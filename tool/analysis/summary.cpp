@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "analysis/summary.h"
 
-#include <algorithm>
-#include <tuple>
-
 #include "analysis/select.h"
 #include "model/names.h"
+
+#include <algorithm>
+#include <tuple>
 
 namespace rdmastat {
 
@@ -29,9 +29,11 @@ Summary summarize(const std::vector<const Connection*>& connections) {
         }
         ++pc.count;
     }
-    for (auto& [key, pc] : processes) s.by_process.push_back(std::move(pc));
-    std::stable_sort(s.by_process.begin(), s.by_process.end(),
-                     [](const ProcessCount& a, const ProcessCount& b) { return a.count > b.count; });
+    for (auto& [key, pc] : processes)
+        s.by_process.push_back(std::move(pc));
+    std::stable_sort(
+        s.by_process.begin(), s.by_process.end(),
+        [](const ProcessCount& a, const ProcessCount& b) { return a.count > b.count; });
     return s;
 }
 

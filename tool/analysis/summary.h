@@ -3,12 +3,12 @@
 
 /// Counts for `rdmastat -s`.
 
+#include "model/model.h"
+
 #include <cstddef>
 #include <map>
 #include <string>
 #include <vector>
-
-#include "model/model.h"
 
 namespace rdmastat {
 

@@ -3,10 +3,10 @@
 
 /// Where a command's Snapshot comes from: the live kernel or a saved file.
 
+#include "model/model.h"
+
 #include <optional>
 #include <string>
-
-#include "model/model.h"
 
 namespace rdmastat {
 

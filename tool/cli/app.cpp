@@ -1,12 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "cli/app.h"
 
-#include <sys/socket.h>
-
-#include <CLI/CLI.hpp>
-
-#include <algorithm>
-
 #include "analysis/filter.h"
 #include "analysis/select.h"
 #include "analysis/summary.h"
@@ -14,6 +8,10 @@
 #include "common/error.h"
 #include "render/json.h"
 #include "render/text.h"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <sys/socket.h>
 
 #ifndef RDMASTAT_VERSION
 #define RDMASTAT_VERSION "0"
@@ -39,7 +37,8 @@ void add_output_flags(CLI::App& app, Options& o) {
     app.add_flag("--pretty", o.pretty, "Indent JSON output");
     app.add_flag("-H,--no-header", o.no_header, "Omit the header line");
     app.add_flag("-n,--numeric", o.numeric, "Show uids instead of user names");
-    app.add_option("--input", o.input, "Read a saved JSON snapshot (- for stdin) instead of the kernel")
+    app.add_option("--input", o.input,
+                   "Read a saved JSON snapshot (- for stdin) instead of the kernel")
         ->type_name("FILE");
 }
 
@@ -91,8 +90,7 @@ int run_devices(const Options& o, std::ostream& out, std::ostream& err) {
 
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
     Options o, dev_o;
-    CLI::App app("List RDMA connections (rdma_cm ids) like netstat lists TCP sockets.",
-                 "rdmastat");
+    CLI::App app("List RDMA connections (rdma_cm ids) like netstat lists TCP sockets.", "rdmastat");
     app.set_version_flag("-V,--version", RDMASTAT_VERSION);
     app.add_flag("-a,--all", o.all, "Show every cm_id, listening or not");
     app.add_flag("-l,--listening", o.listening, "Show only listening cm_ids");
@@ -102,8 +100,9 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     app.add_flag("-4,--ipv4", o.ipv4, "Only IPv4 cm_ids");
     app.add_flag("-6,--ipv6", o.ipv6, "Only IPv6 cm_ids");
     add_output_flags(app, o);
-    app.add_option("filter", o.filter, "ss-style filter: state, src, dst, sport, dport, dev, pid, "
-                                       "comm, user, transport; and/or/not/( )");
+    app.add_option("filter", o.filter,
+                   "ss-style filter: state, src, dst, sport, dport, dev, pid, "
+                   "comm, user, transport; and/or/not/( )");
     CLI::App* devices = app.add_subcommand("devices", "List RDMA devices and their ports");
     add_output_flags(*devices, dev_o);
     app.require_subcommand(0, 1);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
+#include "cli/app.h"
+
 #include <exception>
 #include <iostream>
-
-#include "cli/app.h"
 
 int main(int argc, char** argv) {
     std::ios::sync_with_stdio(false);

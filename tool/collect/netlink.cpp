@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "collect/netlink.h"
 
-#include <libmnl/libmnl.h>
-#include <linux/netlink.h>
-#include <sys/socket.h>
-
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <libmnl/libmnl.h>
+#include <linux/netlink.h>
+#include <sys/socket.h>
 
 namespace rdmastat {
 namespace {
@@ -16,7 +15,9 @@ namespace {
 // that large means fewer, fuller messages and fewer system calls.
 constexpr std::size_t recv_buffer_size = 64 * 1024;
 
-std::string errno_text(int err) { return std::strerror(err); }
+std::string errno_text(int err) {
+    return std::strerror(err);
+}
 
 Failure kernel_failure(int error, const nlattr* msg_attr) {
     std::string text = errno_text(-error);
@@ -55,7 +56,8 @@ Result<NetlinkSocket> NetlinkSocket::open(int protocol) {
 }
 
 NetlinkSocket::NetlinkSocket(mnl_socket* nl)
-    : nl_(nl), portid_(mnl_socket_get_portid(nl)), seq_(static_cast<std::uint32_t>(time(nullptr))) {}
+    : nl_(nl), portid_(mnl_socket_get_portid(nl)), seq_(static_cast<std::uint32_t>(time(nullptr))) {
+}
 
 NetlinkSocket::NetlinkSocket(NetlinkSocket&& other) noexcept
     : nl_(other.nl_), portid_(other.portid_), seq_(other.seq_) {

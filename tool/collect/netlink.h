@@ -4,13 +4,13 @@
 /// A netlink socket over libmnl and the walker every parser uses, so that bytes
 /// captured from the kernel replay through exactly the code that reads them live.
 
+#include "common/error.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
-
-#include "common/error.h"
 
 struct mnl_socket;
 struct nlmsghdr;

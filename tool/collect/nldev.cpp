@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "collect/nldev.h"
 
+#include "collect/nldev_parse.h"
+
 #include <libmnl/libmnl.h>
 #include <linux/netlink.h>
 #include <rdma/rdma_netlink.h>
-
-#include "collect/nldev_parse.h"
 
 namespace rdmastat {
 
@@ -58,12 +58,14 @@ Result<NldevData> NldevSource::collect() {
         // Each resource dump is one request per device, as the kernel requires.
         auto step = [&](unsigned cmd, const char* what, auto parse, auto& sink) -> Status {
             auto bytes = dump(cmd, dev.index);
-            if (!bytes) return Failure{"NLDEV " + std::string(what) + " dump of " + dev.name +
-                                           ": " + bytes.error(),
-                                       bytes.error_code()};
+            if (!bytes)
+                return Failure{"NLDEV " + std::string(what) + " dump of " + dev.name + ": " +
+                                   bytes.error(),
+                               bytes.error_code()};
             auto records = parse(bytes.value());
             if (!records) return Failure{"NLDEV " + dev.name + ": " + records.error()};
-            for (auto& r : records.value()) sink.push_back(std::move(r));
+            for (auto& r : records.value())
+                sink.push_back(std::move(r));
             return Ok{};
         };
         std::vector<CmIdRecord> cm_ids;
@@ -81,8 +83,10 @@ Result<NldevData> NldevSource::collect() {
         if (auto reply = chardev(dev.index))
             if (auto driver = parse_chardev_driver(reply.value())) dev.driver = driver.value();
         data.devices.push_back(std::move(dev));
-        for (auto& c : cm_ids) data.cm_ids.push_back(std::move(c));
-        for (auto& q : qps) data.qps.push_back(std::move(q));
+        for (auto& c : cm_ids)
+            data.cm_ids.push_back(std::move(c));
+        for (auto& q : qps)
+            data.qps.push_back(std::move(q));
     }
     return data;
 }

@@ -3,11 +3,11 @@
 
 /// The kernel's RDMA netlink (NLDEV): devices, ports, cm_ids and QPs.
 
-#include <cstdint>
-#include <optional>
-
 #include "collect/netlink.h"
 #include "model/records.h"
+
+#include <cstdint>
+#include <optional>
 
 namespace rdmastat {
 

@@ -5,9 +5,8 @@
 
 #include <libmnl/libmnl.h>
 #include <linux/netlink.h>
-#include <rdma/rdma_netlink.h>
-
 #include <map>
+#include <rdma/rdma_netlink.h>
 #include <utility>
 
 namespace rdmastat {
@@ -62,7 +61,9 @@ Attrs message_attrs(const nlmsghdr* nlh) {
         .take();
 }
 
-Attrs nested_attrs(const nlattr* nest) { return parse_nested(nest, RDMA_NLDEV_ATTR_MAX).take(); }
+Attrs nested_attrs(const nlattr* nest) {
+    return parse_nested(nest, RDMA_NLDEV_ATTR_MAX).take();
+}
 
 RawOwner owner_of(const Attrs& a) {
     return RawOwner{a.u32(RDMA_NLDEV_ATTR_RES_PID, "pid"),
@@ -71,7 +72,8 @@ RawOwner owner_of(const Attrs& a) {
 
 // Walks a dump of command `cmd`, handing each message's attributes to per_message.
 // Errors gain the message number, which is what one needs to find it in a capture.
-template <typename F> Status walk_dump(const Bytes& bytes, unsigned cmd, const char* what, F per_message) {
+template <typename F>
+Status walk_dump(const Bytes& bytes, unsigned cmd, const char* what, F per_message) {
     unsigned index = 0;
     auto walked = walk_messages(bytes.data(), bytes.size(), [&](const nlmsghdr* nlh) -> Status {
         ++index;
@@ -108,6 +110,27 @@ template <typename F> void for_each_entry(const Attrs& msg, int list_type, int e
     }
 }
 
+// A per-device resource dump: every message names the device, then carries a
+// list of entries (split over messages when long); fill parses one entry.
+template <typename Record, typename Fill>
+Result<std::vector<Record>> parse_resource_dump(const Bytes& bytes, unsigned cmd, int list_type,
+                                                int entry_type, const char* what, Fill fill) {
+    std::vector<Record> out;
+    auto st = walk_dump(bytes, cmd, what, [&](const Attrs& m) {
+        auto index = m.need(m.u32(RDMA_NLDEV_ATTR_DEV_INDEX, "device index"), "device index");
+        auto name = m.need(m.str(RDMA_NLDEV_ATTR_DEV_NAME, "device name"), "device name");
+        for_each_entry(m, list_type, entry_type, [&](const Attrs& a) {
+            Record r;
+            r.device_index = index;
+            r.device_name = name;
+            fill(a, r);
+            out.push_back(std::move(r));
+        });
+    });
+    if (!st) return st.failure();
+    return out;
+}
+
 template <typename Record, typename Key>
 std::vector<Record> unique_by(std::vector<Record> records, Key key) {
     std::map<decltype(key(records.front())), std::size_t> seen;
@@ -131,7 +154,8 @@ Result<std::vector<Device>> parse_device_dump(const Bytes& bytes) {
         Device d;
         d.index = a.need(a.u32(RDMA_NLDEV_ATTR_DEV_INDEX, "device index"), "device index");
         d.name = a.need(a.str(RDMA_NLDEV_ATTR_DEV_NAME, "device name"), "device name");
-        if (auto t = a.u8(RDMA_NLDEV_ATTR_DEV_NODE_TYPE, "node type")) d.node_type = node_type_name(*t);
+        if (auto t = a.u8(RDMA_NLDEV_ATTR_DEV_NODE_TYPE, "node type"))
+            d.node_type = node_type_name(*t);
         d.protocol = a.str(RDMA_NLDEV_ATTR_DEV_PROTOCOL, "protocol");
         if (d.protocol) d.transport = transport_from_protocol(*d.protocol);
         d.firmware = a.str(RDMA_NLDEV_ATTR_FW_VERSION, "firmware version");
@@ -159,39 +183,30 @@ Result<std::vector<Port>> parse_port_dump(const Bytes& bytes) {
 }
 
 Result<std::vector<CmIdRecord>> parse_cm_id_dump(const Bytes& bytes) {
-    std::vector<CmIdRecord> out;
-    auto st = walk_dump(bytes, RDMA_NLDEV_CMD_RES_CM_ID_GET, "cm_id dump", [&](const Attrs& m) {
-        auto dev_index = m.need(m.u32(RDMA_NLDEV_ATTR_DEV_INDEX, "device index"), "device index");
-        auto dev_name = m.need(m.str(RDMA_NLDEV_ATTR_DEV_NAME, "device name"), "device name");
-        for_each_entry(m, RDMA_NLDEV_ATTR_RES_CM_ID, RDMA_NLDEV_ATTR_RES_CM_ID_ENTRY,
-                       [&](const Attrs& a) {
-                           CmIdRecord r;
-                           r.device_index = dev_index;
-                           r.device_name = dev_name;
-                           r.port = a.u32(RDMA_NLDEV_ATTR_PORT_INDEX, "port index");
-                           r.cm_idn = a.need(a.u32(RDMA_NLDEV_ATTR_RES_CM_IDN, "cm id number"),
-                                             "cm id number");
-                           r.state = a.need(a.u8(RDMA_NLDEV_ATTR_RES_STATE, "cm state"), "cm state");
-                           r.port_space = a.u32(RDMA_NLDEV_ATTR_RES_PS, "port space");
-                           r.qp_number = a.u32(RDMA_NLDEV_ATTR_RES_LQPN, "qp number");
-                           r.qp_type = a.u8(RDMA_NLDEV_ATTR_RES_TYPE, "qp type");
-                           r.src = a.endpoint(RDMA_NLDEV_ATTR_RES_SRC_ADDR);
-                           r.dst = a.endpoint(RDMA_NLDEV_ATTR_RES_DST_ADDR);
-                           r.owner = owner_of(a);
-                           out.push_back(std::move(r));
-                       });
-    });
-    if (!st) return st.failure();
-    return unique_by(std::move(out), [](const CmIdRecord& r) {
-        return std::pair(r.device_index, r.cm_idn);
-    });
+    auto records = parse_resource_dump<CmIdRecord>(
+        bytes, RDMA_NLDEV_CMD_RES_CM_ID_GET, RDMA_NLDEV_ATTR_RES_CM_ID,
+        RDMA_NLDEV_ATTR_RES_CM_ID_ENTRY, "cm_id dump", [](const Attrs& a, CmIdRecord& r) {
+            r.port = a.u32(RDMA_NLDEV_ATTR_PORT_INDEX, "port index");
+            r.cm_idn = a.need(a.u32(RDMA_NLDEV_ATTR_RES_CM_IDN, "cm id number"), "cm id number");
+            r.state = a.need(a.u8(RDMA_NLDEV_ATTR_RES_STATE, "cm state"), "cm state");
+            r.port_space = a.u32(RDMA_NLDEV_ATTR_RES_PS, "port space");
+            r.qp_number = a.u32(RDMA_NLDEV_ATTR_RES_LQPN, "qp number");
+            r.qp_type = a.u8(RDMA_NLDEV_ATTR_RES_TYPE, "qp type");
+            r.src = a.endpoint(RDMA_NLDEV_ATTR_RES_SRC_ADDR);
+            r.dst = a.endpoint(RDMA_NLDEV_ATTR_RES_DST_ADDR);
+            r.owner = owner_of(a);
+        });
+    if (!records) return records;
+    return unique_by(std::move(records.value()),
+                     [](const CmIdRecord& r) { return std::pair(r.device_index, r.cm_idn); });
 }
 
 Result<std::optional<std::string>> parse_chardev_driver(const Bytes& bytes) {
     // enum rdma_driver_id, named as rdma-core names its providers.
-    static constexpr const char* names[] = {
-        nullptr, "mlx5", "mlx4",   "cxgb3", "cxgb4", "mthca", "bnxt_re", "ocrdma", "nes", "irdma",
-        "vmw_pvrdma", "qedr", "hns", "usnic", "rxe",   "hfi1",  "qib",     "efa",    "siw", "erdma"};
+    static constexpr const char* names[] = {nullptr,      "mlx5",    "mlx4",   "cxgb3", "cxgb4",
+                                            "mthca",      "bnxt_re", "ocrdma", "nes",   "irdma",
+                                            "vmw_pvrdma", "qedr",    "hns",    "usnic", "rxe",
+                                            "hfi1",       "qib",     "efa",    "siw",   "erdma"};
     std::optional<std::string> driver;
     auto walked = walk_messages(bytes.data(), bytes.size(), [&](const nlmsghdr* nlh) -> Status {
         try {
@@ -215,14 +230,9 @@ Result<std::optional<std::string>> parse_chardev_driver(const Bytes& bytes) {
 }
 
 Result<std::vector<QpRecord>> parse_qp_dump(const Bytes& bytes) {
-    std::vector<QpRecord> out;
-    auto st = walk_dump(bytes, RDMA_NLDEV_CMD_RES_QP_GET, "qp dump", [&](const Attrs& m) {
-        auto dev_index = m.need(m.u32(RDMA_NLDEV_ATTR_DEV_INDEX, "device index"), "device index");
-        auto dev_name = m.need(m.str(RDMA_NLDEV_ATTR_DEV_NAME, "device name"), "device name");
-        for_each_entry(m, RDMA_NLDEV_ATTR_RES_QP, RDMA_NLDEV_ATTR_RES_QP_ENTRY, [&](const Attrs& a) {
-            QpRecord r;
-            r.device_index = dev_index;
-            r.device_name = dev_name;
+    auto records = parse_resource_dump<QpRecord>(
+        bytes, RDMA_NLDEV_CMD_RES_QP_GET, RDMA_NLDEV_ATTR_RES_QP, RDMA_NLDEV_ATTR_RES_QP_ENTRY,
+        "qp dump", [](const Attrs& a, QpRecord& r) {
             r.port = a.u32(RDMA_NLDEV_ATTR_PORT_INDEX, "port index");
             r.number = a.need(a.u32(RDMA_NLDEV_ATTR_RES_LQPN, "qp number"), "qp number");
             r.remote_number = a.u32(RDMA_NLDEV_ATTR_RES_RQPN, "remote qp number");
@@ -230,13 +240,10 @@ Result<std::vector<QpRecord>> parse_qp_dump(const Bytes& bytes) {
             r.state = a.u8(RDMA_NLDEV_ATTR_RES_STATE, "qp state");
             r.pd = a.u32(RDMA_NLDEV_ATTR_RES_PDN, "pd number");
             r.owner = owner_of(a);
-            out.push_back(std::move(r));
         });
-    });
-    if (!st) return st.failure();
-    return unique_by(std::move(out), [](const QpRecord& r) {
-        return std::pair(r.device_index, r.number);
-    });
+    if (!records) return records;
+    return unique_by(std::move(records.value()),
+                     [](const QpRecord& r) { return std::pair(r.device_index, r.number); });
 }
 
 } // namespace rdmastat

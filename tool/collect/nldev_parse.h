@@ -6,10 +6,10 @@
 /// them or as a capture file holds them) and only parses: no filtering, no output.
 /// Unknown attributes are skipped; malformed ones are a Failure with context.
 
-#include <vector>
-
 #include "collect/netlink.h"
 #include "model/records.h"
+
+#include <vector>
 
 namespace rdmastat {
 

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "collect/procfs.h"
 
-#include <pwd.h>
-#include <unistd.h>
-
 #include <fstream>
 #include <map>
 #include <optional>
+#include <pwd.h>
 #include <sstream>
+#include <unistd.h>
 #include <vector>
 
 namespace rdmastat {

@@ -3,11 +3,11 @@
 
 /// Process facts from /proc: the owner of a pid NLDEV reported.
 
+#include "model/records.h"
+
 #include <cstdint>
 #include <set>
 #include <string>
-
-#include "model/records.h"
 
 namespace rdmastat {
 

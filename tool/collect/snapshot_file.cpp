@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "collect/snapshot_file.h"
 
-#include <nlohmann/json.hpp>
+#include "model/names.h"
 
 #include <cerrno>
 #include <charconv>
 #include <cstring>
 #include <fstream>
 #include <iostream>
-
-#include "model/names.h"
+#include <nlohmann/json.hpp>
 
 namespace rdmastat {
 namespace {

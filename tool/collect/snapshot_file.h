@@ -3,11 +3,11 @@
 
 /// A saved snapshot as a source (`--input FILE`): the JSON that `rdmastat -j -a` writes.
 
-#include <istream>
-#include <string>
-
 #include "common/error.h"
 #include "model/model.h"
+
+#include <istream>
+#include <string>
 
 namespace rdmastat {
 

@@ -2,9 +2,8 @@
 #include "model/address.h"
 
 #include <arpa/inet.h>
-#include <netinet/in.h>
-
 #include <cstring>
+#include <netinet/in.h>
 
 namespace rdmastat {
 

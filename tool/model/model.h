@@ -5,12 +5,12 @@
 /// renderers consume. No libmnl or kernel types here. Fields a source cannot
 /// know stay empty (std::nullopt) and are never invented.
 
+#include "model/address.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "model/address.h"
 
 namespace rdmastat {
 

@@ -25,8 +25,8 @@ std::string lower(std::string_view s) {
 
 std::string cm_state_name(std::uint8_t state) {
     static constexpr std::array<const char*, 11> names = {
-        "IDLE",      "ADDR_QUERY", "ADDR_RESOLVED", "ROUTE_QUERY",    "ROUTE_RESOLVED", "CONNECT",
-        "DISCONNECT", "ADDR_BOUND", "LISTEN",       "DEVICE_REMOVAL", "DESTROYING"};
+        "IDLE",       "ADDR_QUERY", "ADDR_RESOLVED", "ROUTE_QUERY",    "ROUTE_RESOLVED", "CONNECT",
+        "DISCONNECT", "ADDR_BOUND", "LISTEN",        "DEVICE_REMOVAL", "DESTROYING"};
     return lookup(names, state);
 }
 
@@ -39,19 +39,24 @@ std::string qp_state_name(std::uint8_t state) {
 std::string qp_type_name(std::uint8_t type) {
     // Index 7 is unused by the kernel; 0xff is IB_QPT_DRIVER.
     static constexpr std::array<const char*, 11> names = {
-        "SMI", "GSI", "RC", "UC", "UD", "RAW_IPV6", "RAW_ETHERTYPE", "", "RAW_PACKET",
-        "XRC_INI", "XRC_TGT"};
+        "SMI",           "GSI", "RC",         "UC",      "UD",     "RAW_IPV6",
+        "RAW_ETHERTYPE", "",    "RAW_PACKET", "XRC_INI", "XRC_TGT"};
     if (type == 0xff) return "DRIVER";
     return lookup(names, type);
 }
 
 std::string port_space_name(std::uint32_t ps) {
     switch (ps) {
-    case 0x0002: return "ipoib";
-    case 0x0106: return "tcp";
-    case 0x0111: return "udp";
-    case 0x013f: return "ib";
-    default: return std::to_string(ps);
+    case 0x0002:
+        return "ipoib";
+    case 0x0106:
+        return "tcp";
+    case 0x0111:
+        return "udp";
+    case 0x013f:
+        return "ib";
+    default:
+        return std::to_string(ps);
     }
 }
 
@@ -62,9 +67,14 @@ std::string port_state_name(std::uint8_t state) {
 }
 
 std::string port_phys_state_name(std::uint8_t state) {
-    static constexpr std::array<const char*, 8> names = {
-        "", "SLEEP", "POLLING", "DISABLED", "PORT_CONFIGURATION_TRAINING", "LINK_UP",
-        "LINK_ERROR_RECOVERY", "PHY_TEST"};
+    static constexpr std::array<const char*, 8> names = {"",
+                                                         "SLEEP",
+                                                         "POLLING",
+                                                         "DISABLED",
+                                                         "PORT_CONFIGURATION_TRAINING",
+                                                         "LINK_UP",
+                                                         "LINK_ERROR_RECOVERY",
+                                                         "PHY_TEST"};
     return lookup(names, state);
 }
 
@@ -84,11 +94,16 @@ Transport transport_from_protocol(std::string_view protocol) {
 
 std::string_view transport_name(Transport t) {
     switch (t) {
-    case Transport::infiniband: return "infiniband";
-    case Transport::roce: return "roce";
-    case Transport::iwarp: return "iwarp";
-    case Transport::usnic: return "usnic";
-    case Transport::unknown: break;
+    case Transport::infiniband:
+        return "infiniband";
+    case Transport::roce:
+        return "roce";
+    case Transport::iwarp:
+        return "iwarp";
+    case Transport::usnic:
+        return "usnic";
+    case Transport::unknown:
+        break;
     }
     return "unknown";
 }

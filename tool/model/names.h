@@ -4,12 +4,12 @@
 /// Kernel numbering → the names the kernel and iproute2 use. Unknown numbers map to
 /// their decimal text, so a newer kernel never breaks the listing.
 
+#include "model/model.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include "model/model.h"
 
 namespace rdmastat {
 

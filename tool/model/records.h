@@ -4,14 +4,14 @@
 /// What a source reports before analysis joins it: one record per kernel object,
 /// numbers as the kernel sent them. analysis/join turns these into Connections.
 
+#include "model/address.h"
+#include "model/model.h"
+
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "model/address.h"
-#include "model/model.h"
 
 namespace rdmastat {
 

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "render/json.h"
 
-#include <nlohmann/json.hpp>
+#include "model/names.h"
 
 #include <cinttypes>
 #include <cstdio>
-
-#include "model/names.h"
+#include <nlohmann/json.hpp>
 
 namespace rdmastat {
 namespace {
@@ -94,7 +93,8 @@ json header(const Snapshot& snap) {
 
 json devices_json(const Snapshot& snap) {
     json devices = json::array();
-    for (const Device& d : snap.devices) devices.push_back(device_json(d));
+    for (const Device& d : snap.devices)
+        devices.push_back(device_json(d));
     return devices;
 }
 
@@ -109,7 +109,8 @@ void write_snapshot_json(std::ostream& out, const Snapshot& snap,
     json j = header(snap);
     j["devices"] = devices_json(snap);
     json list = json::array();
-    for (const Connection* c : connections) list.push_back(connection_json(*c));
+    for (const Connection* c : connections)
+        list.push_back(connection_json(*c));
     j["connections"] = std::move(list);
     emit(out, j, pretty);
 }

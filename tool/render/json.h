@@ -5,12 +5,12 @@
 /// ports as separate fields, absent fields for what a source cannot know.
 /// collect/snapshot_file reads back what write_snapshot_json writes (`--input FILE`).
 
+#include "analysis/summary.h"
+#include "model/model.h"
+
 #include <ostream>
 #include <string>
 #include <vector>
-
-#include "analysis/summary.h"
-#include "model/model.h"
 
 namespace rdmastat {
 

@@ -12,7 +12,8 @@ void Table::write(std::ostream& out, bool with_header) const {
             width[i] = std::max(width[i], row[i].size());
     };
     if (with_header) measure(headers_);
-    for (const auto& r : rows_) measure(r);
+    for (const auto& r : rows_)
+        measure(r);
 
     auto emit = [&](const std::vector<std::string>& row) {
         std::string line;
@@ -20,11 +21,13 @@ void Table::write(std::ostream& out, bool with_header) const {
             line += row[i];
             if (i + 1 < row.size()) line.append(width[i] - row[i].size() + 2, ' ');
         }
-        while (!line.empty() && line.back() == ' ') line.pop_back();
+        while (!line.empty() && line.back() == ' ')
+            line.pop_back();
         out << line << '\n';
     };
     if (with_header) emit(headers_);
-    for (const auto& r : rows_) emit(r);
+    for (const auto& r : rows_)
+        emit(r);
 }
 
 } // namespace rdmastat

@@ -7,13 +7,17 @@
 namespace rdmastat {
 namespace {
 
-std::string or_dash(const std::optional<std::string>& s) { return s ? *s : "-"; }
+std::string or_dash(const std::optional<std::string>& s) {
+    return s ? *s : "-";
+}
 
 template <typename T> std::string num_or_dash(const std::optional<T>& v) {
     return v ? std::to_string(*v) : "-";
 }
 
-std::string endpoint_text(const std::optional<Endpoint>& e) { return e ? e->to_string() : "*:*"; }
+std::string endpoint_text(const std::optional<Endpoint>& e) {
+    return e ? e->to_string() : "*:*";
+}
 
 std::string user_text(const Owner& o, bool numeric) {
     if (o.kernel) return "kernel";
@@ -62,7 +66,8 @@ void render_listing(std::ostream& out, const std::vector<const Connection*>& con
     table.write(out, opts.header);
 }
 
-void render_devices(std::ostream& out, const std::vector<Device>& devices, const TextOptions& opts) {
+void render_devices(std::ostream& out, const std::vector<Device>& devices,
+                    const TextOptions& opts) {
     Table table({"Device", "Index", "Transport", "Driver", "Node-Type", "Port", "State",
                  "Phys-State", "Netdev"});
     for (const Device& d : devices) {
@@ -89,7 +94,8 @@ void render_summary(std::ostream& out, const Summary& s) {
     auto section = [&](const char* title, const std::map<std::string, std::size_t>& counts) {
         out << title << ":\n";
         Table t({"", ""});
-        for (const auto& [key, n] : counts) t.add({"  " + key, std::to_string(n)});
+        for (const auto& [key, n] : counts)
+            t.add({"  " + key, std::to_string(n)});
         t.write(out, false);
     };
     section("By device", s.by_device);
@@ -97,7 +103,8 @@ void render_summary(std::ostream& out, const Summary& s) {
     section("By state", s.by_state);
     out << "By process:\n";
     Table t({"", ""});
-    for (const auto& p : s.by_process) t.add({"  " + owner_text(p.owner), std::to_string(p.count)});
+    for (const auto& p : s.by_process)
+        t.add({"  " + owner_text(p.owner), std::to_string(p.count)});
     t.write(out, false);
 }
 

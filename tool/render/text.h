@@ -3,11 +3,11 @@
 
 /// Text renderers: the netstat-style listing, `devices`, and the `-s` summary.
 
-#include <ostream>
-#include <vector>
-
 #include "analysis/summary.h"
 #include "model/model.h"
+
+#include <ostream>
+#include <vector>
 
 namespace rdmastat {
 
