@@ -3,10 +3,11 @@
 #   make demo       boot the lab, start rping over siw and rxe, show rdmastat's views
 #   make check      install dependencies, build, run unit and lab tests
 #   make fixtures   refresh tests/fixtures from the lab kernel
+#   make bench      time rdmastat against raw NLDEV dumps and rdma (5000 cm_ids)
 BUILD ?= build
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build demo check unit fixtures clean
+.PHONY: all deps configure build demo check unit fixtures bench clean
 
 all: build
 
@@ -42,6 +43,13 @@ fixtures: deps
 	tests/lab/lab.sh run --out $(BUILD)/capture --bin $(BUILD)/rdmastat-capture \
 		--bin $(BUILD)/rdmastat-cmids tests/lab/scenarios/capture.sh
 	cp $(BUILD)/capture/fixtures/*.bin tests/fixtures/
+
+bench: deps
+	$(MAKE) build
+	tests/lab/lab.sh prepare
+	tests/lab/lab.sh run --out $(BUILD)/bench --bin $(BUILD)/rdmastat --bin $(BUILD)/rdmastat-capture \
+		--bin $(BUILD)/rdmastat-cmids --bin $(BUILD)/rdmastat-timeit tests/lab/scenarios/bench.sh
+	cat $(BUILD)/bench/bench.log
 
 clean:
 	rm -rf $(BUILD)
