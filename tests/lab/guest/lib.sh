@@ -107,6 +107,18 @@ lab_rping_start() {
 }
 lab_cm_connected_ge() { [ "$(lab_cm_connected "$1")" -ge "$2" ]; }
 
+# rping on each device over IPv4 and IPv6: siw 10.9.0.1:7174 and [fd00:9::1]:7176,
+# rxe 10.9.0.2:7175 and [fd00:9::2]:7177 (a listener and both ends each).
+lab_rping_all() {
+	lab_rping_start 10.9.0.1 7174 &&
+		lab_rping_start 10.9.0.2 7175 &&
+		lab_rping_start fd00:9::1 7176 &&
+		lab_rping_start fd00:9::2 7177
+}
+
+# lab_section TITLE: a heading in a scenario's log.
+lab_section() { printf '\n===== %s\n' "$*"; }
+
 # Kill every rping started by lab_rping_start.
 lab_stop_pings() {
 	[ -f /tmp/lab-rping.pids ] || return 0

@@ -8,10 +8,7 @@ set -e
 F="$OUT/fixtures"
 mkdir -p "$F"
 lab_setup
-lab_rping_start 10.9.0.1 7174 # siw, IPv4
-lab_rping_start 10.9.0.2 7175 # rxe, IPv4
-lab_rping_start fd00:9::1 7176 # siw, IPv6
-lab_rping_start fd00:9::2 7177 # rxe, IPv6
+lab_rping_all
 rdmastat-capture "$F"
 rdma -j res show cm_id >"$F/rdma-cm_id.json"
 rdma -j res show qp >"$F/rdma-qp.json"

@@ -28,10 +28,7 @@ capture nodev.txt rdmastat -a
 capture nodev-devices.txt rdmastat devices
 lab_net_up && lab_devices_up || exit 1
 
-lab_rping_start 10.9.0.1 7174 || exit 1  # siw, IPv4
-lab_rping_start 10.9.0.2 7175 || exit 1  # rxe, IPv4
-lab_rping_start fd00:9::1 7176 || exit 1 # siw, IPv6
-lab_rping_start fd00:9::2 7177 || exit 1 # rxe, IPv6
+lab_rping_all || exit 1
 
 # The clients are stopped, so every view below describes the same ids.
 capture rdma-cm_id.json rdma -j res show cm_id

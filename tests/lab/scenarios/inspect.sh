@@ -5,15 +5,10 @@
 # shellcheck source=tests/lab/guest/lib.sh
 . "$LAB/lib.sh"
 
-section() { printf '\n===== %s\n' "$*"; }
-
 lab_setup || exit 1
-lab_rping_start 10.9.0.1 7174 || exit 1 # siw, IPv4
-lab_rping_start 10.9.0.2 7175 || exit 1 # rxe, IPv4
-lab_rping_start fd00:9::1 7176 || exit 1 # siw, IPv6
-lab_rping_start fd00:9::2 7177 || exit 1 # rxe, IPv6
+lab_rping_all || exit 1
 
-section "rdma tool"
+lab_section "rdma tool"
 lab_show rdma dev
 lab_show rdma link
 lab_show rdma res
@@ -26,15 +21,15 @@ lab_show rdma -j res show cm_id
 lab_show rdma -j res show qp
 lab_show rdma -d -j dev
 
-section "sockets (siw: kernel TCP sockets; rxe: kernel UDP 4791)"
+lab_section "sockets (siw: kernel TCP sockets; rxe: kernel UDP 4791)"
 lab_show ss -tanpe
 lab_show ss -uanpe
 
-section "verbs"
+lab_section "verbs"
 lab_show ibv_devices
 lab_show ibv_devinfo
 
-section "sysfs"
+lab_section "sysfs"
 lab_show ls -l /sys/class/infiniband/ /sys/class/infiniband/*/
 for d in /sys/class/infiniband/*; do
 	echo "$d -> $(readlink -f "$d")"
@@ -51,7 +46,7 @@ lab_show ls -l /sys/class/infiniband_verbs/
 for d in /sys/class/infiniband_verbs/uverbs*; do echo "$d/ibdev: $(cat "$d/ibdev")"; done
 lab_show ls -l /sys/class/infiniband/siw0/ports/1/
 
-section "what an rping process holds"
+lab_section "what an rping process holds"
 p=$(rdma res show cm_id | awk '/state CONNECT/ { for (i = 1; i < NF; i++) if ($i == "pid") { print $(i + 1); exit } }')
 lab_show ls -l "/proc/$p/fd"
 lab_show grep infiniband "/proc/$p/maps"
