@@ -40,9 +40,10 @@ demo: deps
 fixtures: deps
 	$(MAKE) build
 	tests/lab/lab.sh prepare
-	tests/lab/lab.sh run --out $(BUILD)/capture --bin $(BUILD)/rdmastat-capture \
-		--bin $(BUILD)/rdmastat-cmids tests/lab/scenarios/capture.sh
-	cp $(BUILD)/capture/fixtures/*.bin tests/fixtures/
+	tests/lab/lab.sh run --out $(BUILD)/capture --bin $(BUILD)/rdmastat \
+		--bin $(BUILD)/rdmastat-capture --bin $(BUILD)/rdmastat-cmids tests/lab/scenarios/capture.sh
+	# Bytes, referee output, owners and snapshot were taken together: keep them together.
+	cp $(BUILD)/capture/fixtures/* tests/fixtures/
 
 bench: deps
 	$(MAKE) build

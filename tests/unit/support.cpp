@@ -139,7 +139,7 @@ std::vector<std::string> compare_with_referee(const std::vector<Connection>& our
             check("kernel owner", r.comm, c->owner.kernel.value_or(""));
         check("qp number", r.lqpn ? std::to_string(*r.lqpn) : "",
               c->qp ? std::to_string(c->qp->number) : "");
-        if (r.lqpn) check("qp type", r.qp_type, c->qp->type.value_or(""));
+        if (r.lqpn && c->qp) check("qp type", r.qp_type, c->qp->type.value_or(""));
         if (!c->qp) continue;
         // The QP's state and type as the referee's QP listing has them.
         bool found = false;

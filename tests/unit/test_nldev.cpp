@@ -254,3 +254,29 @@ TEST_CASE("a reply of the wrong command is rejected", "[nldev]") {
     REQUIRE_FALSE(parsed.ok());
     CHECK_THAT(parsed.error(), Catch::Contains("unexpected message type"));
 }
+
+TEST_CASE("declared lengths past the data are errors, not reads", "[nldev]") {
+    // libmnl compares lengths through int: 2 GiB and more would pass its checks.
+    for (std::uint32_t bogus : {0xFFFFFFF0u, 0x80000000u, 0x7FFFFFFFu, 0u, 8u}) {
+        for (std::uint16_t type : {std::uint16_t{NLMSG_ERROR}, std::uint16_t{NLMSG_DONE},
+                                   std::uint16_t{RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_RES_CM_ID_GET)}}) {
+            Bytes bytes = fixture_bytes("cm_id-siw0.bin");
+            auto* nlh = reinterpret_cast<nlmsghdr*>(bytes.data());
+            nlh->nlmsg_len = bogus;
+            nlh->nlmsg_type = type;
+            INFO("nlmsg_len " << bogus << " type " << type);
+            auto parsed = parse_cm_id_dump(bytes);
+            REQUIRE_FALSE(parsed.ok());
+            CHECK_THAT(parsed.error(), Catch::Contains("malformed netlink message"));
+        }
+    }
+}
+
+TEST_CASE("an attribute shorter than its own header is an error", "[nldev]") {
+    Bytes bytes = fixture_bytes("cm_id-siw0.bin");
+    Layout l = layout_of_first(bytes);
+    reinterpret_cast<nlattr*>(bytes.data() + l.last_entry + NLA_HDRLEN)->nla_len = 2;
+    auto parsed = parse_cm_id_dump(bytes);
+    REQUIRE_FALSE(parsed.ok());
+    CHECK_THAT(parsed.error(), Catch::Contains("truncated attribute"));
+}

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "collect/netlink.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <optional>
 #include <cstring>
 #include <ctime>
 #include <libmnl/libmnl.h>
@@ -36,6 +38,43 @@ const nlattr* extack_message(const nlmsghdr* nlh, std::size_t offset) {
     auto* base = static_cast<const std::uint8_t*>(mnl_nlmsg_get_payload(nlh)) + offset;
     auto table = parse_attrs(base, payload - offset, NLMSGERR_ATTR_MAX);
     return table ? table.value()[NLMSGERR_ATTR_MSG] : nullptr;
+}
+
+// libmnl's length checks compare through int, so a declared length of 2 GiB or
+// more passes them; these walkers check in size_t. Each calls f per whole item
+// and fails on the first one that does not fit.
+template <typename F> Status for_each_message(const std::uint8_t* data, std::size_t len, F f) {
+    std::size_t off = 0;
+    while (off < len) {
+        std::size_t left = len - off;
+        if (left < sizeof(nlmsghdr))
+            return Failure{"malformed netlink message (" + std::to_string(left) + " trailing bytes)"};
+        auto* nlh = reinterpret_cast<const nlmsghdr*>(data + off);
+        if (nlh->nlmsg_len < NLMSG_HDRLEN || nlh->nlmsg_len > left)
+            return Failure{"malformed netlink message (length " + std::to_string(nlh->nlmsg_len) +
+                           ", " + std::to_string(left) + " bytes left)"};
+        if (auto st = f(nlh); !st) return st;
+        off += std::min(left, (std::size_t{nlh->nlmsg_len} + 3) & ~std::size_t{3});
+    }
+    return Ok{};
+}
+
+template <typename F> Status for_each_attr(const void* data, std::size_t len, F f) {
+    auto* bytes = static_cast<const std::uint8_t*>(data);
+    std::size_t off = 0;
+    while (len - off >= sizeof(nlattr)) {
+        auto* attr = reinterpret_cast<const nlattr*>(bytes + off);
+        std::size_t left = len - off;
+        if (attr->nla_len < sizeof(nlattr) || attr->nla_len > left)
+            return Failure{"truncated attribute (type " + std::to_string(mnl_attr_get_type(attr)) +
+                           ", " + std::to_string(attr->nla_len) + " bytes declared, " +
+                           std::to_string(left) + " left)"};
+        f(attr);
+        off += std::min(left, std::size_t{MNL_ALIGN(attr->nla_len)});
+    }
+    if (off < len)
+        return Failure{"truncated attribute (" + std::to_string(len - off) + " stray bytes)"};
+    return Ok{};
 }
 
 } // namespace
@@ -87,14 +126,16 @@ Result<Bytes> NetlinkSocket::exchange(const std::function<void(nlmsghdr*)>& fill
             return Failure{"receive: " + errno_text(errno), errno};
         }
         bool last = false;
-        auto* m = reinterpret_cast<const nlmsghdr*>(buf.data());
-        int remaining = static_cast<int>(n);
-        for (; mnl_nlmsg_ok(m, remaining); m = mnl_nlmsg_next(m, &remaining)) {
-            // A dedicated socket sees only our conversation; anything else is a bug.
-            if (m->nlmsg_seq != seq || m->nlmsg_pid != portid_)
-                return Failure{"netlink reply out of sequence"};
-            last |= m->nlmsg_type == NLMSG_DONE || m->nlmsg_type == NLMSG_ERROR;
-        }
+        auto scanned = for_each_message(buf.data(), static_cast<std::size_t>(n),
+                                        [&](const nlmsghdr* m) -> Status {
+                                            // A dedicated socket sees only our conversation.
+                                            if (m->nlmsg_seq != seq || m->nlmsg_pid != portid_)
+                                                return Failure{"netlink reply out of sequence"};
+                                            last |= m->nlmsg_type == NLMSG_DONE ||
+                                                    m->nlmsg_type == NLMSG_ERROR;
+                                            return Ok{};
+                                        });
+        if (!scanned) return scanned.failure();
         out.insert(out.end(), buf.begin(), buf.begin() + n);
         if (last) return out;
     }
@@ -111,58 +152,54 @@ Result<Bytes> NetlinkSocket::request(const std::function<void(nlmsghdr*)>& fill)
 
 Result<StreamEnd> walk_messages(const std::uint8_t* data, std::size_t len,
                                 const std::function<Status(const nlmsghdr*)>& on_data) {
-    auto* nlh = reinterpret_cast<const nlmsghdr*>(data);
-    int remaining = static_cast<int>(len);
-    while (remaining > 0) {
-        if (!mnl_nlmsg_ok(nlh, remaining))
-            return Failure{"malformed netlink message (" + std::to_string(remaining) +
-                           " trailing bytes)"};
+    std::optional<Result<StreamEnd>> end;
+    auto st = for_each_message(data, len, [&](const nlmsghdr* nlh) -> Status {
+        if (end) return Ok{}; // nothing after the end of the stream counts
         switch (nlh->nlmsg_type) {
         case NLMSG_NOOP:
-            break;
+            return Ok{};
         case NLMSG_DONE: {
             int error = 0;
             if (nlh->nlmsg_len >= NLMSG_HDRLEN + sizeof(int))
                 std::memcpy(&error, mnl_nlmsg_get_payload(nlh), sizeof(int));
-            if (error < 0) return kernel_failure(error, extack_message(nlh, sizeof(int)));
-            return StreamEnd::done;
+            if (error < 0)
+                end = Result<StreamEnd>(kernel_failure(error, extack_message(nlh, sizeof(int))));
+            else
+                end = Result<StreamEnd>(StreamEnd::done);
+            return Ok{};
         }
         case NLMSG_ERROR: {
             if (nlh->nlmsg_len < NLMSG_HDRLEN + sizeof(nlmsgerr))
                 return Failure{"truncated netlink error message"};
             nlmsgerr err;
             std::memcpy(&err, mnl_nlmsg_get_payload(nlh), sizeof(err));
-            if (err.error == 0) return StreamEnd::done;
+            if (err.error == 0) {
+                end = Result<StreamEnd>(StreamEnd::done);
+                return Ok{};
+            }
             std::size_t offset = sizeof(err);
-            if (!(nlh->nlmsg_flags & NLM_F_CAPPED)) offset += err.msg.nlmsg_len - NLMSG_HDRLEN;
-            return kernel_failure(err.error, extack_message(nlh, offset));
+            if (!(nlh->nlmsg_flags & NLM_F_CAPPED) && err.msg.nlmsg_len >= NLMSG_HDRLEN)
+                offset += err.msg.nlmsg_len - NLMSG_HDRLEN;
+            end = Result<StreamEnd>(kernel_failure(err.error, extack_message(nlh, offset)));
+            return Ok{};
         }
         default:
-            if (nlh->nlmsg_type < NLMSG_MIN_TYPE) break;
-            if (auto st = on_data(nlh); !st) return st.failure();
+            if (nlh->nlmsg_type < NLMSG_MIN_TYPE) return Ok{};
+            return on_data(nlh);
         }
-        nlh = mnl_nlmsg_next(nlh, &remaining);
-    }
+    });
+    if (!st) return st.failure();
+    if (end) return *end;
     return StreamEnd::more;
 }
 
 Result<AttrTable> parse_attrs(const void* data, std::size_t len, unsigned max) {
     AttrTable table(max + 1, nullptr);
-    auto* attr = static_cast<const nlattr*>(data);
-    int remaining = static_cast<int>(len);
-    while (remaining >= static_cast<int>(sizeof(nlattr))) {
-        if (!mnl_attr_ok(attr, remaining))
-            return Failure{"truncated attribute (type " + std::to_string(mnl_attr_get_type(attr)) +
-                           ", " + std::to_string(attr->nla_len) + " bytes declared, " +
-                           std::to_string(remaining) + " left)"};
+    auto st = for_each_attr(data, len, [&](const nlattr* attr) {
         unsigned type = mnl_attr_get_type(attr);
         if (type <= max) table[type] = attr;
-        remaining -= static_cast<int>(MNL_ALIGN(attr->nla_len));
-        attr = reinterpret_cast<const nlattr*>(reinterpret_cast<const std::uint8_t*>(attr) +
-                                               MNL_ALIGN(attr->nla_len));
-    }
-    if (remaining > 0)
-        return Failure{"truncated attribute (" + std::to_string(remaining) + " stray bytes)"};
+    });
+    if (!st) return st.failure();
     return table;
 }
 
@@ -172,20 +209,9 @@ Result<AttrTable> parse_nested(const nlattr* nest, unsigned max) {
 
 Result<std::vector<const nlattr*>> nested_list(const nlattr* nest) {
     std::vector<const nlattr*> out;
-    auto* attr = static_cast<const nlattr*>(mnl_attr_get_payload(nest));
-    int remaining = static_cast<int>(mnl_attr_get_payload_len(nest));
-    while (remaining >= static_cast<int>(sizeof(nlattr))) {
-        if (!mnl_attr_ok(attr, remaining))
-            return Failure{"truncated nested attribute (" + std::to_string(attr->nla_len) +
-                           " bytes declared, " + std::to_string(remaining) + " left)"};
-        out.push_back(attr);
-        remaining -= static_cast<int>(MNL_ALIGN(attr->nla_len));
-        attr = reinterpret_cast<const nlattr*>(reinterpret_cast<const std::uint8_t*>(attr) +
-                                               MNL_ALIGN(attr->nla_len));
-    }
-    if (remaining > 0)
-        return Failure{"truncated nested attribute (" + std::to_string(remaining) +
-                       " stray bytes)"};
+    auto st = for_each_attr(mnl_attr_get_payload(nest), mnl_attr_get_payload_len(nest),
+                            [&](const nlattr* attr) { out.push_back(attr); });
+    if (!st) return Failure{"nested list: " + st.error()};
     return out;
 }
 
@@ -202,6 +228,9 @@ template <typename T> Result<T> attr_fixed(const nlattr* a, const char* name) {
 
 Result<std::uint8_t> attr_u8(const nlattr* a, const char* name) {
     return attr_fixed<std::uint8_t>(a, name);
+}
+Result<std::uint16_t> attr_u16(const nlattr* a, const char* name) {
+    return attr_fixed<std::uint16_t>(a, name);
 }
 Result<std::uint32_t> attr_u32(const nlattr* a, const char* name) {
     return attr_fixed<std::uint32_t>(a, name);
