@@ -58,7 +58,7 @@ lab_prep_image() {
 # own module, which includes drivers/infiniband/core/cma_priv.h).
 lab_prep_ksrc() {
 	local kdir=$1 kver=$2 series deb top
-	[ -f "$kdir/.ksrc.done" ] && return
+	[ -f "$kdir/.ksrc2.done" ] && return
 	series=$(echo "$kver" | cut -d. -f1,2)
 	top=linux-source-$series
 	log "downloading linux-source-$series=$(cat "$kdir/version") and extracting the RDMA subset"
@@ -69,10 +69,12 @@ lab_prep_ksrc() {
 	[ -n "$deb" ] || die "apt-get download linux-source-$series failed"
 	dpkg-deb --fsys-tarfile "$deb" | tar -xO "./usr/src/$top.tar.xz" |
 		tar -xJ -C "$kdir/ksrc" --strip-components=1 \
-			"$top/drivers/infiniband" "$top/include/rdma" "$top/include/uapi/rdma"
+			"$top/drivers/infiniband" "$top/include/rdma" "$top/include/uapi/rdma" \
+			"$top/Makefile" "$top/scripts/checkpatch.pl" "$top/scripts/spelling.txt" \
+			"$top/scripts/const_structs.checkpatch"
 	[ -f "$kdir/ksrc/drivers/infiniband/core/cma_priv.h" ] || die "ksrc extraction incomplete"
 	rm -rf "$kdir/dl"
-	touch "$kdir/.ksrc.done"
+	touch "$kdir/.ksrc2.done"
 }
 
 # Debian does not build CONFIG_RDMA_SIW: build siw.ko out of tree, then put a

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * rdmastat: every rdma_cm id of the caller's network namespace, joined with
+ * its queue pair and its owner, over generic netlink.
+ *
+ * The kernel's RDMA netlink (NLDEV) reports cm_ids and QPs separately, one
+ * device at a time. The rdmastat module reports one record per cm_id with the
+ * QP state beside it, and adds what NLDEV leaves out: the iWARP port-mapper
+ * (on-the-wire) addresses, the owner's uid and thread group, and the network
+ * namespace.
+ *
+ * Family and commands
+ * -------------------
+ * The generic netlink family is RDMASTAT_GENL_NAME, version
+ * RDMASTAT_GENL_VERSION. It has one command:
+ *
+ * RDMASTAT_CMD_CONN_GET
+ *   With NLM_F_DUMP: every cm_id of every RDMA device whose network
+ *   namespace is the caller's. No attributes are needed; any are ignored.
+ *
+ *   Without NLM_F_DUMP: one cm_id, named by RDMASTAT_A_DEV_INDEX and
+ *   RDMASTAT_A_CM_IDN (both required). Errors: -EINVAL with an extended
+ *   ack naming the missing attribute, -ENODEV for an unknown device index,
+ *   -ENOENT for an unknown (or dying) cm id number, or one in another
+ *   network namespace.
+ *
+ *   Each reply message describes exactly one cm_id (the attributes below at
+ *   the top level of the message). A dump is split over as many netlink
+ *   messages, and recvmsg() calls, as it needs; it resumes after the last id
+ *   sent, device by device in index order and by cm id number within a
+ *   device. Ids created during a dump may be missed and ids destroyed during
+ *   it are skipped; none is reported twice.
+ *
+ * Permissions
+ * -----------
+ * Any user may dump the cm_ids of their own network namespace. The owner
+ * fields (RDMASTAT_OWNER_A_PID, _TID, _UID and _COMM) of an id owned by a
+ * process of another user are sent only to callers with CAP_NET_ADMIN, as
+ * ss -p shows other users' sockets only to the privileged. A kernel owner's
+ * name (RDMASTAT_OWNER_A_KERN_NAME) is sent to everyone. Pids are in the
+ * caller's pid namespace and uids in the caller's user namespace; an owner
+ * not visible there is sent without that field.
+ *
+ * Attributes of a reply (enum rdmastat_attr)
+ * ------------------------------------------
+ * RDMASTAT_A_DEV_INDEX: u32, the RDMA device's index (as NLDEV's).
+ * RDMASTAT_A_DEV_NAME: NUL-terminated string, the device's name.
+ * RDMASTAT_A_DRIVER: NUL-terminated string, the name of the kernel module
+ *   that registered the device ("siw", "rdma_rxe", "mlx5_ib", ...).
+ * RDMASTAT_A_TRANSPORT: u8, enum rdmastat_transport of the id's port.
+ * RDMASTAT_A_PORT: u32, the port number; absent while the id has none.
+ * RDMASTAT_A_CM_IDN: u32, the cm id number, the same number NLDEV reports
+ *   as RDMA_NLDEV_ATTR_RES_CM_IDN.
+ * RDMASTAT_A_CM_STATE: u8, the connection manager state in the kernel's
+ *   numbering (enum rdma_cm_state): 0 IDLE, 1 ADDR_QUERY, 2 ADDR_RESOLVED,
+ *   3 ROUTE_QUERY, 4 ROUTE_RESOLVED, 5 CONNECT, 6 DISCONNECT, 7 ADDR_BOUND,
+ *   8 LISTEN, 9 DEVICE_REMOVAL, 10 DESTROYING.
+ * RDMASTAT_A_PORT_SPACE: u32, enum rdma_ucm_port_space (0x0106 TCP,
+ *   0x0111 UDP, 0x013F IB, 0x0002 IPOIB).
+ * RDMASTAT_A_INTERNAL: flag, present when the id is one the kernel created
+ *   itself: the per-device listener child of a listener bound to a wildcard
+ *   address.
+ * RDMASTAT_A_LOCAL, RDMASTAT_A_PEER: binary, a struct sockaddr_in or
+ *   struct sockaddr_in6 (the length tells which); absent while unset.
+ * RDMASTAT_A_MAPPED_LOCAL, RDMASTAT_A_MAPPED_PEER: binary, as above: the
+ *   addresses on the wire of an iWARP id, which differ from RDMASTAT_A_LOCAL
+ *   and RDMASTAT_A_PEER when the iWARP port mapper assigned other ones.
+ *   Only for ids on iWARP devices that have an iWARP connection manager id.
+ * RDMASTAT_A_MAPPED: flag, present when port mapping is in effect for the id.
+ * RDMASTAT_A_QP: nested, enum rdmastat_qp_attr; absent while the id has no QP.
+ * RDMASTAT_A_OWNER: nested, enum rdmastat_owner_attr.
+ * RDMASTAT_A_NETNS: u32, the inode number of the id's network namespace,
+ *   as /proc/PID/ns/net shows it.
+ *
+ * Attributes of RDMASTAT_A_QP (enum rdmastat_qp_attr)
+ * ---------------------------------------------------
+ * RDMASTAT_QP_A_NUM: u32, the local QP number.
+ * RDMASTAT_QP_A_TYPE: u8, enum ib_qp_type (2 RC, 3 UC, 4 UD, ...).
+ * RDMASTAT_QP_A_STATE: u8, enum ib_qp_state (0 RESET, 1 INIT, 2 RTR, 3 RTS,
+ *   4 SQD, 5 SQE, 6 ERR), as the driver reports it now; absent when the QP
+ *   could not be queried (it is being destroyed).
+ *
+ * Attributes of RDMASTAT_A_OWNER (enum rdmastat_owner_attr)
+ * --------------------------------------------------------
+ * RDMASTAT_OWNER_A_PID: u32, the owning process (thread group id).
+ * RDMASTAT_OWNER_A_TID: u32, the thread that created the id, when it is not
+ *   the thread group leader (NLDEV reports this one as the pid).
+ * RDMASTAT_OWNER_A_UID: u32, the owning process's real uid.
+ * RDMASTAT_OWNER_A_COMM: NUL-terminated string, the process's command name.
+ * RDMASTAT_OWNER_A_KERN_NAME: NUL-terminated string, the kernel module that
+ *   owns the id ("rpcrdma", "nvme_rdma", ...), instead of the fields above.
+ *
+ * Attributes of a request
+ * -----------------------
+ * RDMASTAT_A_DEV_INDEX and RDMASTAT_A_CM_IDN, as above, for the non-dump
+ * form of RDMASTAT_CMD_CONN_GET.
+ */
+#ifndef _UAPI_LINUX_RDMASTAT_H
+#define _UAPI_LINUX_RDMASTAT_H
+
+#define RDMASTAT_GENL_NAME "rdmastat"
+#define RDMASTAT_GENL_VERSION 1
+
+enum rdmastat_cmd {
+	RDMASTAT_CMD_UNSPEC,
+	RDMASTAT_CMD_CONN_GET,
+	__RDMASTAT_CMD_LAST
+};
+#define RDMASTAT_CMD_MAX (__RDMASTAT_CMD_LAST - 1)
+
+enum rdmastat_attr {
+	RDMASTAT_A_UNSPEC,
+	RDMASTAT_A_DEV_INDEX,
+	RDMASTAT_A_DEV_NAME,
+	RDMASTAT_A_DRIVER,
+	RDMASTAT_A_TRANSPORT,
+	RDMASTAT_A_PORT,
+	RDMASTAT_A_CM_IDN,
+	RDMASTAT_A_CM_STATE,
+	RDMASTAT_A_PORT_SPACE,
+	RDMASTAT_A_INTERNAL,
+	RDMASTAT_A_LOCAL,
+	RDMASTAT_A_PEER,
+	RDMASTAT_A_MAPPED_LOCAL,
+	RDMASTAT_A_MAPPED_PEER,
+	RDMASTAT_A_MAPPED,
+	RDMASTAT_A_QP,
+	RDMASTAT_A_OWNER,
+	RDMASTAT_A_NETNS,
+	__RDMASTAT_A_LAST
+};
+#define RDMASTAT_A_MAX (__RDMASTAT_A_LAST - 1)
+
+enum rdmastat_qp_attr {
+	RDMASTAT_QP_A_UNSPEC,
+	RDMASTAT_QP_A_NUM,
+	RDMASTAT_QP_A_TYPE,
+	RDMASTAT_QP_A_STATE,
+	__RDMASTAT_QP_A_LAST
+};
+#define RDMASTAT_QP_A_MAX (__RDMASTAT_QP_A_LAST - 1)
+
+enum rdmastat_owner_attr {
+	RDMASTAT_OWNER_A_UNSPEC,
+	RDMASTAT_OWNER_A_PID,
+	RDMASTAT_OWNER_A_TID,
+	RDMASTAT_OWNER_A_UID,
+	RDMASTAT_OWNER_A_COMM,
+	RDMASTAT_OWNER_A_KERN_NAME,
+	__RDMASTAT_OWNER_A_LAST
+};
+#define RDMASTAT_OWNER_A_MAX (__RDMASTAT_OWNER_A_LAST - 1)
+
+/* The link layer of an id's port: decides which port space it really uses. */
+enum rdmastat_transport {
+	RDMASTAT_TRANSPORT_UNKNOWN,
+	RDMASTAT_TRANSPORT_INFINIBAND,
+	RDMASTAT_TRANSPORT_ROCE,
+	RDMASTAT_TRANSPORT_IWARP,
+	RDMASTAT_TRANSPORT_USNIC,
+	__RDMASTAT_TRANSPORT_LAST
+};
+
+#endif /* _UAPI_LINUX_RDMASTAT_H */
