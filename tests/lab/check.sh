@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # ctest's "lab" test: boots the lab once with the freshly built binaries, runs
 # the scenarios, then the [lab] unit tests judge what the guest wrote.
-# usage: check.sh RDMASTAT CAPTURE CMIDS TESTS OUTDIR
+# usage: check.sh RDMASTAT CAPTURE CMIDS TESTS MODULE OUTDIR
 set -euo pipefail
-[ $# -eq 5 ] || { echo "usage: $0 RDMASTAT CAPTURE CMIDS TESTS OUTDIR" >&2; exit 2; }
-rdmastat=$1 capture=$2 cmids=$3 tests=$4 out=$5
+[ $# -eq 6 ] || { echo "usage: $0 RDMASTAT CAPTURE CMIDS TESTS MODULE OUTDIR" >&2; exit 2; }
+rdmastat=$1 capture=$2 cmids=$3 tests=$4 module=$5 out=$6
+[ -f "$module" ] || { echo "lab: $module missing (the kernel test builds it)" >&2; exit 1; }
 here=$(cd "$(dirname "$0")" && pwd)
 
 rm -rf "$out"
@@ -12,8 +13,8 @@ mkdir -p "$out"
 "$here/lab.sh" prepare
 status=0
 "$here/lab.sh" run --out "$out" --bin "$rdmastat" --bin "$capture" --bin "$cmids" \
-	"$here/scenarios/crosscheck.sh" "$here/scenarios/smoke.sh" \
-	"$here/scenarios/capture.sh" || status=$?
+	--ko "$module" "$here/scenarios/crosscheck.sh" "$here/scenarios/smoke.sh" \
+	"$here/scenarios/capture.sh" "$here/scenarios/module.sh" || status=$?
 for log in "$out"/*.log; do
 	name=$(basename "$log" .log)
 	rc=$(cat "$out/$name.rc" 2>/dev/null || echo "?")

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 // rdmastat-capture DIR: writes the raw bytes of every NLDEV dump rdmastat makes
 // (devices.bin, then per device ports-DEV.bin, cm_id-DEV.bin, qp-DEV.bin) into DIR.
-// Run in the lab (tests/lab/scenarios/capture.sh) to refresh tests/fixtures.
+// rdmastat-capture --module DIR: writes the rdmastat module's RDMASTAT_CMD_CONN_GET
+// dump as DIR/module-dump.bin (the module must be loaded).
+// Run in the lab (tests/lab/scenarios/capture.sh, module.sh) to refresh tests/fixtures.
+#include "collect/module.h"
 #include "collect/nldev.h"
 #include "collect/nldev_parse.h"
 
@@ -20,12 +23,22 @@ static void save(const std::string& path, const Bytes& bytes) {
     std::cout << path << ": " << bytes.size() << " bytes\n";
 }
 
+static int capture_module(const std::string& dir) {
+    auto source = ModuleSource::open().take();
+    if (!source)
+        throw Error("module source", "the rdmastat generic netlink family is not registered");
+    save(dir + "/module-dump.bin", source->dump().take());
+    return 0;
+}
+
 int main(int argc, char** argv) {
-    if (argc != 2) {
-        std::cerr << "usage: rdmastat-capture DIR\n";
+    bool module = argc == 3 && std::string(argv[1]) == "--module";
+    if (argc != 2 && !module) {
+        std::cerr << "usage: rdmastat-capture [--module] DIR\n";
         return 2;
     }
     try {
+        if (module) return capture_module(argv[2]);
         std::string dir = argv[1];
         auto source = NldevSource::open().take();
         if (!source) throw Error("RDMA netlink", "not available");

@@ -4,6 +4,7 @@
 #include "support.h"
 
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -93,4 +94,27 @@ TEST_CASE("the filter narrows --input the same as live data", "[cli]") {
         expected += c["device"] == "siw0";
     CHECK(s.size() == expected);
     CHECK(expected > 0);
+}
+
+TEST_CASE("--source module without the module is a runtime error", "[cli]") {
+    if (std::filesystem::exists("/sys/module/rdmastat")) return; // loaded here: nothing to check
+    Run r = run({"--source", "module", "-a"});
+    CHECK(r.rc == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err == "rdmastat: module source: the rdmastat generic netlink family is not "
+                   "registered (load rdmastat.ko)\n");
+    CHECK(run({"--source", "module", "devices"}).rc == 2);
+}
+
+TEST_CASE("--source takes auto, nldev or module and is ignored with --input", "[cli]") {
+    Run bad = run({"--source", "verbs"});
+    CHECK(bad.rc == 2);
+    CHECK_THAT(bad.err, Catch::StartsWith("rdmastat: ") && Catch::Contains("--source"));
+    for (const char* source : {"auto", "nldev", "module"}) {
+        Run r = run({"--source", source, "--input", snapshot, "-a", "-j"});
+        REQUIRE(r.rc == 0);
+        CHECK(nlohmann::json::parse(r.out)["source"] == "file");
+        CHECK(run({"devices", "--source", source, "--input", snapshot}).rc == 0);
+        CHECK(run({"--source", source, "devices", "--input", snapshot}).rc == 0);
+    }
 }

@@ -4,6 +4,8 @@
 #include "support.h"
 
 #include <catch2/catch.hpp>
+#include <linux/rdmastat.h>
+#include <set>
 
 using namespace rdmastat;
 using namespace rdmastat::test;
@@ -84,4 +86,85 @@ TEST_CASE("a kernel owner is named, without a pid", "[join]") {
     const Connection& c = snap.connections.front();
     CHECK(c.owner.kernel == "ib_core");
     CHECK_FALSE(c.owner.pid);
+}
+
+namespace {
+// A hand-built module record: owners of other users and port-mapped iWARP ids
+// are shapes the lab's capture does not have.
+ModuleRecord module_record() {
+    ModuleRecord r;
+    r.device_index = 1;
+    r.device_name = "siw0";
+    r.cm_idn = 4;
+    r.state = 5; // CONNECT
+    r.port = 1;
+    r.port_space = 0x0106;
+    r.local = Endpoint{*IpAddress::parse("10.9.0.1"), 7174};
+    r.peer = Endpoint{*IpAddress::parse("10.9.0.1"), 40000};
+    return r;
+}
+} // namespace
+
+TEST_CASE("module owners are taken as sent, with user names looked up", "[join]") {
+    auto owner_of = [](const ModuleRecord::OwnerPart& part, const UserMap& users) {
+        ModuleRecord r = module_record();
+        r.owner = part;
+        return join_module({r}, {}, users, "module").connections.at(0).owner;
+    };
+    ModuleRecord::OwnerPart full{100, 101, 1000, "rping", std::nullopt};
+    Owner o = owner_of(full, {{1000, "lab"}});
+    CHECK(o == Owner{100u, 101u, "rping", 1000u, "lab", std::nullopt});
+    CHECK_FALSE(owner_of(full, {{1000, std::nullopt}}).user);
+    // Another user's id without CAP_NET_ADMIN: nothing sent, nothing invented.
+    CHECK(owner_of({}, {}) == Owner{});
+    ModuleRecord::OwnerPart kernel{std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+                                   "rpcrdma"};
+    Owner kernel_owner;
+    kernel_owner.kernel = "rpcrdma";
+    CHECK(owner_of(kernel, {}) == kernel_owner);
+}
+
+TEST_CASE("owner_uids lists each uid the module sent once", "[join]") {
+    std::vector<ModuleRecord> records(3, module_record());
+    records[0].owner.uid = 1000;
+    records[1].owner.uid = 1000;
+    CHECK(owner_uids(records) == std::set<std::uint32_t>{1000});
+}
+
+TEST_CASE("module ids keep mapping, internal, netns, QP and transport", "[join]") {
+    Device siw;
+    siw.index = 1;
+    siw.name = "siw0";
+    siw.transport = Transport::iwarp;
+    auto join_one = [&](const ModuleRecord& r) {
+        return join_module({r}, {siw}, {}, "module").connections.at(0);
+    };
+    ModuleRecord r = module_record();
+    Connection plain = join_one(r);
+    CHECK(plain.transport == Transport::iwarp); // the device's, none sent
+    CHECK(plain.state == "CONNECT");
+    CHECK(plain.port_space == "tcp");
+    CHECK_FALSE(plain.mapped);
+    CHECK_FALSE(plain.internal);
+    CHECK_FALSE(plain.qp);
+
+    r.transport = RDMASTAT_TRANSPORT_ROCE;
+    r.internal = true;
+    r.netns = 4026531840u;
+    r.qp = ModuleRecord::QpPart{7, 2, 3};
+    r.mapped_local = Endpoint{*IpAddress::parse("10.9.0.1"), 20001};
+    Connection c = join_one(r);
+    CHECK(c.transport == Transport::roce);
+    CHECK(c.internal);
+    CHECK(c.netns == 4026531840u);
+    CHECK(c.qp == Qp{7, "RC", "RTS"});
+    CHECK(c.mapped_local == r.mapped_local);
+    CHECK_FALSE(c.mapped_peer);
+    CHECK(c.mapped == false); // mapping information sent, flag absent
+
+    r.mapped = true;
+    r.qp->state.reset();
+    c = join_one(r);
+    CHECK(c.mapped == true);
+    CHECK(c.qp == Qp{7, "RC", std::nullopt});
 }

@@ -69,3 +69,11 @@ TEST_CASE("a process that is gone keeps only its pid", "[procfs]") {
     CHECK_FALSE(o.uid);
     CHECK_FALSE(o.user);
 }
+
+TEST_CASE("user names come from the user database, once per uid", "[procfs]") {
+    // 4294967294 is (uid_t)-2, which no user database names.
+    UserMap users = resolve_users({0, 4294967294u});
+    REQUIRE(users.size() == 2);
+    CHECK(users.at(0) == "root");
+    CHECK_FALSE(users.at(4294967294u));
+}

@@ -2,6 +2,9 @@
 // Renderers against golden output, driven through the CLI on the lab snapshot
 // (tests/fixtures/snapshot.json, written by rdmastat -j -a in the lab).
 #include "cli/app.h"
+#include "collect/snapshot_file.h"
+#include "render/json.h"
+#include "render/text.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>
@@ -89,4 +92,79 @@ TEST_CASE("JSON keys are exactly the schema's", "[render]") {
     CHECK(conn == std::set<std::string>{"device", "port", "transport", "port_space", "cm_id",
                                         "state", "local", "peer", "qp", "owner"});
     CHECK(owner == std::set<std::string>{"pid", "comm", "uid", "user"});
+}
+
+namespace {
+// The lab snapshot with module-only facts added by hand: the lab has no iWARP
+// port mapper and no wildcard listener, so these shapes are not in a capture.
+Snapshot with_module_fields() {
+    std::istringstream in(read_file(snapshot));
+    Snapshot s = parse_snapshot_json(in, "snapshot.json").take();
+    REQUIRE(s.connections.size() >= 2);
+    Connection& c = s.connections[0];
+    REQUIRE(c.local);
+    c.mapped_local = Endpoint{c.local->address, 20001};
+    c.mapped_peer = c.peer; // unchanged by the mapper: not repeated in text
+    c.mapped = true;
+    c.netns = 4026531840u;
+    s.connections[1].internal = true;
+    return s;
+}
+
+std::vector<const Connection*> all_of(const Snapshot& s) {
+    std::vector<const Connection*> out;
+    for (const auto& c : s.connections)
+        out.push_back(&c);
+    return out;
+}
+} // namespace
+
+TEST_CASE("-e shows mapped addresses and internal ids without new columns", "[render]") {
+    Snapshot s = with_module_fields();
+    const Connection& c = s.connections[0];
+    auto lines = [&](bool extended) {
+        std::ostringstream out;
+        render_listing(out, all_of(s), TextOptions{true, false, true, extended});
+        std::istringstream in(out.str());
+        std::vector<std::string> v;
+        for (std::string l; std::getline(in, l);)
+            v.push_back(l);
+        return v;
+    };
+    auto plain = lines(false), extended = lines(true);
+    std::string mapped = c.local->to_string() + "(" + c.mapped_local->to_string() + ")";
+    CHECK_THAT(extended[1], Catch::Contains(" " + mapped + " "));
+    CHECK_THAT(extended[1], !Catch::Contains(c.peer->to_string() + "("));
+    CHECK_THAT(extended[2],
+               Catch::Contains(" " + std::to_string(s.connections[1].cm_id) + "(internal) "));
+    CHECK_THAT(plain[1], !Catch::Contains("(") && Catch::Contains(c.local->to_string() + " "));
+    CHECK_THAT(plain[2], !Catch::Contains("internal"));
+    CHECK(plain[0] == lines(false)[0]);
+    // The same columns whatever the source knew.
+    std::ostringstream nldev;
+    render_listing(nldev, {}, TextOptions{true, false, true, true});
+    auto words = [](const std::string& line) {
+        std::istringstream in(line);
+        return std::vector<std::string>{std::istream_iterator<std::string>(in), {}};
+    };
+    CHECK(words(extended[0]) == words(nldev.str()));
+}
+
+TEST_CASE("module-only JSON keys appear only where known", "[render]") {
+    Snapshot s = with_module_fields();
+    std::ostringstream out;
+    write_snapshot_json(out, s, all_of(s), false);
+    auto conns = nlohmann::json::parse(out.str())["connections"];
+    const auto& c0 = conns[0];
+    CHECK(
+        c0["mapped_local"] ==
+        nlohmann::json{{"address", s.connections[0].local->address.to_string()}, {"port", 20001}});
+    CHECK(c0["mapped_peer"] == c0["peer"]);
+    CHECK(c0["mapped"] == true);
+    CHECK(c0["netns"] == 4026531840u);
+    CHECK_FALSE(c0.contains("internal"));
+    CHECK(conns[1]["internal"] == true);
+    for (std::size_t i = 1; i < conns.size(); ++i)
+        for (const char* key : {"mapped_local", "mapped_peer", "mapped", "netns"})
+            CHECK_FALSE(conns[i].contains(key));
 }

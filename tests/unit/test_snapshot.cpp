@@ -124,3 +124,29 @@ TEST_CASE("selection scopes on the lab snapshot", "[snapshot]") {
     CHECK(count(Scope::all, AF_INET6) == v6);
     CHECK(count(Scope::all, AF_INET) == s.connections.size() - v6);
 }
+
+TEST_CASE("module-only keys round-trip and are type-checked", "[snapshot]") {
+    Snapshot a = lab_snapshot();
+    REQUIRE(a.connections.size() >= 2);
+    Connection& c = a.connections[0];
+    c.mapped_local = Endpoint{*IpAddress::parse("10.9.0.1"), 20001};
+    c.mapped_peer = Endpoint{*IpAddress::parse("fd00:9::2"), 20002};
+    c.mapped = false;
+    c.netns = 4026531840u;
+    a.connections[1].internal = true;
+    Snapshot b = parse_text(write_all(a)).take();
+    CHECK(b.connections == a.connections);
+
+    auto doc = nlohmann::json::parse(write_all(a));
+    doc["connections"][1]["internal"] = "yes";
+    CHECK_THAT(parse_text(doc.dump()).error(),
+               Catch::Contains("connections[1].internal: expected true or false"));
+    doc = nlohmann::json::parse(write_all(a));
+    doc["connections"][0]["netns"] = -1;
+    CHECK_THAT(parse_text(doc.dump()).error(),
+               Catch::Contains("connections[0].netns: expected a number"));
+    doc = nlohmann::json::parse(write_all(a));
+    doc["connections"][0]["mapped_local"]["address"] = "nowhere";
+    CHECK_THAT(parse_text(doc.dump()).error(),
+               Catch::Contains("connections[0].mapped_local.address: 'nowhere'"));
+}

@@ -22,6 +22,31 @@ Owner owner_from(const RawOwner& raw, const OwnerMap& owners) {
     return o;
 }
 
+Owner owner_from(const ModuleRecord::OwnerPart& raw, const UserMap& users) {
+    Owner o;
+    if (raw.kernel) {
+        o.kernel = raw.kernel;
+        return o;
+    }
+    o.pid = raw.pid;
+    o.tid = raw.tid;
+    o.comm = raw.comm;
+    o.uid = raw.uid;
+    if (raw.uid) {
+        auto it = users.find(*raw.uid);
+        if (it != users.end()) o.user = it->second;
+    }
+    return o;
+}
+
+Qp qp_from(const ModuleRecord::QpPart& raw) {
+    Qp qp;
+    qp.number = raw.number;
+    if (raw.type) qp.type = qp_type_name(*raw.type);
+    if (raw.state) qp.state = qp_state_name(*raw.state);
+    return qp;
+}
+
 } // namespace
 
 std::set<std::uint32_t> owner_pids(const NldevData& data) {
@@ -69,6 +94,49 @@ Snapshot join(const NldevData& data, const OwnerMap& owners, std::string source)
             c.qp = std::move(qp);
         }
         c.owner = owner_from(r.owner, owners);
+        snap.connections.push_back(std::move(c));
+    }
+    return snap;
+}
+
+std::set<std::uint32_t> owner_uids(const std::vector<ModuleRecord>& records) {
+    std::set<std::uint32_t> uids;
+    for (const auto& r : records)
+        if (r.owner.uid) uids.insert(*r.owner.uid);
+    return uids;
+}
+
+Snapshot join_module(const std::vector<ModuleRecord>& records, std::vector<Device> devices,
+                     const UserMap& users, std::string source) {
+    Snapshot snap;
+    snap.source = std::move(source);
+    snap.devices = std::move(devices);
+    std::map<std::uint32_t, Transport> transports;
+    for (const auto& d : snap.devices)
+        transports[d.index] = d.transport;
+
+    snap.connections.reserve(records.size());
+    for (const auto& r : records) {
+        Connection c;
+        c.device = r.device_name;
+        c.port = r.port;
+        if (r.transport) {
+            c.transport = transport_from_module(*r.transport);
+        } else if (auto t = transports.find(r.device_index); t != transports.end()) {
+            c.transport = t->second;
+        }
+        if (r.port_space) c.port_space = port_space_name(*r.port_space);
+        c.cm_id = r.cm_idn;
+        c.state = cm_state_name(r.state);
+        c.local = r.local;
+        c.peer = r.peer;
+        if (r.qp) c.qp = qp_from(*r.qp);
+        c.owner = owner_from(r.owner, users);
+        c.mapped_local = r.mapped_local;
+        c.mapped_peer = r.mapped_peer;
+        if (r.mapped || r.mapped_local || r.mapped_peer) c.mapped = r.mapped;
+        c.internal = r.internal;
+        c.netns = r.netns;
         snap.connections.push_back(std::move(c));
     }
     return snap;

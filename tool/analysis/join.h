@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace rdmastat {
 
@@ -19,5 +20,16 @@ std::set<std::uint32_t> owner_pids(const NldevData& data);
 /// vanished meanwhile), its owner from owners (a pid missing there keeps just the
 /// pid), transport from its device.
 Snapshot join(const NldevData& data, const OwnerMap& owners, std::string source);
+
+/// The uids of the owners the module named: what resolve_users must look up, once each.
+std::set<std::uint32_t> owner_uids(const std::vector<ModuleRecord>& records);
+
+/// One Connection per module record, in the kernel's order, with devices (from
+/// NLDEV) as the snapshot's devices. The owner is what the module sent (nothing
+/// is looked up in /proc) plus the user name of its uid from users. Transport
+/// is the module's, or the device's when the module sent none. mapped is set
+/// only when the module sent mapping information (the flag or mapped addresses).
+Snapshot join_module(const std::vector<ModuleRecord>& records, std::vector<Device> devices,
+                     const UserMap& users, std::string source);
 
 } // namespace rdmastat

@@ -10,14 +10,27 @@
 
 namespace rdmastat {
 
+/// Which kernel interface reports the cm_ids (--source).
+enum class SourceChoice {
+    automatic, ///< the rdmastat module when its family is registered, else NLDEV
+    nldev,     ///< the kernel's RDMA netlink, owners from /proc
+    module,    ///< the rdmastat module; an error when it is not loaded
+};
+
+/// "auto", "nldev", "module" → SourceChoice; nullopt for anything else.
+std::optional<SourceChoice> source_choice_from_name(const std::string& name);
+
 struct Acquired {
     Snapshot snapshot;
     /// Set when the system has no RDMA devices: the line to show instead of data.
     std::optional<std::string> no_devices;
 };
 
-/// Reads input (a snapshot file, "-" for stdin) when given, else collects from
-/// NLDEV and /proc and joins. Throws Error on failure.
-Acquired acquire(const std::optional<std::string>& input);
+/// Reads input (a snapshot file, "-" for stdin) when given, whatever source says.
+/// Otherwise collects the cm_ids from the chosen source and the devices from NLDEV,
+/// and joins: with NLDEV, owners come from /proc; with the module, as the module
+/// sent them plus user names. Throws Error on failure.
+Acquired acquire(const std::optional<std::string>& input,
+                 SourceChoice source = SourceChoice::automatic);
 
 } // namespace rdmastat

@@ -25,6 +25,7 @@ struct Options {
     bool summary = false, ipv4 = false, ipv6 = false, json = false, pretty = false;
     bool no_header = false;
     std::optional<std::string> input;
+    std::optional<std::string> source;
     std::vector<std::string> filter;
 };
 
@@ -40,6 +41,15 @@ void add_output_flags(CLI::App& app, Options& o) {
     app.add_option("--input", o.input,
                    "Read a saved JSON snapshot (- for stdin) instead of the kernel")
         ->type_name("FILE");
+    app.add_option("--source", o.source,
+                   "Where cm_ids come from: the rdmastat module when loaded (auto), "
+                   "NLDEV, or the module only")
+        ->type_name("auto|nldev|module")
+        ->check(CLI::IsMember({"auto", "nldev", "module"}).description(""));
+}
+
+SourceChoice source_of(const Options& o) {
+    return o.source ? source_choice_from_name(*o.source).value() : SourceChoice::automatic;
 }
 
 int run_listing(const Options& o, std::ostream& out, std::ostream& err) {
@@ -51,7 +61,7 @@ int run_listing(const Options& o, std::ostream& out, std::ostream& err) {
     if (o.listening) sel.scope = Scope::listening;
     if (o.ipv4 != o.ipv6) sel.family = o.ipv4 ? AF_INET : AF_INET6;
 
-    Acquired a = acquire(o.input);
+    Acquired a = acquire(o.input, source_of(o));
     if (a.no_devices && !o.json) {
         out << a.no_devices.value() << '\n';
         return 0;
@@ -73,7 +83,7 @@ int run_listing(const Options& o, std::ostream& out, std::ostream& err) {
 }
 
 int run_devices(const Options& o, std::ostream& out, std::ostream& err) {
-    Acquired a = acquire(o.input);
+    Acquired a = acquire(o.input, source_of(o));
     if (a.no_devices && !o.json) {
         out << a.no_devices.value() << '\n';
         return 0;
@@ -95,7 +105,8 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     app.add_flag("-a,--all", o.all, "Show every cm_id, listening or not");
     app.add_flag("-l,--listening", o.listening, "Show only listening cm_ids");
     app.add_flag("-p,--processes", o.processes, "Show the owning PID/program");
-    app.add_flag("-e,--extend", o.extended, "Show user, cm id, port space and QP");
+    app.add_flag("-e,--extend", o.extended,
+                 "Show user, cm id, port space, QP and mapped addresses");
     app.add_flag("-s,--summary", o.summary, "Show counts per device, transport, state, process");
     app.add_flag("-4,--ipv4", o.ipv4, "Only IPv4 cm_ids");
     app.add_flag("-6,--ipv6", o.ipv6, "Only IPv6 cm_ids");
@@ -129,6 +140,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
             dev_o.no_header |= o.no_header;
             dev_o.numeric |= o.numeric;
             if (!dev_o.input) dev_o.input = o.input;
+            if (!dev_o.source) dev_o.source = o.source;
             return run_devices(dev_o, out, err);
         }
         return run_listing(o, out, err);

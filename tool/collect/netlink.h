@@ -71,6 +71,7 @@ Result<std::vector<const nlattr*>> nested_list(const nlattr* nest);
 
 /// Typed getters that check the payload size; Failure names the attribute.
 Result<std::uint8_t> attr_u8(const nlattr* a, const char* name);
+Result<std::uint16_t> attr_u16(const nlattr* a, const char* name);
 Result<std::uint32_t> attr_u32(const nlattr* a, const char* name);
 Result<std::uint64_t> attr_u64(const nlattr* a, const char* name);
 /// A NUL-terminated string attribute; a missing terminator is a Failure.

@@ -25,9 +25,11 @@ class NldevSource {
     /// The socket, for requests beyond dumps (the capture tool's error probe).
     NetlinkSocket& socket() { return socket_; }
 
-    /// Devices with their ports, and every device's cm_ids and QPs. A device that
-    /// disappears between the device dump and its resource dumps is left out.
-    Result<NldevData> collect();
+    /// Devices with their ports, and every device's cm_ids and QPs (only the
+    /// devices and ports when with_resources is false: another source reports the
+    /// ids). A device that disappears between the device dump and its other dumps
+    /// is left out.
+    Result<NldevData> collect(bool with_resources = true);
 
   private:
     explicit NldevSource(NetlinkSocket socket) : socket_(std::move(socket)) {}

@@ -1,59 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include "collect/nldev_parse.h"
 
+#include "collect/attrs.h"
 #include "model/names.h"
 
 #include <libmnl/libmnl.h>
 #include <linux/netlink.h>
-#include <map>
 #include <rdma/rdma_netlink.h>
-#include <utility>
 
 namespace rdmastat {
 namespace {
-
-// Inside this file a malformed attribute throws Error; each public entry point
-// turns that into a Failure, so the walk code reads straight through.
-class Attrs {
-  public:
-    Attrs(AttrTable table) : t_(std::move(table)) {}
-
-    const nlattr* get(int type) const { return t_[static_cast<std::size_t>(type)]; }
-    bool has(int type) const { return get(type) != nullptr; }
-
-    template <typename T, typename Getter>
-    std::optional<T> opt(int type, const char* name, Getter getter) const {
-        const nlattr* a = get(type);
-        if (!a) return std::nullopt;
-        return getter(a, name).take();
-    }
-    std::optional<std::uint8_t> u8(int type, const char* name) const {
-        return opt<std::uint8_t>(type, name, attr_u8);
-    }
-    std::optional<std::uint32_t> u32(int type, const char* name) const {
-        return opt<std::uint32_t>(type, name, attr_u32);
-    }
-    std::optional<std::uint64_t> u64(int type, const char* name) const {
-        return opt<std::uint64_t>(type, name, attr_u64);
-    }
-    std::optional<std::string> str(int type, const char* name) const {
-        return opt<std::string>(type, name, attr_string);
-    }
-    template <typename T> T need(std::optional<T> v, const char* name) const {
-        if (!v) throw Error(name, "missing");
-        return *v;
-    }
-    std::optional<Endpoint> endpoint(int type) const {
-        const nlattr* a = get(type);
-        if (!a) return std::nullopt;
-        // The kernel sends a whole sockaddr_storage; families other than IPv4/IPv6
-        // (AF_IB) have no address we can show, which is not an error.
-        return endpoint_from_sockaddr(mnl_attr_get_payload(a), mnl_attr_get_payload_len(a));
-    }
-
-  private:
-    AttrTable t_;
-};
 
 Attrs message_attrs(const nlmsghdr* nlh) {
     return parse_attrs(mnl_nlmsg_get_payload(nlh), mnl_nlmsg_get_payload_len(nlh),
@@ -128,21 +84,6 @@ Result<std::vector<Record>> parse_resource_dump(const Bytes& bytes, unsigned cmd
         });
     });
     if (!st) return st.failure();
-    return out;
-}
-
-template <typename Record, typename Key>
-std::vector<Record> unique_by(std::vector<Record> records, Key key) {
-    std::map<decltype(key(records.front())), std::size_t> seen;
-    std::vector<Record> out;
-    out.reserve(records.size());
-    for (auto& r : records) {
-        auto [it, fresh] = seen.emplace(key(r), out.size());
-        if (fresh)
-            out.push_back(std::move(r));
-        else
-            out[it->second] = std::move(r);
-    }
     return out;
 }
 

@@ -2,7 +2,6 @@
 #include "collect/procfs.h"
 
 #include <fstream>
-#include <map>
 #include <optional>
 #include <pwd.h>
 #include <sstream>
@@ -45,11 +44,24 @@ std::optional<std::string> user_name(std::uint32_t uid) {
     return std::string(found->pw_name);
 }
 
+const std::optional<std::string>& cached_user_name(UserMap& users, std::uint32_t uid) {
+    auto it = users.find(uid);
+    if (it == users.end()) it = users.emplace(uid, user_name(uid)).first;
+    return it->second;
+}
+
 } // namespace
+
+UserMap resolve_users(const std::set<std::uint32_t>& uids) {
+    UserMap users;
+    for (std::uint32_t uid : uids)
+        cached_user_name(users, uid);
+    return users;
+}
 
 OwnerMap resolve_owners(const std::set<std::uint32_t>& pids, const std::string& proc_root) {
     OwnerMap owners;
-    std::map<std::uint32_t, std::optional<std::string>> users;
+    UserMap users;
     for (std::uint32_t pid : pids) {
         Owner o;
         o.pid = pid;
@@ -60,11 +72,7 @@ OwnerMap resolve_owners(const std::set<std::uint32_t>& pids, const std::string& 
         }
         o.comm = read_comm(proc_root + "/" + std::to_string(*o.pid));
         o.uid = st.uid;
-        if (o.uid) {
-            auto it = users.find(*o.uid);
-            if (it == users.end()) it = users.emplace(*o.uid, user_name(*o.uid)).first;
-            o.user = it->second;
-        }
+        if (o.uid) o.user = cached_user_name(users, *o.uid);
         owners.emplace(pid, std::move(o));
     }
     return owners;

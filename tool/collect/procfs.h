@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-/// Process facts from /proc: the owner of a pid NLDEV reported.
+/// Process facts from /proc (the owner of a pid NLDEV reported) and user names.
 
 #include "model/records.h"
 
@@ -18,5 +18,9 @@ namespace rdmastat {
 /// an error.
 OwnerMap resolve_owners(const std::set<std::uint32_t>& pids,
                         const std::string& proc_root = "/proc");
+
+/// Looks each uid up once in the user database: its name, or nullopt for a uid
+/// without an entry (shown as the number).
+UserMap resolve_users(const std::set<std::uint32_t>& uids);
 
 } // namespace rdmastat

@@ -49,6 +49,13 @@ struct Reader {
     std::optional<std::uint32_t> opt_u32(const std::string& key) const {
         return has(key) ? std::optional(at(key).u32()) : std::nullopt;
     }
+    bool boolean() const {
+        if (!j.is_boolean()) throw Error(path, "expected true or false");
+        return j.get<bool>();
+    }
+    std::optional<bool> opt_bool(const std::string& key) const {
+        return has(key) ? std::optional(at(key).boolean()) : std::nullopt;
+    }
     template <typename F> void each(const std::string& key, F f) const {
         if (!has(key)) return;
         Reader list = at(key);
@@ -130,6 +137,11 @@ Connection connection(const Reader& r) {
     c.state = r.at("state").str();
     c.local = endpoint(r, "local");
     c.peer = endpoint(r, "peer");
+    c.mapped_local = endpoint(r, "mapped_local");
+    c.mapped_peer = endpoint(r, "mapped_peer");
+    c.mapped = r.opt_bool("mapped");
+    c.internal = r.opt_bool("internal").value_or(false);
+    c.netns = r.opt_u32("netns");
     if (r.has("qp")) {
         Reader q = r.at("qp");
         Qp qp;

@@ -74,6 +74,15 @@ struct Connection {
     std::optional<Endpoint> peer;
     std::optional<Qp> qp;
     Owner owner;
+    /// iWARP addresses on the wire, when the port mapper may differ from local/peer
+    /// (module source only).
+    std::optional<Endpoint> mapped_local;
+    std::optional<Endpoint> mapped_peer;
+    /// Whether port mapping is in effect; known only when the source sent mapping
+    /// information for this id (module source, iWARP ids).
+    std::optional<bool> mapped;
+    bool internal = false; ///< kernel-made per-device child of a wildcard listener (module)
+    std::optional<std::uint32_t> netns; ///< network namespace inode (module source only)
 
     bool operator==(const Connection&) const = default;
 };

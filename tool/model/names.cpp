@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <linux/rdmastat.h>
 
 namespace rdmastat {
 namespace {
@@ -82,6 +83,21 @@ std::string node_type_name(std::uint8_t type) {
     static constexpr std::array<const char*, 8> names = {
         "unspecified", "ca", "switch", "router", "rnic", "usnic", "usnic_udp", "unspecified"};
     return lookup(names, type);
+}
+
+Transport transport_from_module(std::uint8_t transport) {
+    switch (transport) {
+    case RDMASTAT_TRANSPORT_INFINIBAND:
+        return Transport::infiniband;
+    case RDMASTAT_TRANSPORT_ROCE:
+        return Transport::roce;
+    case RDMASTAT_TRANSPORT_IWARP:
+        return Transport::iwarp;
+    case RDMASTAT_TRANSPORT_USNIC:
+        return Transport::usnic;
+    default:
+        return Transport::unknown;
+    }
 }
 
 Transport transport_from_protocol(std::string_view protocol) {

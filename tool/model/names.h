@@ -28,6 +28,8 @@ std::string port_phys_state_name(std::uint8_t state);
 /// enum rdma_node_type: "ca", "switch", "router", "rnic", "usnic", "usnic_udp", "unspecified".
 std::string node_type_name(std::uint8_t type);
 
+/// enum rdmastat_transport (the rdmastat module's UAPI) → Transport.
+Transport transport_from_module(std::uint8_t transport);
 /// NLDEV's protocol string ("ib", "iw", "roce", "usnic") → Transport.
 Transport transport_from_protocol(std::string_view protocol);
 /// "infiniband", "roce", "iwarp", "usnic", "unknown": the JSON and filter names.

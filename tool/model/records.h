@@ -47,6 +47,38 @@ struct QpRecord {
     RawOwner owner;
 };
 
+/// One cm_id as the rdmastat module reports it (include/uapi/linux/rdmastat.h):
+/// the id, its QP and its owner in one message. Absent attributes stay empty.
+struct ModuleRecord {
+    struct QpPart {
+        std::uint32_t number = 0;
+        std::optional<std::uint8_t> type;  ///< enum ib_qp_type
+        std::optional<std::uint8_t> state; ///< enum ib_qp_state; absent while being destroyed
+    };
+    /// Only what the kernel chose to send: other users' owners need CAP_NET_ADMIN.
+    struct OwnerPart {
+        std::optional<std::uint32_t> pid, tid, uid;
+        std::optional<std::string> comm;
+        std::optional<std::string> kernel; ///< RDMASTAT_OWNER_A_KERN_NAME
+    };
+
+    std::uint32_t device_index = 0;
+    std::string device_name;
+    std::optional<std::string> driver;     ///< kernel module of the device: "siw", "rdma_rxe"
+    std::optional<std::uint8_t> transport; ///< enum rdmastat_transport
+    std::optional<std::uint32_t> port;
+    std::uint32_t cm_idn = 0;
+    std::uint8_t state = 0; ///< enum rdma_cm_state
+    std::optional<std::uint32_t> port_space;
+    bool internal = false; ///< a kernel-made listener child of a wildcard listener
+    std::optional<Endpoint> local, peer;
+    std::optional<Endpoint> mapped_local, mapped_peer; ///< iWARP addresses on the wire
+    bool mapped = false;                               ///< RDMASTAT_A_MAPPED was present
+    std::optional<QpPart> qp;
+    OwnerPart owner;
+    std::optional<std::uint32_t> netns; ///< inode number of the id's network namespace
+};
+
 /// Everything one NLDEV collection produced.
 struct NldevData {
     std::vector<Device> devices;
@@ -56,5 +88,8 @@ struct NldevData {
 
 /// pid → what /proc says about it; looked up once per pid.
 using OwnerMap = std::map<std::uint32_t, Owner>;
+
+/// uid → user name from the user database (nullopt: no such user); once per uid.
+using UserMap = std::map<std::uint32_t, std::optional<std::string>>;
 
 } // namespace rdmastat

@@ -50,8 +50,12 @@ json connection_json(const Connection& c) {
     put(j, "port_space", c.port_space);
     j["cm_id"] = c.cm_id;
     j["state"] = c.state;
+    if (c.internal) j["internal"] = true;
     if (c.local) j["local"] = endpoint_json(*c.local);
     if (c.peer) j["peer"] = endpoint_json(*c.peer);
+    if (c.mapped_local) j["mapped_local"] = endpoint_json(*c.mapped_local);
+    if (c.mapped_peer) j["mapped_peer"] = endpoint_json(*c.mapped_peer);
+    put(j, "mapped", c.mapped);
     if (c.qp) {
         json qp = {{"number", c.qp->number}};
         put(qp, "type", c.qp->type);
@@ -61,6 +65,7 @@ json connection_json(const Connection& c) {
         j["qp"] = nullptr;
     }
     j["owner"] = owner_json(c.owner);
+    put(j, "netns", c.netns);
     return j;
 }
 

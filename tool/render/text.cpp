@@ -19,6 +19,15 @@ std::string endpoint_text(const std::optional<Endpoint>& e) {
     return e ? e->to_string() : "*:*";
 }
 
+// "10.0.0.1:7174(10.0.0.1:20001)": the address on the wire after the one the
+// application sees, only when the iWARP port mapper made them differ.
+std::string address_text(const std::optional<Endpoint>& e, const std::optional<Endpoint>& mapped,
+                         bool extended) {
+    std::string text = endpoint_text(e);
+    if (extended && mapped && mapped != e) text += "(" + mapped->to_string() + ")";
+    return text;
+}
+
 std::string user_text(const Owner& o, bool numeric) {
     if (o.kernel) return "kernel";
     if (o.user && !numeric) return *o.user;
@@ -45,12 +54,12 @@ void render_listing(std::ostream& out, const std::vector<const Connection*>& con
         std::vector<std::string> row = {std::string(transport_name(c->transport)),
                                         c->device,
                                         num_or_dash(c->port),
-                                        endpoint_text(c->local),
-                                        endpoint_text(c->peer),
+                                        address_text(c->local, c->mapped_local, opts.extended),
+                                        address_text(c->peer, c->mapped_peer, opts.extended),
                                         c->state};
         if (opts.extended) {
             row.push_back(user_text(c->owner, opts.numeric));
-            row.push_back(std::to_string(c->cm_id));
+            row.push_back(std::to_string(c->cm_id) + (c->internal ? "(internal)" : ""));
             row.push_back(or_dash(c->port_space));
             if (c->qp) {
                 row.push_back(std::to_string(c->qp->number));

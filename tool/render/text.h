@@ -15,10 +15,13 @@ struct TextOptions {
     bool header = true;     ///< false with -H
     bool numeric = false;   ///< -n: uids and port numbers, no names
     bool processes = false; ///< -p: PID/Program column
-    bool extended = false;  ///< -e: user, cm id, port space, QP columns
+    bool extended = false;  ///< -e: user, cm id, port space, QP columns, mapped addresses
 };
 
-/// One line per connection, columns in the spirit of `netstat -tan`.
+/// One line per connection, columns in the spirit of `netstat -tan`. The columns
+/// depend only on opts. With extended, an address the iWARP port mapper changed
+/// is followed by the one on the wire in parentheses, and an internal id's CM-ID
+/// reads "N(internal)".
 void render_listing(std::ostream& out, const std::vector<const Connection*>& connections,
                     const TextOptions& opts);
 /// One line per device port: name, index, transport, driver, node type, port state, netdev.

@@ -116,6 +116,16 @@ lab_rping_all() {
 		lab_rping_start fd00:9::2 7177
 }
 
+# lab_capture DIR NAME CMD...: stdout to DIR/NAME, stderr to DIR/NAME.err and
+# the exit status to DIR/NAME.rc, for host-side tests to judge.
+lab_capture() {
+	_d=$1
+	_n=$2
+	shift 2
+	"$@" >"$_d/$_n" 2>"$_d/$_n.err"
+	echo $? >"$_d/$_n.rc"
+}
+
 # lab_section TITLE: a heading in a scenario's log.
 lab_section() { printf '\n===== %s\n' "$*"; }
 

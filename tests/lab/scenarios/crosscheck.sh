@@ -8,13 +8,7 @@
 R="$OUT/crosscheck"
 mkdir -p "$R"
 
-# capture NAME CMD...: stdout to NAME, stderr to NAME.err, exit status to NAME.rc.
-capture() {
-	_n=$1
-	shift
-	"$@" >"$R/$_n" 2>"$R/$_n.err"
-	echo $? >"$R/$_n.rc"
-}
+capture() { lab_capture "$R" "$@"; }
 
 # Opening the RDMA netlink socket may make the kernel load ib_core itself
 # (module alias net-pf-16-proto-20): record whether it was there before and after.
@@ -45,7 +39,8 @@ capture summary.json rdmastat -s -j
 capture devices.txt rdmastat devices
 capture devices.json rdmastat devices -j
 capture filter-siw.json rdmastat -j -a "dev siw0 and state connect"
-capture filter-v6.json rdmastat -j -a -6 "sport = :7176 or dport = :7176"
+capture filter-v6.json rdmastat -j -a -6
+capture filter-v6-port.json rdmastat -j -a -6 "sport = :7176 or dport = :7176"
 capture badfilter.txt rdmastat "sport >"
 for p in $(rdma res show cm_id | sed -n 's/.* pid \([0-9]*\) .*/\1/p' | sort -u); do
 	echo "$p $(awk '/^Uid:/ { print $2 }' "/proc/$p/status") $(cat "/proc/$p/comm")"

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT
+// [lab] tests of rdmastat.ko: judge what tests/lab/scenarios/module.sh wrote in the
+// guest (the module's dump against NLDEV's and rdma's, the unprivileged policy,
+// churn and unloading while dumping). Run by tests/lab/check.sh.
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <sstream>
+
+#include "analysis/select.h"
+#include "collect/snapshot_file.h"
+#include "support.h"
+
+using namespace rdmastat;
+using namespace rdmastat::test;
+using nlohmann::json;
+
+namespace {
+
+std::string evidence(const std::string& name) {
+    const char* d = std::getenv("RDMASTAT_LAB_OUT");
+    if (!d) FAIL("RDMASTAT_LAB_OUT is not set: run through tests/lab/check.sh");
+    return read_file(std::string(d) + "/module/" + name);
+}
+int rc_of(const std::string& name) { return std::stoi(evidence(name + ".rc")); }
+
+Snapshot snapshot(const std::string& name) {
+    REQUIRE(rc_of(name) == 0);
+    std::istringstream in(evidence(name));
+    return parse_snapshot_json(in, name).take();
+}
+
+} // namespace
+
+TEST_CASE("lab: the module's dump describes the ids rdma and NLDEV report", "[lab][module]") {
+    Snapshot mod = snapshot("module.json");
+    Snapshot nldev = snapshot("nldev.json");
+    auto diffs = compare_with_referee(mod.connections, json::parse(evidence("rdma-cm_id.json")),
+                                      json::parse(evidence("rdma-qp.json")));
+    INFO(Catch::Detail::stringify(diffs));
+    CHECK(diffs.empty());
+    // The same ids, field by field, as the NLDEV source joined them.
+    REQUIRE(mod.connections.size() == nldev.connections.size());
+    REQUIRE(mod.connections.size() >= 15);
+    for (std::size_t i = 0; i < mod.connections.size(); ++i) {
+        const Connection& m = mod.connections[i];
+        const Connection& n = nldev.connections[i];
+        INFO(m.device << " cm_id " << m.cm_id);
+        CHECK(m.device == n.device);
+        CHECK(m.cm_id == n.cm_id);
+        CHECK(m.state == n.state);
+        CHECK(m.port == n.port);
+        CHECK(m.port_space == n.port_space);
+        CHECK(m.transport == n.transport);
+        CHECK(m.local == n.local);
+        CHECK(m.peer == n.peer);
+        CHECK(m.qp == n.qp);
+        CHECK(m.owner.pid == n.owner.pid);
+        CHECK(m.owner.comm == n.owner.comm);
+        CHECK(m.owner.uid == n.owner.uid);
+        CHECK(m.netns);
+        if (m.transport == Transport::iwarp) {
+            // No port mapper runs in the lab: the wire addresses are the ids' own.
+            // A listener has no peer on the wire (NLDEV shows 0.0.0.0:0 for it).
+            CHECK(m.mapped_local == m.local);
+            if (has_peer(m))
+                CHECK(m.mapped_peer == m.peer);
+            else
+                CHECK_FALSE(m.mapped_peer);
+        } else {
+            CHECK_FALSE(m.mapped_local);
+        }
+    }
+}
+
+TEST_CASE("lab: --source auto prefers the loaded module", "[lab][module]") {
+    // (Read back, a snapshot's source is "file": look at what was written.)
+    CHECK(json::parse(evidence("auto.json"))["source"] == "module");
+    CHECK(json::parse(evidence("nldev.json"))["source"] == "nldev");
+    CHECK(json::parse(evidence("module.json"))["source"] == "module");
+}
+
+TEST_CASE("lab: an unprivileged user gets owner fields of their own ids only", "[lab][module]") {
+    Snapshot root = snapshot("module.json");
+    Snapshot user = snapshot("lab-module.json");
+    auto lab_uid = static_cast<std::uint32_t>(std::stoul(evidence("lab-uid")));
+    REQUIRE(user.connections.size() == root.connections.size());
+    std::size_t own = 0;
+    for (std::size_t i = 0; i < user.connections.size(); ++i) {
+        const Owner& seen = user.connections[i].owner;
+        const Owner& real = root.connections[i].owner;
+        INFO(user.connections[i].device << " cm_id " << user.connections[i].cm_id);
+        CHECK(user.connections[i].cm_id == root.connections[i].cm_id);
+        if (real.uid == lab_uid) {
+            ++own;
+            CHECK(seen.pid == real.pid);
+            CHECK(seen.comm == real.comm);
+            CHECK(seen.uid == lab_uid);
+        } else {
+            CHECK(seen == Owner{});
+        }
+    }
+    CHECK(own == 3); // the lab user's rping: a listener and both ends
+}
+
+TEST_CASE("lab: churn while dumping and unloading while dumping stay clean", "[lab][module]") {
+    std::istringstream created(evidence("churn-created"));
+    std::string word;
+    long ids = 0;
+    created >> word >> ids;
+    CHECK(ids >= 1000);
+    std::istringstream dumps(evidence("churn-dumps"));
+    long taken = 0, bad = 0;
+    dumps >> taken >> bad;
+    CHECK(taken >= 10);
+    CHECK(bad == 0);
+
+    std::istringstream cycles(evidence("rmmod-cycles"));
+    long done = 0;
+    cycles >> done;
+    CHECK(done == 20);
+    CHECK(std::stoi(evidence("loaded-after")) == 0);
+    CHECK(rc_of("gone.txt") == 2);
+    CHECK(evidence("gone.txt.err") == "rdmastat: module source: the rdmastat generic netlink family "
+                                      "is not registered (load rdmastat.ko)\n");
+    CHECK(rc_of("gone-auto.txt") == 0);
+    CHECK(json::parse(evidence("gone-auto.txt"))["source"] == "nldev");
+    REQUIRE(rc_of("reloaded.json") == 0);
+    CHECK(json::parse(evidence("reloaded.json"))["source"] == "module");
+
+    std::istringstream dmesg(evidence("dmesg.txt"));
+    std::string line;
+    while (std::getline(dmesg, line)) {
+        INFO(line);
+        for (const char* bad_word : {"WARNING:", "BUG:", "Oops", "refcount_t", "general protection",
+                                     "list_del corruption", "use-after-free", "rdmastat: "})
+            CHECK(line.find(bad_word) == std::string::npos);
+    }
+}

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+// The rdmastat module's generic netlink dump: bytes captured in the lab with
+// rdmastat.ko loaded (tests/lab/scenarios/module.sh: rdmastat-capture --module),
+// judged against iproute2's `rdma -j` output captured at the same moment.
+// Tests tagged [module] need those fixtures (module-dump.bin,
+// module-rdma-cm_id.json, module-rdma-qp.json); the others run anywhere.
+#include "analysis/join.h"
+#include "collect/genl.h"
+#include "collect/module.h"
+#include "collect/module_parse.h"
+#include "support.h"
+
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <filesystem>
+#include <libmnl/libmnl.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+#include <linux/rdmastat.h>
+#include <set>
+#include <sys/socket.h>
+
+using namespace rdmastat;
+using namespace rdmastat::test;
+using nlohmann::json;
+
+namespace {
+
+Bytes module_dump() {
+    return fixture_bytes("module-dump.bin");
+}
+
+// Appends an attribute to the first message, whose attributes end it: a
+// well-formed message the module could have sent with one more attribute.
+Bytes with_attr_in_first(Bytes b, std::uint16_t type, const std::vector<std::uint8_t>& payload) {
+    auto* nlh = reinterpret_cast<nlmsghdr*>(b.data());
+    nlattr hdr{static_cast<std::uint16_t>(NLA_HDRLEN + payload.size()), type};
+    std::vector<std::uint8_t> extra(NLA_ALIGN(hdr.nla_len), 0);
+    std::memcpy(extra.data(), &hdr, sizeof(hdr));
+    std::memcpy(extra.data() + NLA_HDRLEN, payload.data(), payload.size());
+    std::size_t at = NLMSG_ALIGN(nlh->nlmsg_len);
+    b.insert(b.begin() + static_cast<long>(at), extra.begin(), extra.end());
+    nlh = reinterpret_cast<nlmsghdr*>(b.data());
+    nlh->nlmsg_len = static_cast<std::uint32_t>(at + extra.size());
+    return b;
+}
+
+// The header of the data message at position n (0-based) of a dump.
+nlmsghdr* message(Bytes& b, std::size_t n) {
+    std::size_t off = 0;
+    for (std::size_t i = 0; i < n; ++i)
+        off += NLMSG_ALIGN(reinterpret_cast<nlmsghdr*>(b.data() + off)->nlmsg_len);
+    REQUIRE(off < b.size());
+    return reinterpret_cast<nlmsghdr*>(b.data() + off);
+}
+
+std::size_t data_messages(const Bytes& b) {
+    std::size_t n = 0;
+    walk_messages(b.data(), b.size(), [&](const nlmsghdr*) -> Status {
+        ++n;
+        return Ok{};
+    }).take();
+    return n;
+}
+
+} // namespace
+
+TEST_CASE("module dump describes the ids rdma res show cm_id lists", "[module]") {
+    auto records = parse_module_dump(module_dump()).take();
+    Snapshot snap = join_module(records, {}, {}, "module");
+    CHECK(snap.source == "module");
+    auto diffs =
+        compare_with_referee(snap.connections, json::parse(fixture_text("module-rdma-cm_id.json")),
+                             json::parse(fixture_text("module-rdma-qp.json")));
+    INFO(Catch::Detail::stringify(diffs));
+    CHECK(diffs.empty());
+    CHECK_FALSE(snap.connections.empty());
+}
+
+TEST_CASE("module records carry what NLDEV cannot report", "[module]") {
+    auto records = parse_module_dump(module_dump()).take();
+    REQUIRE_FALSE(records.empty());
+    std::set<std::uint32_t> namespaces;
+    for (const auto& r : records) {
+        INFO(r.device_name << " cm id " << r.cm_idn);
+        CHECK(r.driver == (r.device_name == "siw0" ? "siw" : "rdma_rxe"));
+        CHECK(r.transport ==
+              (r.device_name == "siw0" ? RDMASTAT_TRANSPORT_IWARP : RDMASTAT_TRANSPORT_ROCE));
+        REQUIRE(r.netns);
+        namespaces.insert(*r.netns);
+        // Captured as root: every process owner comes with its uid and comm.
+        if (r.owner.pid) {
+            CHECK(r.owner.uid);
+            CHECK(r.owner.comm);
+        }
+        // Wire addresses only for iWARP; the lab runs no port mapper, so they
+        // are the addresses the application sees.
+        if (r.device_name != "siw0") {
+            CHECK_FALSE(r.mapped_local);
+            CHECK_FALSE(r.mapped_peer);
+        }
+        if (r.mapped_local) CHECK(r.mapped_local == r.local);
+        CHECK_FALSE(r.mapped);
+    }
+    CHECK(namespaces.size() == 1); // the caller's namespace only
+}
+
+TEST_CASE("module dump: an id reported twice is kept once", "[module]") {
+    Bytes bytes = module_dump();
+    auto* first = message(bytes, 0);
+    Bytes twice(bytes.begin(), bytes.begin() + NLMSG_ALIGN(first->nlmsg_len));
+    twice.insert(twice.end(), bytes.begin(), bytes.end());
+    CHECK(parse_module_dump(twice).take().size() == parse_module_dump(bytes).take().size());
+}
+
+TEST_CASE("module dump: unknown attributes are skipped", "[module]") {
+    Bytes bytes = module_dump();
+    auto expected = parse_module_dump(bytes).take();
+    auto parsed = parse_module_dump(with_attr_in_first(bytes, RDMASTAT_A_MAX + 7, {1, 2, 3, 4, 5}));
+    REQUIRE(parsed.ok());
+    REQUIRE(parsed.value().size() == expected.size());
+    CHECK(parsed.value().front().cm_idn == expected.front().cm_idn);
+    CHECK(parsed.value().front().local == expected.front().local);
+}
+
+TEST_CASE("module dump: malformed attributes are errors naming them", "[module]") {
+    Bytes bytes = module_dump();
+    struct Case {
+        std::uint16_t type;
+        std::vector<std::uint8_t> payload;
+        const char* message;
+    };
+    std::vector<std::uint8_t> short_inet(8, 0);
+    short_inet[0] = AF_INET; // sa_family_t is host order
+    for (const auto& c : std::vector<Case>{
+             {RDMASTAT_A_CM_IDN, {7}, "cm id number: 1 bytes, expected 4"},
+             {RDMASTAT_A_LOCAL, short_inet, "local address: 8 bytes, expected 16"},
+             {RDMASTAT_A_DEV_NAME, {'s', 'i', 'w'}, "device name: string without terminator"},
+             {RDMASTAT_A_QP | NLA_F_NESTED, {}, "qp: qp number: missing"},
+         }) {
+        INFO(c.message);
+        auto parsed = parse_module_dump(with_attr_in_first(bytes, c.type, c.payload));
+        REQUIRE_FALSE(parsed.ok());
+        CHECK_THAT(parsed.error(),
+                   Catch::StartsWith("conn dump message 1: ") && Catch::Contains(c.message));
+    }
+}
+
+TEST_CASE("module dump: a truncated attribute is an error with context", "[module]") {
+    Bytes bytes = module_dump();
+    auto* first = reinterpret_cast<nlattr*>(bytes.data() + NLMSG_HDRLEN + GENL_HDRLEN);
+    first->nla_len = static_cast<std::uint16_t>(first->nla_len + 200);
+    auto parsed = parse_module_dump(bytes);
+    REQUIRE_FALSE(parsed.ok());
+    CHECK_THAT(parsed.error(),
+               Catch::Contains("conn dump message 1") && Catch::Contains("truncated attribute"));
+}
+
+TEST_CASE("module dump: cut short is an error, never a partial answer", "[module]") {
+    Bytes bytes = module_dump();
+    for (std::size_t cut : {bytes.size() - 20, bytes.size() / 2, std::size_t{10}}) {
+        Bytes part(bytes.begin(), bytes.begin() + static_cast<long>(cut));
+        auto parsed = parse_module_dump(part);
+        REQUIRE_FALSE(parsed.ok());
+        CHECK_THAT(parsed.error(), Catch::Contains("malformed netlink message") ||
+                                       Catch::Contains("without NLMSG_DONE"));
+    }
+}
+
+TEST_CASE("module dump: other commands and mixed message types are rejected", "[module]") {
+    Bytes bytes = module_dump();
+    REQUIRE(data_messages(bytes) >= 2);
+    Bytes other_cmd = bytes;
+    reinterpret_cast<genlmsghdr*>(NLMSG_DATA(message(other_cmd, 0)))->cmd = 9;
+    CHECK_THAT(parse_module_dump(other_cmd).error(),
+               Catch::Equals("conn dump message 1: unexpected command 9"));
+    Bytes mixed = bytes;
+    message(mixed, 1)->nlmsg_type = static_cast<std::uint16_t>(message(mixed, 0)->nlmsg_type + 1);
+    CHECK_THAT(parse_module_dump(mixed).error(),
+               Catch::StartsWith("conn dump message 2: unexpected message type"));
+}
+
+TEST_CASE("module dump: a dump of no ids is an empty answer", "[module]") {
+    Bytes bytes = module_dump();
+    // Only the NLMSG_DONE that ends it.
+    std::size_t n = data_messages(bytes);
+    auto* done = message(bytes, n);
+    REQUIRE(done->nlmsg_type == NLMSG_DONE);
+    Bytes empty(reinterpret_cast<std::uint8_t*>(done), bytes.data() + bytes.size());
+    CHECK(parse_module_dump(empty).take().empty());
+}
+
+TEST_CASE("NLDEV bytes are not a module dump", "[genl]") {
+    // The first NLDEV attribute (an 8-byte device index) sits where the genl header belongs.
+    auto parsed = parse_module_dump(fixture_bytes("cm_id-siw0.bin"));
+    REQUIRE_FALSE(parsed.ok());
+    CHECK_THAT(parsed.error(), Catch::StartsWith("conn dump message 1: "));
+}
+
+TEST_CASE("the genl controller resolves families over a real socket", "[genl]") {
+    auto sock = NetlinkSocket::open(NETLINK_GENERIC).take();
+    auto ctrl = resolve_genl_family(sock, "nlctrl").take();
+    REQUIRE(ctrl);
+    CHECK(ctrl->id == GENL_ID_CTRL);
+    CHECK(ctrl->version > 0);
+    // Family names are at most 15 characters (GENL_NAMSIZ - 1) or fail policy.
+    CHECK_FALSE(resolve_genl_family(sock, "rdmastat-none").take());
+
+    // The same exchanges as raw bytes through the pure parser.
+    auto ask = [&](const char* name) {
+        return sock
+            .exchange([&](nlmsghdr* nlh) {
+                nlh->nlmsg_type = GENL_ID_CTRL;
+                nlh->nlmsg_flags |= NLM_F_ACK;
+                put_genl_header(nlh, CTRL_CMD_GETFAMILY, 1);
+                mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, name);
+            })
+            .take();
+    };
+    CHECK(parse_genl_family(ask("nlctrl")).take().id == GENL_ID_CTRL);
+    auto missing = parse_genl_family(ask("rdmastat-none"));
+    REQUIRE_FALSE(missing.ok());
+    CHECK(missing.error_code() == ENOENT);
+}
+
+TEST_CASE("without rdmastat.ko the module source is absent, not an error", "[genl]") {
+    bool loaded = std::filesystem::exists("/sys/module/rdmastat");
+    auto source = ModuleSource::open().take();
+    CHECK(source.has_value() == loaded);
+    if (source) CHECK(source->family().version == RDMASTAT_GENL_VERSION);
+}

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// Reading helpers shared by the netlink parsers (NLDEV, the rdmastat genl family).
+/// Inside a parser a malformed attribute throws Error; each public parse entry point
+/// turns that into a Failure, so the walking code reads straight through.
+
+#include "collect/netlink.h"
+#include "model/address.h"
+
+#include <cstdint>
+#include <cstring>
+#include <libmnl/libmnl.h>
+#include <map>
+#include <netinet/in.h>
+#include <optional>
+#include <string>
+#include <sys/socket.h>
+#include <utility>
+#include <vector>
+
+namespace rdmastat {
+
+/// One level of attributes with typed, size-checked, optional getters.
+class Attrs {
+  public:
+    Attrs(AttrTable table) : t_(std::move(table)) {}
+
+    const nlattr* get(int type) const { return t_[static_cast<std::size_t>(type)]; }
+    bool has(int type) const { return get(type) != nullptr; }
+
+    template <typename T, typename Getter>
+    std::optional<T> opt(int type, const char* name, Getter getter) const {
+        const nlattr* a = get(type);
+        if (!a) return std::nullopt;
+        return getter(a, name).take();
+    }
+    std::optional<std::uint8_t> u8(int type, const char* name) const {
+        return opt<std::uint8_t>(type, name, attr_u8);
+    }
+    std::optional<std::uint16_t> u16(int type, const char* name) const {
+        return opt<std::uint16_t>(type, name, attr_u16);
+    }
+    std::optional<std::uint32_t> u32(int type, const char* name) const {
+        return opt<std::uint32_t>(type, name, attr_u32);
+    }
+    std::optional<std::uint64_t> u64(int type, const char* name) const {
+        return opt<std::uint64_t>(type, name, attr_u64);
+    }
+    std::optional<std::string> str(int type, const char* name) const {
+        return opt<std::string>(type, name, attr_string);
+    }
+    /// The value of a required attribute; throws Error("<name>: missing") without it.
+    template <typename T> T need(std::optional<T> v, const char* name) const {
+        if (!v) throw Error(name, "missing");
+        return *v;
+    }
+    /// A sockaddr_storage-style attribute (NLDEV): families other than IPv4/IPv6
+    /// (AF_IB) and short data have no address we can show, which is not an error.
+    std::optional<Endpoint> endpoint(int type) const {
+        const nlattr* a = get(type);
+        if (!a) return std::nullopt;
+        return endpoint_from_sockaddr(mnl_attr_get_payload(a), mnl_attr_get_payload_len(a));
+    }
+    /// A struct sockaddr_in or sockaddr_in6 sized to its family: a payload too short
+    /// for the family it names throws; other families are skipped (nullopt).
+    std::optional<Endpoint> sockaddr(int type, const char* name) const {
+        const nlattr* a = get(type);
+        if (!a) return std::nullopt;
+        std::size_t len = mnl_attr_get_payload_len(a);
+        sa_family_t family = AF_UNSPEC;
+        if (len >= sizeof(family)) std::memcpy(&family, mnl_attr_get_payload(a), sizeof(family));
+        std::size_t need = family == AF_INET    ? sizeof(sockaddr_in)
+                           : family == AF_INET6 ? sizeof(sockaddr_in6)
+                                                : sizeof(family);
+        if (len < need)
+            throw Error(name, std::to_string(len) + " bytes, expected " + std::to_string(need) +
+                                  " for address family " + std::to_string(family));
+        return endpoint_from_sockaddr(mnl_attr_get_payload(a), len);
+    }
+
+  private:
+    AttrTable t_;
+};
+
+/// records without duplicates by key: the first position of each key is kept,
+/// holding the record as last reported (a dump resumed after a concurrent change).
+template <typename Record, typename Key>
+std::vector<Record> unique_by(std::vector<Record> records, Key key) {
+    std::map<decltype(key(records.front())), std::size_t> seen;
+    std::vector<Record> out;
+    out.reserve(records.size());
+    for (auto& r : records) {
+        auto [it, fresh] = seen.emplace(key(r), out.size());
+        if (fresh)
+            out.push_back(std::move(r));
+        else
+            out[it->second] = std::move(r);
+    }
+    return out;
+}
+
+} // namespace rdmastat

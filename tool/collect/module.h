@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// The rdmastat module (rdmastat.ko) as a source: its generic netlink family
+/// reports every cm_id of our network namespace with its QP and owner.
+
+#include "collect/genl.h"
+#include "collect/netlink.h"
+#include "model/records.h"
+
+#include <optional>
+#include <vector>
+
+namespace rdmastat {
+
+class ModuleSource {
+  public:
+    /// Opens NETLINK_GENERIC and resolves the family RDMASTAT_GENL_NAME.
+    /// nullopt when the family is not registered (rdmastat.ko is not loaded):
+    /// an answer, not an error.
+    static Result<std::optional<ModuleSource>> open();
+
+    /// The raw bytes of one RDMASTAT_CMD_CONN_GET dump (NLM_F_DUMP, genl version
+    /// RDMASTAT_GENL_VERSION): what parse_module_dump and the capture tool take.
+    Result<Bytes> dump();
+    /// dump() parsed; failures say "module ..." with the kernel's or parser's reason.
+    Result<std::vector<ModuleRecord>> collect();
+
+    const GenlFamily& family() const { return family_; }
+
+  private:
+    ModuleSource(NetlinkSocket socket, GenlFamily family)
+        : socket_(std::move(socket)), family_(family) {}
+    NetlinkSocket socket_;
+    GenlFamily family_;
+};
+
+} // namespace rdmastat
