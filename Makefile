@@ -1,5 +1,6 @@
 # Top-level driver: CMake for the tool and tests, Kbuild for the module, the QEMU lab.
 #   make            build rdmastat (build/rdmastat)
+#   make module     build rdmastat.ko against the lab kernel (KBUILD=, KSRC= for another)
 #   make demo       boot the lab, start rping over siw and rxe, show rdmastat's views
 #   make check      install dependencies, build, run unit and lab tests
 #   make fixtures   refresh tests/fixtures from the lab kernel
@@ -7,7 +8,7 @@
 BUILD ?= build
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build demo check unit fixtures bench clean
+.PHONY: all deps configure build module demo check unit fixtures bench clean
 
 all: build
 
@@ -23,6 +24,12 @@ configure: $(BUILD)/build.ninja
 build: configure
 	cmake --build $(BUILD)
 
+# The lab's kernel by default; on a host, KBUILD=/lib/modules/$(uname -r)/build
+# and KSRC=<that kernel's source tree> (see Kbuild).
+module:
+	$(MAKE) -C $${KBUILD:-$$(tests/lab/lab.sh kbuild)} M=$(CURDIR) \
+		KSRC=$${KSRC:-$$(tests/lab/lab.sh ksrc)} modules
+
 unit: build
 	cd $(BUILD) && ctest --output-on-failure -L unit
 
@@ -34,7 +41,9 @@ check: deps
 demo: deps
 	$(MAKE) build
 	tests/lab/lab.sh prepare
-	tests/lab/lab.sh run --out $(BUILD)/demo --bin $(BUILD)/rdmastat tests/lab/scenarios/demo.sh
+	$(MAKE) module
+	tests/lab/lab.sh run --out $(BUILD)/demo --bin $(BUILD)/rdmastat --ko rdmastat.ko \
+		tests/lab/scenarios/demo.sh
 	cat $(BUILD)/demo/demo.log
 
 fixtures: deps
@@ -54,3 +63,5 @@ bench: deps
 
 clean:
 	rm -rf $(BUILD)
+	rm -f rdmastat.ko rdmastat.o rdmastat.mod rdmastat.mod.c Module.symvers modules.order \
+		kernel/*.o .*.cmd kernel/.*.cmd

@@ -29,6 +29,13 @@ run rdmastat -l -p
 lab_section "A filter: iWARP connections to port 7174, as JSON"
 run rdmastat -j --pretty -p transport iwarp and dport = :7174
 
+lab_section "The same ids from rdmastat.ko: one record per id, QP state beside it"
+insmod /lib/modules/extra/rdmastat.ko || exit 1
+run rdmastat --source module -a -p -e
+echo "(an unprivileged user sees every id, but owners only of their own:)"
+run su lab -c "rdmastat --source module -a -p"
+rmmod rdmastat
+
 lab_section "The same connections as iproute2 and ss see them"
 run rdma res show cm_id
 echo "(ss shows siw's kernel TCP sockets, but no process owns them:)"
