@@ -57,6 +57,75 @@ TEST_CASE("runtime errors exit 2 with context", "[cli]") {
     Run r = run({"--input", "/nonexistent.json"});
     CHECK(r.rc == 2);
     CHECK(r.err == "rdmastat: /nonexistent.json: No such file or directory\n");
+    std::string dir = std::filesystem::temp_directory_path();
+    for (auto args : std::vector<std::vector<std::string>>{{"--input", dir, "-a"},
+                                                           {"devices", "--input", dir}}) {
+        r = run(args);
+        CHECK(r.rc == 2);
+        CHECK(r.out.empty());
+        CHECK(r.err == "rdmastat: " + dir + ": Is a directory\n");
+    }
+}
+
+namespace {
+void check_usage_error(const std::vector<std::string>& args, const std::string& message) {
+    INFO(Catch::Detail::stringify(args));
+    Run r = run(args);
+    CHECK(r.rc == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err == "rdmastat: " + message + "\nTry 'rdmastat --help' for more information.\n");
+}
+} // namespace
+
+TEST_CASE("listing options and a filter before devices are usage errors", "[cli]") {
+    check_usage_error({"--input", snapshot, "dev", "siw0", "devices"},
+                      "the devices command takes no FILTER");
+    check_usage_error({"dev", "siw0", "devices", "--input", snapshot},
+                      "the devices command takes no FILTER");
+    check_usage_error({"--input", snapshot, "-p", "devices"},
+                      "--processes does not apply to devices");
+    check_usage_error({"-a", "devices"}, "--all does not apply to devices");
+    // Output options before the word still apply.
+    Run r = run({"-H", "--input", snapshot, "devices"});
+    CHECK(r.rc == 0);
+    CHECK_THAT(r.out, Catch::StartsWith("siw0 "));
+}
+
+TEST_CASE("-a with -l and -4 with -6 are usage errors", "[cli]") {
+    for (auto args : std::vector<std::vector<std::string>>{
+             {"-a", "-l"}, {"-l", "-a"}, {"--all", "--listening"}, {"-al"}}) {
+        args.insert(args.end(), {"--input", snapshot});
+        Run r = run(args);
+        CHECK(r.rc == 2);
+        CHECK_THAT(r.err, Catch::StartsWith("rdmastat: --") && Catch::Contains(" excludes --") &&
+                              Catch::Contains("--all") && Catch::Contains("--listening"));
+    }
+    for (auto args : std::vector<std::vector<std::string>>{{"-4", "-6"}, {"-6", "-4"}, {"-46"}}) {
+        args.insert(args.end(), {"--input", snapshot});
+        Run r = run(args);
+        CHECK(r.rc == 2);
+        CHECK_THAT(r.err, Catch::Contains("--ipv4") && Catch::Contains("--ipv6") &&
+                              Catch::EndsWith("Try 'rdmastat --help' for more information.\n"));
+    }
+    CHECK(run({"-a", "-4", "--input", snapshot}).rc == 0);
+    CHECK(run({"-l", "-6", "--input", snapshot}).rc == 0);
+}
+
+TEST_CASE("--pretty needs -j", "[cli]") {
+    check_usage_error({"--pretty", "--input", snapshot}, "--pretty needs -j");
+    check_usage_error({"-s", "--pretty", "--input", snapshot}, "--pretty needs -j");
+    check_usage_error({"devices", "--pretty", "--input", snapshot}, "--pretty needs -j");
+    check_usage_error({"--pretty", "devices", "--input", snapshot}, "--pretty needs -j");
+    // -j and --pretty on either side of the word devices.
+    for (auto args : std::vector<std::vector<std::string>>{{"-j", "--pretty"},
+                                                           {"-j", "devices", "--pretty"},
+                                                           {"--pretty", "devices", "-j"},
+                                                           {"devices", "-j", "--pretty"}}) {
+        args.insert(args.end(), {"--input", snapshot});
+        Run r = run(args);
+        CHECK(r.rc == 0);
+        CHECK_THAT(r.out, Catch::StartsWith("{\n  \"version\": 1,"));
+    }
 }
 
 TEST_CASE("help and version exit 0", "[cli]") {
@@ -82,7 +151,7 @@ TEST_CASE("the man page documents every option and no other", "[cli][man]") {
         CHECK_THAT(man, Catch::Contains(std::string(".B ") + cmd));
 }
 
-TEST_CASE("the filter narrows --input the same as live data", "[cli]") {
+TEST_CASE("a filter keeps the --input snapshot's ids that match it", "[cli]") {
     Run all = run({"--input", snapshot, "-a", "-j"});
     Run siw = run({"--input", snapshot, "-a", "-j", "dev", "siw0"});
     REQUIRE(all.rc == 0);

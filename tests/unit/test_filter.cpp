@@ -2,6 +2,7 @@
 #include "analysis/filter.h"
 #include "model/address.h"
 #include "model/model.h"
+#include "model/names.h"
 
 #include <catch2/catch.hpp>
 #include <cstdint>
@@ -120,11 +121,13 @@ TEST_CASE("state primary", "[filter]") {
     no(c, {"state addr_resolved"});
     c.state = "device_removal"; // compared case-insensitively on the connection side too
     yes(c, {"state DEVICE-REMOVAL"});
-    for (const char* s :
-         {"IDLE", "ADDR_QUERY", "ADDR_RESOLVED", "ROUTE_QUERY", "ROUTE_RESOLVED", "CONNECT",
-          "DISCONNECT", "ADDR_BOUND", "LISTEN", "DEVICE_REMOVAL", "DESTROYING"}) {
-        c.state = s;
-        CHECK(parse_ok({"state", s}).matches(c));
+    // Every state the kernel names is a valid filter state.
+    auto names = cm_state_names();
+    REQUIRE(names.size() == 11);
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        c.state = cm_state_name(static_cast<std::uint8_t>(i));
+        CHECK(c.state == names[i]);
+        CHECK(parse_ok({"state", names[i]}).matches(c));
     }
 }
 
@@ -263,6 +266,32 @@ TEST_CASE("glued parentheses and a whole filter in one word", "[filter]") {
               .matches(l));
 }
 
+TEST_CASE("glued commas and a leading ! split like separate words", "[filter]") {
+    Connection l = listener(), c = client();
+    for (const auto& words : std::vector<std::vector<std::string>>{
+             {"dev siw0,dev rxe0"}, {"dev", "siw0,dev", "rxe0"}, {"dev", "siw0,", "dev", "rxe0"}}) {
+        Filter f = parse_ok(words);
+        CHECK(f.matches(l));
+        CHECK(f.matches(c));
+        CHECK_FALSE(f.matches(v6()));
+    }
+    for (const auto& words : std::vector<std::vector<std::string>>{{"!state", "listen"},
+                                                                   {"!state listen"},
+                                                                   {"!(state", "listen)"},
+                                                                   {"!!!state listen"}}) {
+        Filter f = parse_ok(words);
+        CHECK_FALSE(f.matches(l));
+        CHECK(f.matches(c));
+    }
+    CHECK(parse_ok({"!!dev siw0"}).matches(l));
+    CHECK(parse_ok({"dev siw0,!dev siw0"}).matches(c));
+    // "!=" stays the operator, glued or not.
+    CHECK_FALSE(parse_ok({"dev", "!=", "siw0"}).matches(l));
+    CHECK_FALSE(parse_ok({"dport", "!=7174"}).matches(v6()));
+    CHECK(parse_ok({"sport !=7174"}).matches(c));
+    CHECK(parse_ok({"dst", "fe80::1234,dev", "rxe0"}).matches(v6()));
+}
+
 TEST_CASE("filters copy and move", "[filter]") {
     Filter a = parse_ok(split("dev siw0 or ( pid 200 and not state listen )"));
     Filter b = a;
@@ -297,7 +326,9 @@ TEST_CASE("malformed filters yield clear errors", "[filter]") {
     CHECK_THAT(error_of({"src"}), Contains("expected an address after 'src', got end of filter"));
     CHECK_THAT(error_of({"state", "bogus"}), Contains("unknown state 'bogus' (word 2)"));
     CHECK_THAT(error_of({"state", "bogus"}), Contains("LISTEN") && Contains("DESTROYING"));
-    CHECK_THAT(error_of({"state", "listen,"}), Contains("unknown state 'listen,'"));
+    CHECK_THAT(error_of({"state", "listen,"}),
+               Contains("expected a condition after ',', got end of filter"));
+    CHECK_THAT(error_of({"dev", "x,,dev", "y"}), Contains("got ','"));
     CHECK_THAT(error_of({"transport", "ethernet"}), Contains("unknown transport 'ethernet'"));
     CHECK_THAT(error_of({"sport", "70000"}), Contains("'70000' is not a port"));
     CHECK_THAT(error_of({"sport", "=>5"}), Contains("unknown operator in '=>5'"));

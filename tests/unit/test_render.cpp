@@ -4,6 +4,7 @@
 #include "cli/app.h"
 #include "collect/snapshot_file.h"
 #include "render/json.h"
+#include "render/table.h"
 #include "render/text.h"
 #include "support.h"
 
@@ -167,4 +168,137 @@ TEST_CASE("module-only JSON keys appear only where known", "[render]") {
     for (std::size_t i = 1; i < conns.size(); ++i)
         for (const char* key : {"mapped_local", "mapped_peer", "mapped", "netns"})
             CHECK_FALSE(conns[i].contains(key));
+}
+
+namespace {
+// Hand-made ids: shapes the lab's rping setup does not produce (wildcard
+// listeners, hostile process names, a LISTEN id with a peer).
+Connection made(const char* state, std::optional<Endpoint> local, std::optional<Endpoint> peer) {
+    Connection c;
+    c.device = "siw0";
+    c.port = 1;
+    c.transport = Transport::iwarp;
+    c.state = state;
+    c.local = local;
+    c.peer = peer;
+    c.owner = Owner{.pid = 42, .tid = {}, .comm = "rping", .uid = 0, .user = "root", .kernel = {}};
+    return c;
+}
+
+Endpoint ep(const char* address, std::uint16_t port) {
+    return Endpoint{IpAddress::parse(address).value(), port};
+}
+
+std::string listing(const std::vector<Connection>& conns, TextOptions opts) {
+    std::vector<const Connection*> list;
+    for (const auto& c : conns)
+        list.push_back(&c);
+    std::ostringstream out;
+    render_listing(out, list, opts);
+    return out.str();
+}
+} // namespace
+
+TEST_CASE("JSON output stays valid when a name is not UTF-8", "[render]") {
+    // The kernel cuts comm at 15 bytes, which can split a character: "café" → "caf\xc3".
+    Snapshot s;
+    s.source = "nldev";
+    Connection c = made("CONNECT", ep("10.0.0.1", 7174), ep("10.0.0.2", 40000));
+    c.owner.comm = "caf\xc3";
+    c.owner.user = "\xff\xfe";
+    s.connections = {c};
+    std::ostringstream out;
+    write_snapshot_json(out, s, {&s.connections[0]}, false);
+    auto owner = nlohmann::json::parse(out.str())["connections"][0]["owner"];
+    CHECK(owner["comm"] == "caf\xef\xbf\xbd"); // U+FFFD
+    CHECK(owner["user"] == "\xef\xbf\xbd\xef\xbf\xbd");
+    std::ostringstream summary;
+    write_summary_json(summary, s, summarize({&s.connections[0]}), true);
+    CHECK(nlohmann::json::parse(summary.str())["summary"]["by_process"][0]["owner"]["comm"] ==
+          "caf\xef\xbf\xbd");
+}
+
+TEST_CASE("text output escapes bytes a terminal could act on", "[render]") {
+    Connection c = made("CONNECT", ep("10.0.0.1", 7174), ep("10.0.0.2", 40000));
+    c.owner.comm = "\x1b[31mevil";
+    c.owner.user = "b\x07z\x7f";
+    std::string out = listing({c}, TextOptions{true, false, true, true});
+    CHECK_THAT(out, Catch::Contains(" 42/\\x1b[31mevil\n") && Catch::Contains(" b\\x07z\\x7f "));
+    CHECK(out.find_first_of("\x1b\x07\x7f") == std::string::npos);
+    std::ostringstream summary;
+    Connection copy = c;
+    render_summary(summary, summarize({&copy}));
+    CHECK_THAT(summary.str(), Catch::Contains("42/\\x1b[31mevil"));
+    CHECK(summary.str().find('\x1b') == std::string::npos);
+
+    CHECK(printable("rping") == "rping");
+    CHECK(printable("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80") ==
+          "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"); // UTF-8 is kept
+    CHECK(printable("a\tb\nc\rd") == "a\\x09b\\x0ac\\x0dd");
+    CHECK(printable("caf\xc3") == "caf\\xc3"); // cut inside a character
+    CHECK(printable("\x9b"
+                    "31m") == "\\x9b31m"); // 8-bit CSI
+    CHECK(printable("\xc2\x9b"
+                    "31m") == "\\xc2\\x9b31m"); // CSI as UTF-8 (U+009B)
+    CHECK(printable("\xc2\xa0") == "\xc2\xa0"); // U+00A0 is printable
+    CHECK(printable("\xc0\xaf \xed\xa0\x80") ==
+          "\\xc0\\xaf \\xed\\xa0\\x80"); // overlong, surrogate
+    CHECK(printable(std::string("a\0b", 3)) == "a\\x00b");
+}
+
+TEST_CASE("wildcard addresses print as ss prints them", "[render]") {
+    CHECK(ep("0.0.0.0", 7174).to_string() == "0.0.0.0:7174");
+    CHECK(ep("::", 7174).to_string() == "[::]:7174");
+    CHECK(ep("0.0.0.0", 0).to_string() == "0.0.0.0:*");
+    CHECK(ep("::", 0).to_string() == "[::]:*");
+    CHECK(ep("10.9.0.1", 0).to_string() == "10.9.0.1:*");
+    CHECK(ep("fd00:9::1", 7176).to_string() == "[fd00:9::1]:7176");
+    CHECK(Endpoint{}.to_string() == "*:*");
+
+    std::istringstream in(listing({made("LISTEN", ep("0.0.0.0", 7174), ep("0.0.0.0", 0)),
+                                   made("LISTEN", ep("::", 7174), ep("::", 0)),
+                                   made("ADDR_BOUND", ep("10.9.0.1", 0), std::nullopt)},
+                                  TextOptions{}));
+    auto words = [&] {
+        std::string line;
+        std::getline(in, line);
+        std::istringstream l(line);
+        return std::vector<std::string>{std::istream_iterator<std::string>(l), {}};
+    };
+    CHECK(words() == std::vector<std::string>{"Transport", "Device", "Dev-Port", "Local", "Address",
+                                              "Peer", "Address", "State"});
+    CHECK(words() ==
+          std::vector<std::string>{"iwarp", "siw0", "1", "0.0.0.0:7174", "0.0.0.0:*", "LISTEN"});
+    CHECK(words() ==
+          std::vector<std::string>{"iwarp", "siw0", "1", "[::]:7174", "[::]:*", "LISTEN"});
+    CHECK(words() ==
+          std::vector<std::string>{"iwarp", "siw0", "1", "10.9.0.1:*", "*:*", "ADDR_BOUND"});
+}
+
+TEST_CASE("summary counts other ids directly", "[render][summary]") {
+    std::vector<Connection> conns = {
+        made("LISTEN", ep("10.0.0.1", 7174), ep("10.0.0.2", 1)), // a LISTEN id with a peer
+        made("LISTEN", ep("10.0.0.1", 7175), ep("0.0.0.0", 0)),
+        made("CONNECT", ep("10.0.0.1", 7174), ep("10.0.0.2", 40000)),
+        made("ADDR_BOUND", ep("10.0.0.1", 0), std::nullopt),
+        made("IDLE", std::nullopt, std::nullopt),
+    };
+    std::vector<const Connection*> all;
+    for (const auto& c : conns)
+        all.push_back(&c);
+    Summary s = summarize(all);
+    CHECK(s.total == 5);
+    CHECK(s.listening == 2);
+    CHECK(s.with_peer == 2);
+    CHECK(s.other == 2);
+    std::ostringstream text;
+    render_summary(text, s);
+    CHECK_THAT(text.str(),
+               Catch::StartsWith("Connections: 5 (with peer 2, listening 2, other 2)\n"));
+    std::ostringstream json;
+    write_summary_json(json, Snapshot{}, s, false);
+    auto j = nlohmann::json::parse(json.str())["summary"];
+    CHECK(j["other"] == 2);
+    CHECK(j["listening"] == 2);
+    CHECK(j["with_peer"] == 2);
 }

@@ -7,6 +7,8 @@
 #include "support.h"
 
 #include <catch2/catch.hpp>
+#include <cerrno>
+#include <filesystem>
 #include <functional>
 #include <sstream>
 #include <sys/socket.h>
@@ -94,6 +96,42 @@ TEST_CASE("bad snapshots are refused with the JSON path", "[snapshot]") {
     CHECK_THAT(parse_text("[1]").error(), Catch::Contains("expected an object"));
     CHECK_THAT(load_snapshot_file("/nonexistent/snap.json").error(),
                Catch::Equals("/nonexistent/snap.json: No such file or directory"));
+}
+
+TEST_CASE("text that is not JSON is refused with its byte position", "[snapshot]") {
+    CHECK(parse_text("{\"version\": 1, x}").error() ==
+          "test.json: not valid JSON at byte 16: syntax error while parsing object key - invalid "
+          "literal; last read: '1, x'; expected string literal");
+    CHECK_THAT(parse_text("{\"version\": 1,").error(),
+               Catch::StartsWith("test.json: not valid JSON at byte 15: ") &&
+                   Catch::Contains("unexpected end of input"));
+    CHECK_THAT(parse_text("").error(), Catch::StartsWith("test.json: not valid JSON at byte 1: "));
+}
+
+TEST_CASE("deep nesting is refused as soon as it is read", "[snapshot]") {
+    auto nested = [](int depth) {
+        std::string text;
+        for (int i = 0; i < depth; ++i)
+            text += "{\"a\":";
+        text += "1";
+        return text + std::string(static_cast<std::size_t>(depth), '}');
+    };
+    // At the limit the parse succeeds; the snapshot then lacks its version.
+    CHECK(parse_text(nested(max_snapshot_depth)).error() == "test.json: version: missing");
+    // The 65th "{" is byte 5 * 64 + 1.
+    CHECK(parse_text(nested(max_snapshot_depth + 1)).error() ==
+          "test.json: JSON nested deeper than 64 levels at byte 321");
+    // A file of '[' stops at the first one too deep instead of building all of them.
+    CHECK(parse_text(std::string(1'000'000, '[')).error() ==
+          "test.json: JSON nested deeper than 64 levels at byte 65");
+}
+
+TEST_CASE("a directory as a snapshot file is an error naming it", "[snapshot]") {
+    std::string dir = std::filesystem::temp_directory_path();
+    auto r = load_snapshot_file(dir);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error() == dir + ": Is a directory");
+    CHECK(r.error_code() == EISDIR);
 }
 
 TEST_CASE("unknown keys from a newer writer are ignored", "[snapshot]") {

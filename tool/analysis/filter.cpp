@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "analysis/filter.h"
 
+#include "common/text.h"
 #include "model/names.h"
 
 #include <algorithm>
@@ -16,16 +17,18 @@
 namespace rdmastat {
 namespace {
 
-/// enum rdma_cm_state's names, as cm_state_name gives them.
-constexpr std::string_view cm_states = "IDLE, ADDR_QUERY, ADDR_RESOLVED, ROUTE_QUERY, "
-                                       "ROUTE_RESOLVED, CONNECT, DISCONNECT, ADDR_BOUND, LISTEN, "
-                                       "DEVICE_REMOVAL, DESTROYING";
-
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (char& ch : out)
-        ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+/// "IDLE, ADDR_QUERY, ...": every state cm_state_name knows.
+std::string state_list() {
+    std::string out;
+    for (const char* name : cm_state_names())
+        out += (out.empty() ? "" : ", ") + std::string(name);
     return out;
+}
+
+bool is_state_name(const std::string& lowered) {
+    auto names = cm_state_names();
+    return std::any_of(names.begin(), names.end(),
+                       [&](const char* name) { return lower(name) == lowered; });
 }
 
 bool all_digits(std::string_view s) {
@@ -49,13 +52,24 @@ std::optional<std::uint16_t> parse_port(std::string_view s) {
     return static_cast<std::uint16_t>(*v);
 }
 
-/// Shells hand over "(state" or a whole quoted filter as one word, so tokens are
-/// re-cut on whitespace and around parentheses before parsing.
+/// Shells hand over "(state", "siw0,dev", "!state" or a whole quoted filter as one
+/// word, so tokens are re-cut on whitespace, around parentheses and commas, and after
+/// a '!' that starts a token (but not the "!=" operator) before parsing.
 std::vector<std::string> split_words(const std::vector<std::string>& words) {
     std::string spaced;
     for (const std::string& w : words) {
-        for (char ch : w)
-            spaced += ch == '(' || ch == ')' ? std::string{' ', ch, ' '} : std::string(1, ch);
+        bool token_start = true;
+        for (std::size_t i = 0; i < w.size(); ++i) {
+            char ch = w[i];
+            bool bang = ch == '!' && token_start && (i + 1 == w.size() || w[i + 1] != '=');
+            if (ch == '(' || ch == ')' || ch == ',' || bang) {
+                spaced += {' ', ch, ' '};
+                token_start = true;
+            } else {
+                spaced += ch;
+                token_start = std::isspace(static_cast<unsigned char>(ch)) != 0;
+            }
+        }
         spaced += ' ';
     }
     std::vector<std::string> out;
@@ -203,11 +217,8 @@ class FilterParser {
             n.text = toks_[at];
             std::replace(n.text.begin(), n.text.end(), '-', '_');
             n.text = lower(n.text); // eval compares lower case
-            // Tokens hold no spaces, so ", name, " can only match a whole list entry.
-            if (lower(", " + std::string(cm_states) + ", ").find(", " + n.text + ", ") ==
-                std::string::npos)
-                fail("unknown state '" + toks_[at] + "'", at,
-                     "; valid states: " + std::string(cm_states));
+            if (!is_state_name(n.text))
+                fail("unknown state '" + toks_[at] + "'", at, "; valid states: " + state_list());
             n.kind = Kind::state;
             f_.mentions_state_ = true;
         } else if (kw == "src" || kw == "dst") {

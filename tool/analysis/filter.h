@@ -18,10 +18,11 @@
 /// Other primaries also take "=", "==" or "!=" before their value ("dev != siw0"), and
 /// ":*" in an ADDR_SPEC means any port. Keywords, connectives and operator words are
 /// case-insensitive; values (device, comm, user) are exact.
-/// Every word is split on whitespace and around "(" and ")" first, so a filter quoted as
-/// one shell word, or "(state" / "siw0)", parse as expected. Consequently a comm name
-/// containing spaces or parentheses cannot be matched. Nesting of "(" and "not" is capped
-/// at max_depth levels.
+/// Every word is split on whitespace, around "(", ")" and ",", and after a "!" that
+/// starts a token unless it begins "!=", so a filter quoted as one shell word, or
+/// "(state", "siw0)", "siw0,dev" and "!state", parse as expected. Consequently a comm
+/// name containing spaces, parentheses or commas, or starting with "!", cannot be
+/// matched. Nesting of "(" and "not" is capped at max_depth levels.
 
 #include "common/error.h"
 #include "model/address.h"

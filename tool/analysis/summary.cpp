@@ -15,8 +15,10 @@ Summary summarize(const std::vector<const Connection*>& connections) {
     std::map<std::tuple<std::uint32_t, std::string>, ProcessCount> processes;
     for (const Connection* c : connections) {
         ++s.total;
-        if (c->state == "LISTEN") ++s.listening;
-        if (has_peer(*c)) ++s.with_peer;
+        bool listening = c->state == "LISTEN", peer = has_peer(*c);
+        s.listening += listening;
+        s.with_peer += peer;
+        s.other += !listening && !peer;
         ++s.by_device[c->device];
         ++s.by_transport[std::string(transport_name(c->transport))];
         ++s.by_state[c->state];

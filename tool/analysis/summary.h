@@ -21,12 +21,15 @@ struct Summary {
     std::size_t total = 0;
     std::size_t listening = 0; ///< in LISTEN
     std::size_t with_peer = 0; ///< with a peer address
+    std::size_t other = 0;     ///< neither in LISTEN nor with a peer (bound, idle, ...)
     std::map<std::string, std::size_t> by_device;
     std::map<std::string, std::size_t> by_transport;
     std::map<std::string, std::size_t> by_state;
     std::vector<ProcessCount> by_process; ///< most connections first, then by pid
 };
 
+/// Counts of the given connections. An id in LISTEN with a peer counts in listening
+/// and with_peer, so total can be less than listening + with_peer + other.
 Summary summarize(const std::vector<const Connection*>& connections);
 
 } // namespace rdmastat

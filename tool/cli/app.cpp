@@ -35,7 +35,7 @@ TextOptions text_options(const Options& o) {
 
 void add_output_flags(CLI::App& app, Options& o) {
     app.add_flag("-j,--json", o.json, "Print JSON (schema in rdmastat(8))");
-    app.add_flag("--pretty", o.pretty, "Indent JSON output");
+    app.add_flag("--pretty", o.pretty, "Indent JSON output (with -j)");
     app.add_flag("-H,--no-header", o.no_header, "Omit the header line");
     app.add_flag("-n,--numeric", o.numeric, "Show uids instead of user names");
     app.add_option("--input", o.input,
@@ -59,7 +59,7 @@ int run_listing(const Options& o, std::ostream& out, std::ostream& err) {
     // A state in the filter or -s widen the default to every id, as in ss.
     if (o.all || o.summary || filter.value().mentions_state()) sel.scope = Scope::all;
     if (o.listening) sel.scope = Scope::listening;
-    if (o.ipv4 != o.ipv6) sel.family = o.ipv4 ? AF_INET : AF_INET6;
+    if (o.ipv4 || o.ipv6) sel.family = o.ipv4 ? AF_INET : AF_INET6; // not both: excluded
 
     Acquired a = acquire(o.input, source_of(o));
     if (a.no_devices && !o.json) {
@@ -102,22 +102,32 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     Options o, dev_o;
     CLI::App app("List RDMA connections (rdma_cm ids) like netstat lists TCP sockets.", "rdmastat");
     app.set_version_flag("-V,--version", RDMASTAT_VERSION);
-    app.add_flag("-a,--all", o.all, "Show every cm_id, listening or not");
-    app.add_flag("-l,--listening", o.listening, "Show only listening cm_ids");
-    app.add_flag("-p,--processes", o.processes, "Show the owning PID/program");
-    app.add_flag("-e,--extend", o.extended,
-                 "Show user, cm id, port space, QP and mapped addresses");
-    app.add_flag("-s,--summary", o.summary, "Show counts per device, transport, state, process");
-    app.add_flag("-4,--ipv4", o.ipv4, "Only IPv4 cm_ids");
-    app.add_flag("-6,--ipv6", o.ipv6, "Only IPv6 cm_ids");
+    // Listing options: the devices command takes none of them.
+    std::vector<CLI::Option*> listing = {
+        app.add_flag("-a,--all", o.all, "Show every cm_id, listening or not"),
+        app.add_flag("-l,--listening", o.listening, "Show only listening cm_ids"),
+        app.add_flag("-p,--processes", o.processes, "Show the owning PID/program"),
+        app.add_flag("-e,--extend", o.extended,
+                     "Show user, cm id, port space, QP and mapped addresses"),
+        app.add_flag("-s,--summary", o.summary,
+                     "Show counts per device, transport, state, process"),
+        app.add_flag("-4,--ipv4", o.ipv4, "Only IPv4 cm_ids"),
+        app.add_flag("-6,--ipv6", o.ipv6, "Only IPv6 cm_ids"),
+    };
+    listing[0]->excludes(listing[1]);
+    listing[5]->excludes(listing[6]);
     add_output_flags(app, o);
-    app.add_option("filter", o.filter,
-                   "ss-style filter: state, src, dst, sport, dport, dev, pid, "
-                   "comm, user, transport; and/or/not/( )");
+    listing.push_back(app.add_option("filter", o.filter,
+                                     "ss-style filter: state, src, dst, sport, dport, dev, pid, "
+                                     "comm, user, transport; and/or/not/( )"));
     CLI::App* devices = app.add_subcommand("devices", "List RDMA devices and their ports");
     add_output_flags(*devices, dev_o);
     app.require_subcommand(0, 1);
 
+    auto usage_error = [&](const std::string& message) {
+        err << "rdmastat: " << message << "\nTry 'rdmastat --help' for more information.\n";
+        return 2;
+    };
     std::vector<std::string> reversed(args.rbegin(), args.rend());
     try {
         app.parse(reversed);
@@ -128,21 +138,27 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         out << "rdmastat " << RDMASTAT_VERSION << '\n';
         return 0;
     } catch (const CLI::ParseError& e) {
-        err << "rdmastat: " << e.what() << "\nTry 'rdmastat --help' for more information.\n";
-        return 2;
+        return usage_error(e.what());
     }
+    if (devices->parsed()) {
+        for (const CLI::Option* opt : listing)
+            if (opt->count())
+                return usage_error(opt->get_positional()
+                                       ? "the devices command takes no FILTER"
+                                       : opt->get_name() + " does not apply to devices");
+        // Global output flags before the subcommand apply to it too.
+        dev_o.json |= o.json;
+        dev_o.pretty |= o.pretty;
+        dev_o.no_header |= o.no_header;
+        dev_o.numeric |= o.numeric;
+        if (!dev_o.input) dev_o.input = o.input;
+        if (!dev_o.source) dev_o.source = o.source;
+    }
+    const Options& chosen = devices->parsed() ? dev_o : o;
+    if (chosen.pretty && !chosen.json) return usage_error("--pretty needs -j");
 
     try {
-        if (devices->parsed()) {
-            // Global output flags before the subcommand apply to it too.
-            dev_o.json |= o.json;
-            dev_o.pretty |= o.pretty;
-            dev_o.no_header |= o.no_header;
-            dev_o.numeric |= o.numeric;
-            if (!dev_o.input) dev_o.input = o.input;
-            if (!dev_o.source) dev_o.source = o.source;
-            return run_devices(dev_o, out, err);
-        }
+        if (devices->parsed()) return run_devices(dev_o, out, err);
         return run_listing(o, out, err);
     } catch (const Error& e) {
         err << "rdmastat: " << e.what() << '\n';

@@ -18,12 +18,12 @@ std::optional<std::string> read_comm(const std::string& dir) {
     return comm;
 }
 
-struct Status {
+struct ProcStatus {
     std::optional<std::uint32_t> tgid, uid;
 };
 
-Status read_status(const std::string& dir) {
-    Status st;
+ProcStatus read_status(const std::string& dir) {
+    ProcStatus st;
     std::ifstream in(dir + "/status");
     std::string line;
     while (in && std::getline(in, line) && !(st.tgid && st.uid)) {
@@ -65,7 +65,7 @@ OwnerMap resolve_owners(const std::set<std::uint32_t>& pids, const std::string& 
     for (std::uint32_t pid : pids) {
         Owner o;
         o.pid = pid;
-        Status st = read_status(proc_root + "/" + std::to_string(pid));
+        ProcStatus st = read_status(proc_root + "/" + std::to_string(pid));
         if (st.tgid && *st.tgid != pid) {
             o.pid = st.tgid;
             o.tid = pid;

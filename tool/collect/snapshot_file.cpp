@@ -3,12 +3,17 @@
 
 #include "model/names.h"
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <streambuf>
+#include <string_view>
 
 namespace rdmastat {
 namespace {
@@ -154,11 +159,66 @@ Connection connection(const Reader& r) {
     return c;
 }
 
+// Forwards a stream buffer and counts the bytes taken from it, so an error found
+// while parsing can say where it is.
+class CountingBuffer : public std::streambuf {
+  public:
+    explicit CountingBuffer(std::streambuf* source) : source_(source) {}
+    std::size_t consumed() const { return before_ + static_cast<std::size_t>(gptr() - eback()); }
+
+  protected:
+    int_type underflow() override {
+        before_ += static_cast<std::size_t>(egptr() - eback());
+        std::streamsize n = source_->sgetn(buffer_.data(), buffer_.size());
+        setg(buffer_.data(), buffer_.data(), buffer_.data() + std::max<std::streamsize>(n, 0));
+        return n > 0 ? traits_type::to_int_type(buffer_[0]) : traits_type::eof();
+    }
+
+  private:
+    std::streambuf* source_;
+    std::array<char, 65536> buffer_;
+    std::size_t before_ = 0;
+};
+
+struct TooDeep {};
+
+// "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error ..."
+// → "syntax error ...": the position is reported as a byte offset instead.
+std::string parse_error_reason(const json::parse_error& e) {
+    std::string_view what = e.what();
+    if (auto p = what.find("] "); what.starts_with("[json.exception.") && p != what.npos)
+        what.remove_prefix(p + 2);
+    if (auto p = what.find(": "); what.starts_with("parse error") && p != what.npos)
+        what.remove_prefix(p + 2);
+    return std::string(what);
+}
+
 } // namespace
 
 Result<Snapshot> parse_snapshot_json(std::istream& in, const std::string& name) {
-    json doc = json::parse(in, nullptr, false);
-    if (doc.is_discarded()) return Failure{name + ": not valid JSON"};
+    CountingBuffer counted(in.rdbuf());
+    std::istream counted_in(&counted);
+    // Refusing deep nesting as soon as it starts bounds the time and memory a hostile
+    // file of '[' costs; a snapshot is 5 levels deep.
+    auto limit_depth = [](int depth, json::parse_event_t event, json&) {
+        if (depth >= max_snapshot_depth && (event == json::parse_event_t::object_start ||
+                                            event == json::parse_event_t::array_start))
+            throw TooDeep{};
+        return true;
+    };
+    json doc;
+    try {
+        doc = json::parse(counted_in, limit_depth);
+    } catch (const TooDeep&) {
+        return Failure{name + ": JSON nested deeper than " + std::to_string(max_snapshot_depth) +
+                       " levels at byte " + std::to_string(counted.consumed())};
+    } catch (const json::parse_error& e) {
+        return Failure{name + ": not valid JSON at byte " + std::to_string(e.byte) + ": " +
+                       parse_error_reason(e)};
+    } catch (const std::exception& e) {
+        // A read error of the stream (libstdc++ throws it from the file buffer).
+        return Failure{name + ": " + e.what()};
+    }
     try {
         Reader root{doc, ""};
         if (!doc.is_object()) throw Error("top level", "expected an object");
@@ -180,6 +240,10 @@ Result<Snapshot> parse_snapshot_json(std::istream& in, const std::string& name) 
 
 Result<Snapshot> load_snapshot_file(const std::string& path) {
     if (path == "-") return parse_snapshot_json(std::cin, "standard input");
+    // A directory opens fine and only fails to read, with a message that lacks the path.
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        return Failure{path + ": " + std::strerror(EISDIR), EISDIR};
     std::ifstream in(path);
     if (!in) return Failure{path + ": " + std::strerror(errno), errno};
     return parse_snapshot_json(in, path);

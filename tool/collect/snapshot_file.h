@@ -11,13 +11,19 @@
 
 namespace rdmastat {
 
+/// Deepest nesting of arrays and objects parse_snapshot_json accepts.
+inline constexpr int max_snapshot_depth = 64;
+
 /// Reads a snapshot written by write_snapshot_json; its source becomes "file".
 /// name is used in messages. Unknown keys are ignored (a newer writer may add
 /// some); wrong types, bad addresses, and a missing or newer version are a
-/// Failure naming the JSON path, e.g. "connections[2].local.address".
+/// Failure naming the JSON path, e.g. "connections[2].local.address". Text that
+/// is not JSON is a Failure "NAME: not valid JSON at byte N: REASON", and nesting
+/// deeper than max_snapshot_depth is refused as soon as it is read.
 Result<Snapshot> parse_snapshot_json(std::istream& in, const std::string& name);
 
-/// The same from a file; "-" reads standard input.
+/// The same from a file (or FIFO); "-" reads standard input. A directory is a
+/// Failure "PATH: Is a directory".
 Result<Snapshot> load_snapshot_file(const std::string& path);
 
 } // namespace rdmastat

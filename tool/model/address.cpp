@@ -51,8 +51,9 @@ bool IpAddress::in_prefix(const IpAddress& network, unsigned prefix_len) const {
 }
 
 std::string Endpoint::to_string() const {
-    std::string host = address.is_any() ? "*" : address.to_string();
-    if (address.family == AF_INET6 && host != "*") host = "[" + host + "]";
+    std::string host = address.to_string();
+    if (host.empty()) host = "*";
+    if (address.family == AF_INET6) host = "[" + host + "]";
     return host + ":" + (port ? std::to_string(port) : std::string("*"));
 }
 

@@ -34,7 +34,9 @@ struct Endpoint {
     std::uint16_t port = 0;
 
     bool operator==(const Endpoint&) const = default;
-    /// "10.0.0.1:7174", "[fe80::1]:7174"; port 0 and the any address print as "*".
+    /// "10.0.0.1:7174", "[fe80::1]:7174"; the any address prints as ss prints it,
+    /// "0.0.0.0:7174", "[::]:7174", port 0 as "*" ("0.0.0.0:*"), and an address of
+    /// no family as "*".
     std::string to_string() const;
 };
 

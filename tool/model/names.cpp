@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "model/names.h"
 
-#include <algorithm>
+#include "common/text.h"
+
 #include <array>
-#include <cctype>
 #include <linux/rdmastat.h>
 
 namespace rdmastat {
@@ -15,20 +15,18 @@ std::string lookup(const std::array<const char*, N>& table, unsigned value) {
     return std::to_string(value);
 }
 
-std::string lower(std::string_view s) {
-    std::string out(s);
-    std::transform(out.begin(), out.end(), out.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return out;
-}
+constexpr std::array<const char*, 11> cm_states = {
+    "IDLE",       "ADDR_QUERY", "ADDR_RESOLVED", "ROUTE_QUERY",    "ROUTE_RESOLVED", "CONNECT",
+    "DISCONNECT", "ADDR_BOUND", "LISTEN",        "DEVICE_REMOVAL", "DESTROYING"};
 
 } // namespace
 
 std::string cm_state_name(std::uint8_t state) {
-    static constexpr std::array<const char*, 11> names = {
-        "IDLE",       "ADDR_QUERY", "ADDR_RESOLVED", "ROUTE_QUERY",    "ROUTE_RESOLVED", "CONNECT",
-        "DISCONNECT", "ADDR_BOUND", "LISTEN",        "DEVICE_REMOVAL", "DESTROYING"};
-    return lookup(names, state);
+    return lookup(cm_states, state);
+}
+
+std::span<const char* const> cm_state_names() {
+    return cm_states;
 }
 
 std::string qp_state_name(std::uint8_t state) {

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -15,6 +16,8 @@ namespace rdmastat {
 
 /// enum rdma_cm_state (drivers/infiniband/core/cma_priv.h): "IDLE" ... "DESTROYING".
 std::string cm_state_name(std::uint8_t state);
+/// Every name cm_state_name knows, indexed by enum rdma_cm_state.
+std::span<const char* const> cm_state_names();
 /// enum ib_qp_state: "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR".
 std::string qp_state_name(std::uint8_t state);
 /// enum ib_qp_type: "SMI", "GSI", "RC", "UC", "UD", ...

@@ -103,8 +103,10 @@ json devices_json(const Snapshot& snap) {
     return devices;
 }
 
+// Strings from the system need not be UTF-8 (a comm cut at 15 bytes can split a
+// character): invalid bytes become U+FFFD instead of failing the whole output.
 void emit(std::ostream& out, const json& j, bool pretty) {
-    out << (pretty ? j.dump(2) : j.dump()) << '\n';
+    out << j.dump(pretty ? 2 : -1, ' ', false, json::error_handler_t::replace) << '\n';
 }
 
 } // namespace
@@ -131,13 +133,15 @@ void write_summary_json(std::ostream& out, const Snapshot& snap, const Summary& 
     json processes = json::array();
     for (const auto& p : s.by_process)
         processes.push_back(json{{"owner", owner_json(p.owner)}, {"count", p.count}});
-    j["summary"] = json{{"total", s.total},
-                        {"with_peer", s.with_peer},
-                        {"listening", s.listening},
-                        {"by_device", s.by_device},
-                        {"by_transport", s.by_transport},
-                        {"by_state", s.by_state},
-                        {"by_process", std::move(processes)}};
+    json& summary = j["summary"];
+    summary["total"] = s.total;
+    summary["with_peer"] = s.with_peer;
+    summary["listening"] = s.listening;
+    summary["other"] = s.other;
+    summary["by_device"] = s.by_device;
+    summary["by_transport"] = s.by_transport;
+    summary["by_state"] = s.by_state;
+    summary["by_process"] = std::move(processes);
     emit(out, j, pretty);
 }
 

@@ -3,6 +3,7 @@
 
 /// The JSON schema (version 1) of rdmastat(8): snake_case keys, addresses and
 /// ports as separate fields, absent fields for what a source cannot know.
+/// Bytes of strings that are not valid UTF-8 are written as U+FFFD.
 /// collect/snapshot_file reads back what write_snapshot_json writes (`--input FILE`).
 
 #include "analysis/summary.h"

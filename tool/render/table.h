@@ -2,19 +2,26 @@
 #pragma once
 
 /// A plain text table: columns as wide as their widest cell, two spaces apart,
-/// the last column not padded (so lines carry no trailing blanks).
+/// the last column not padded (so lines carry no trailing blanks). Cells hold
+/// names any process can choose, so they are made printable() on the way in.
 
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rdmastat {
 
+/// s with every byte a terminal could act on written as "\xHH" (lower-case hex), as
+/// ps does: C0 controls, DEL, bytes that are not part of valid UTF-8, and the UTF-8
+/// encoding of C1 controls (U+0080..U+009F). Valid printable UTF-8 is kept.
+std::string printable(std::string_view s);
+
 class Table {
   public:
     explicit Table(std::vector<std::string> headers) : headers_(std::move(headers)) {}
-    /// Adds a row; it must have one cell per header.
-    void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+    /// Adds a row, each cell made printable(); it must have one cell per header.
+    void add(std::vector<std::string> row);
     bool empty() const { return rows_.empty(); }
     void write(std::ostream& out, bool with_header = true) const;
 

@@ -44,7 +44,8 @@ std::string owner_text(const Owner& o) {
 
 void render_listing(std::ostream& out, const std::vector<const Connection*>& connections,
                     const TextOptions& opts) {
-    std::vector<std::string> headers = {"Transport",     "Device",       "Port",
+    // "Dev-Port": the RDMA device's port, not to be read as the TCP ports beside it.
+    std::vector<std::string> headers = {"Transport",     "Device",       "Dev-Port",
                                         "Local Address", "Peer Address", "State"};
     if (opts.extended)
         headers.insert(headers.end(), {"User", "CM-ID", "PS", "QPN", "QP-Type", "QP-State"});
@@ -99,7 +100,7 @@ void render_devices(std::ostream& out, const std::vector<Device>& devices,
 
 void render_summary(std::ostream& out, const Summary& s) {
     out << "Connections: " << s.total << " (with peer " << s.with_peer << ", listening "
-        << s.listening << ", other " << s.total - s.with_peer - s.listening << ")\n";
+        << s.listening << ", other " << s.other << ")\n";
     auto section = [&](const char* title, const std::map<std::string, std::size_t>& counts) {
         out << title << ":\n";
         Table t({"", ""});

@@ -2,6 +2,8 @@
 #pragma once
 
 /// Text renderers: the netstat-style listing, `devices`, and the `-s` summary.
+/// Every cell goes through printable() (render/table.h): a process name cannot put
+/// escape sequences on the terminal.
 
 #include "analysis/summary.h"
 #include "model/model.h"
@@ -19,9 +21,10 @@ struct TextOptions {
 };
 
 /// One line per connection, columns in the spirit of `netstat -tan`. The columns
-/// depend only on opts. With extended, an address the iWARP port mapper changed
-/// is followed by the one on the wire in parentheses, and an internal id's CM-ID
-/// reads "N(internal)".
+/// depend only on opts; the device's port is headed "Dev-Port". Endpoints print as
+/// Endpoint::to_string does, an absent one as "*:*". With extended, an address the
+/// iWARP port mapper changed is followed by the one on the wire in parentheses, and
+/// an internal id's CM-ID reads "N(internal)".
 void render_listing(std::ostream& out, const std::vector<const Connection*>& connections,
                     const TextOptions& opts);
 /// One line per device port: name, index, transport, driver, node type, port state, netdev.
