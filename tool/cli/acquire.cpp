@@ -30,7 +30,8 @@ std::optional<SourceChoice> source_choice_from_name(const std::string& name) {
     return std::nullopt;
 }
 
-Acquired acquire(const std::optional<std::string>& input, SourceChoice choice) {
+Acquired acquire(const std::optional<std::string>& input, SourceChoice choice, Needs needs) {
+    (void)needs; // filled in by the lsof/check collectors
     Acquired a;
     if (input) {
         a.snapshot = load_snapshot_file(*input).take();

@@ -26,11 +26,20 @@ struct Acquired {
     std::optional<std::string> no_devices;
 };
 
+/// What a command needs beyond devices and cm_ids (lsof and check need more).
+struct Needs {
+    bool host_sockets = false; ///< TCP sockets from sock_diag
+    bool processes = false;    ///< the /proc fd scan (sockets and /dev/infiniband fds)
+    bool resources = false;    ///< NLDEV QP, CQ, MR, PD and context dumps
+};
+
 /// Reads input (a snapshot file, "-" for stdin) when given, whatever source says.
 /// Otherwise collects the cm_ids from the chosen source and the devices from NLDEV,
 /// and joins: with NLDEV, owners come from /proc; with the module, as the module
 /// sent them plus user names. Throws Error on failure.
+/// What needs asks for is collected too (Snapshot::*_collected set); a snapshot
+/// file provides what it holds.
 Acquired acquire(const std::optional<std::string>& input,
-                 SourceChoice source = SourceChoice::automatic);
+                 SourceChoice source = SourceChoice::automatic, Needs needs = {});
 
 } // namespace rdmastat

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace rdmastat {
@@ -87,12 +88,74 @@ struct Connection {
     bool operator==(const Connection&) const = default;
 };
 
+/// A host TCP socket (sock_diag), with the process holding it when the /proc fd
+/// scan found one. siw's sockets, and any kernel socket, have no process.
+struct HostSocket {
+    std::string state; ///< TCP state as ss names it: "LISTEN", "ESTAB", "TIME-WAIT", ...
+    Endpoint local;
+    Endpoint peer;
+    std::uint64_t inode = 0; ///< 0 for sockets without one (TIME-WAIT)
+    std::uint32_t uid = 0;
+    std::optional<std::uint32_t> pid; ///< a process holding it (the first found)
+    std::optional<std::uint32_t> fd;  ///< its fd in that process
+    /// The cm_id this socket carries, when attribution found one (siw's sockets):
+    /// device and cm id number of a Connection of the same snapshot.
+    std::optional<std::string> rdma_device;
+    std::optional<std::uint32_t> rdma_cm_id;
+
+    bool operator==(const HostSocket&) const = default;
+};
+
+/// One open file of a process that rdmastat cares about: a socket or an RDMA
+/// character device (/dev/infiniband/rdma_cm, /dev/infiniband/uverbsN).
+struct OpenFile {
+    std::uint32_t fd = 0;
+    std::string target;              ///< readlink of /proc/PID/fd/FD: "socket:[123]", "/dev/infiniband/uverbs0"
+    std::optional<std::uint64_t> inode; ///< for sockets
+
+    bool operator==(const OpenFile&) const = default;
+};
+
+/// A process, as lsof sees it. inspected is false when /proc/PID/fd could not be
+/// read (another user's process without privilege): reported, not skipped.
+struct Process {
+    std::uint32_t pid = 0;
+    std::optional<std::string> comm;
+    std::optional<std::uint32_t> uid;
+    std::optional<std::string> user;
+    bool inspected = true;
+    std::vector<OpenFile> files;
+
+    bool operator==(const Process&) const = default;
+};
+
+/// An RDMA resource NLDEV tracks besides cm_ids: "qp", "cq", "mr", "pd", "ctx".
+struct Resource {
+    std::string kind;
+    std::string device;
+    std::uint32_t number = 0; ///< lqpn, cqn, mrn, pdn or ctxn
+    Owner owner;
+    /// A few kind-specific facts as text, e.g. {"cqe","256"}, {"length","4096"},
+    /// {"type","RC"}, {"state","RTS"}: what lsof's NAME column shows.
+    std::vector<std::pair<std::string, std::string>> details;
+
+    bool operator==(const Resource&) const = default;
+};
+
 /// Everything one collection produced, or a saved one loaded back.
 struct Snapshot {
     static constexpr int schema_version = 1;
     std::string source; ///< "nldev", "module" or "file"
     std::vector<Device> devices;
     std::vector<Connection> connections;
+    /// Filled only by the commands that need them (lsof, check); absent from
+    /// JSON when not collected.
+    std::vector<HostSocket> host_sockets;
+    std::vector<Process> processes;
+    std::vector<Resource> resources;
+    bool host_sockets_collected = false;
+    bool processes_collected = false;
+    bool resources_collected = false;
 };
 
 } // namespace rdmastat
