@@ -1,17 +1,25 @@
 // SPDX-License-Identifier: MIT
 // rdmastat-capture DIR: writes the raw bytes of every NLDEV dump rdmastat makes
-// (devices.bin, then per device ports-DEV.bin, cm_id-DEV.bin, qp-DEV.bin) into DIR.
+// (devices.bin, then per device ports-DEV.bin, cm_id-DEV.bin, qp-DEV.bin,
+// cq-DEV.bin, mr-DEV.bin, pd-DEV.bin, ctx-DEV.bin) and of the sock_diag TCP dumps
+// (sockdiag-ipv4.bin, sockdiag-ipv6.bin) into DIR.
 // rdmastat-capture --module DIR: writes the rdmastat module's RDMASTAT_CMD_CONN_GET
 // dump as DIR/module-dump.bin (the module must be loaded).
+// rdmastat-capture --snapshot FILE: writes what acquire() collects with every
+// need (host sockets, processes, resources) as snapshot JSON ("-": stdout).
 // Run in the lab (tests/lab/scenarios/capture.sh, module.sh) to refresh tests/fixtures.
+#include "cli/acquire.h"
 #include "collect/module.h"
 #include "collect/nldev.h"
 #include "collect/nldev_parse.h"
+#include "collect/sockdiag.h"
+#include "render/json.h"
 
 #include <fstream>
 #include <iostream>
 #include <libmnl/libmnl.h>
 #include <rdma/rdma_netlink.h>
+#include <sys/socket.h>
 
 using namespace rdmastat;
 
@@ -31,14 +39,31 @@ static int capture_module(const std::string& dir) {
     return 0;
 }
 
+static int capture_snapshot(const std::string& path) {
+    Acquired a = acquire(std::nullopt, SourceChoice::automatic, Needs{true, true, true});
+    std::vector<const Connection*> all;
+    for (const Connection& c : a.snapshot.connections)
+        all.push_back(&c);
+    if (path == "-") {
+        write_snapshot_json(std::cout, a.snapshot, all, true);
+        return 0;
+    }
+    std::ofstream out(path);
+    write_snapshot_json(out, a.snapshot, all, true);
+    if (!out) throw Error(path, "write failed");
+    return 0;
+}
+
 int main(int argc, char** argv) {
-    bool module = argc == 3 && std::string(argv[1]) == "--module";
-    if (argc != 2 && !module) {
-        std::cerr << "usage: rdmastat-capture [--module] DIR\n";
+    std::string mode = argc == 3 ? argv[1] : "";
+    if (argc != 2 && mode != "--module" && mode != "--snapshot") {
+        std::cerr << "usage: rdmastat-capture [--module] DIR\n"
+                     "       rdmastat-capture --snapshot FILE\n";
         return 2;
     }
     try {
-        if (module) return capture_module(argv[2]);
+        if (mode == "--module") return capture_module(argv[2]);
+        if (mode == "--snapshot") return capture_snapshot(argv[2]);
         std::string dir = argv[1];
         auto source = NldevSource::open().take();
         if (!source) throw Error("RDMA netlink", "not available");
@@ -53,7 +78,18 @@ int main(int argc, char** argv) {
                 save(dir + "/chardev-" + d.name + ".bin", reply.value());
             save(dir + "/qp-" + d.name + ".bin",
                  source->dump(RDMA_NLDEV_CMD_RES_QP_GET, d.index).take());
+            save(dir + "/cq-" + d.name + ".bin",
+                 source->dump(RDMA_NLDEV_CMD_RES_CQ_GET, d.index).take());
+            save(dir + "/mr-" + d.name + ".bin",
+                 source->dump(RDMA_NLDEV_CMD_RES_MR_GET, d.index).take());
+            save(dir + "/pd-" + d.name + ".bin",
+                 source->dump(RDMA_NLDEV_CMD_RES_PD_GET, d.index).take());
+            save(dir + "/ctx-" + d.name + ".bin",
+                 source->dump(RDMA_NLDEV_CMD_RES_CTX_GET, d.index).take());
         }
+        auto sockets = SockDiagSource::open().take();
+        save(dir + "/sockdiag-ipv4.bin", sockets.dump(AF_INET).take());
+        save(dir + "/sockdiag-ipv6.bin", sockets.dump(AF_INET6).take());
         // A request the kernel rejects by policy (a 1-byte device index): its
         // error reply carries the extended-ack text rdmastat must show.
         save(dir + "/error-extack.bin",

@@ -5,7 +5,9 @@
 #include "collect/module.h"
 #include "collect/nldev.h"
 #include "collect/procfs.h"
+#include "collect/resources.h"
 #include "collect/snapshot_file.h"
+#include "collect/sockdiag.h"
 
 namespace rdmastat {
 namespace {
@@ -21,6 +23,39 @@ std::optional<ModuleSource> open_module(SourceChoice choice) {
     return std::move(module.value());
 }
 
+// Host sockets and processes, as needs asks; holders of sockets by inode when both.
+void collect_host(Snapshot& snap, const Needs& needs) {
+    if (needs.host_sockets) {
+        snap.host_sockets = SockDiagSource::open().take().collect().take();
+        snap.host_sockets_collected = true;
+    }
+    if (needs.processes) {
+        snap.processes = scan_processes().take();
+        snap.processes_collected = true;
+        if (needs.host_sockets) attribute_socket_holders(snap.host_sockets, snap.processes);
+    }
+}
+
+// Every device's QPs, CQs, MRs, PDs and contexts with their owners; qps when the
+// cm_id collection already dumped them (NLDEV source), else dumped here. No NLDEV
+// means no RDMA devices, hence no resources.
+void collect_resources(Snapshot& snap, std::optional<NldevSource>& nldev,
+                       const std::vector<QpRecord>* qps, OwnerMap owners = {}) {
+    snap.resources_collected = true;
+    if (!nldev) return;
+    std::vector<ResourceRecord> records;
+    if (qps)
+        for (const QpRecord& q : *qps)
+            records.push_back(resource_from_qp(q));
+    for (auto& r : nldev->collect_resources(snap.devices, !qps).take())
+        records.push_back(std::move(r));
+    std::set<std::uint32_t> missing;
+    for (std::uint32_t pid : resource_owner_pids(records))
+        if (!owners.count(pid)) missing.insert(pid);
+    owners.merge(resolve_owners(missing));
+    snap.resources = to_resources(records, owners);
+}
+
 } // namespace
 
 std::optional<SourceChoice> source_choice_from_name(const std::string& name) {
@@ -31,7 +66,6 @@ std::optional<SourceChoice> source_choice_from_name(const std::string& name) {
 }
 
 Acquired acquire(const std::optional<std::string>& input, SourceChoice choice, Needs needs) {
-    (void)needs; // filled in by the lsof/check collectors
     Acquired a;
     if (input) {
         a.snapshot = load_snapshot_file(*input).take();
@@ -47,17 +81,23 @@ Acquired acquire(const std::optional<std::string>& input, SourceChoice choice, N
         a.snapshot =
             join_module(records, std::move(devices), resolve_users(owner_uids(records)), "module");
         if (a.snapshot.devices.empty()) a.no_devices = "no RDMA devices";
+        if (needs.resources) collect_resources(a.snapshot, nldev, nullptr);
+        collect_host(a.snapshot, needs);
         return a;
     }
     if (!nldev) {
         a.snapshot.source = "nldev";
         a.no_devices = "no RDMA devices (the kernel has no RDMA netlink: is ib_core loaded?)";
+        if (needs.resources) collect_resources(a.snapshot, nldev, nullptr);
+        collect_host(a.snapshot, needs);
         return a;
     }
     NldevData data = nldev->collect().take();
     OwnerMap owners = resolve_owners(owner_pids(data));
     a.snapshot = join(data, owners, "nldev");
     if (a.snapshot.devices.empty()) a.no_devices = "no RDMA devices";
+    if (needs.resources) collect_resources(a.snapshot, nldev, &data.qps, std::move(owners));
+    collect_host(a.snapshot, needs);
     return a;
 }
 

@@ -5,6 +5,7 @@
 #include "analysis/select.h"
 #include "analysis/summary.h"
 #include "cli/acquire.h"
+#include "cli/commands.h"
 #include "common/error.h"
 #include "render/json.h"
 #include "render/text.h"
@@ -20,12 +21,9 @@
 namespace rdmastat {
 namespace {
 
-struct Options {
-    bool all = false, listening = false, numeric = false, processes = false, extended = false;
-    bool summary = false, ipv4 = false, ipv6 = false, json = false, pretty = false;
-    bool no_header = false;
-    std::optional<std::string> input;
-    std::optional<std::string> source;
+struct Options : CommonOptions {
+    bool all = false, listening = false, processes = false, extended = false;
+    bool summary = false, ipv4 = false, ipv6 = false;
     std::vector<std::string> filter;
 };
 
@@ -33,11 +31,11 @@ TextOptions text_options(const Options& o) {
     return TextOptions{!o.no_header, o.numeric, o.processes, o.extended};
 }
 
-void add_output_flags(CLI::App& app, Options& o) {
+void add_output_flags(CLI::App& app, CommonOptions& o, bool numeric = true) {
     app.add_flag("-j,--json", o.json, "Print JSON (schema in rdmastat(8))");
     app.add_flag("--pretty", o.pretty, "Indent JSON output (with -j)");
     app.add_flag("-H,--no-header", o.no_header, "Omit the header line");
-    app.add_flag("-n,--numeric", o.numeric, "Show uids instead of user names");
+    if (numeric) app.add_flag("-n,--numeric", o.numeric, "Show uids instead of user names");
     app.add_option("--input", o.input,
                    "Read a saved JSON snapshot (- for stdin) instead of the kernel")
         ->type_name("FILE");
@@ -46,10 +44,6 @@ void add_output_flags(CLI::App& app, Options& o) {
                    "NLDEV, or the module only")
         ->type_name("auto|nldev|module")
         ->check(CLI::IsMember({"auto", "nldev", "module"}).description(""));
-}
-
-SourceChoice source_of(const Options& o) {
-    return o.source ? source_choice_from_name(*o.source).value() : SourceChoice::automatic;
 }
 
 int run_listing(const Options& o, std::ostream& out, std::ostream& err) {
@@ -82,7 +76,7 @@ int run_listing(const Options& o, std::ostream& out, std::ostream& err) {
     return 0;
 }
 
-int run_devices(const Options& o, std::ostream& out, std::ostream& err) {
+int run_devices(const CommonOptions& o, std::ostream& out, std::ostream& err) {
     Acquired a = acquire(o.input, source_of(o));
     if (a.no_devices && !o.json) {
         out << a.no_devices.value() << '\n';
@@ -92,14 +86,28 @@ int run_devices(const Options& o, std::ostream& out, std::ostream& err) {
     if (o.json)
         write_devices_json(out, a.snapshot, o.pretty);
     else
-        render_devices(out, a.snapshot.devices, text_options(o));
+        render_devices(out, a.snapshot.devices, TextOptions{!o.no_header, o.numeric});
     return 0;
 }
 
 } // namespace
 
+void inherit(CommonOptions& sub, const CommonOptions& global) {
+    sub.json |= global.json;
+    sub.pretty |= global.pretty;
+    sub.no_header |= global.no_header;
+    sub.numeric |= global.numeric;
+    if (!sub.input) sub.input = global.input;
+    if (!sub.source) sub.source = global.source;
+}
+
+SourceChoice source_of(const CommonOptions& o) {
+    return o.source ? source_choice_from_name(*o.source).value() : SourceChoice::automatic;
+}
+
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-    Options o, dev_o;
+    Options o;
+    CommonOptions dev_o, check_o;
     CLI::App app("List RDMA connections (rdma_cm ids) like netstat lists TCP sockets.", "rdmastat");
     app.set_version_flag("-V,--version", RDMASTAT_VERSION);
     // Listing options: the devices command takes none of them.
@@ -122,6 +130,12 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                                      "comm, user, transport; and/or/not/( )"));
     CLI::App* devices = app.add_subcommand("devices", "List RDMA devices and their ports");
     add_output_flags(*devices, dev_o);
+    CLI::App* lsof = app.add_subcommand(
+        "lsof", "List processes' RDMA files like lsof (rdmastat lsof --help for its options)");
+    lsof->prefix_command(); // lsof's own options: cli/lsof_command.cpp parses them
+    lsof->set_help_flag();
+    CLI::App* check = app.add_subcommand("check", "Diagnose iWARP port sharing with host TCP");
+    add_output_flags(*check, check_o, false);
     app.require_subcommand(0, 1);
 
     auto usage_error = [&](const std::string& message) {
@@ -140,22 +154,24 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     } catch (const CLI::ParseError& e) {
         return usage_error(e.what());
     }
-    if (devices->parsed()) {
+    CLI::App* command = devices->parsed() ? devices
+                        : lsof->parsed()  ? lsof
+                        : check->parsed() ? check
+                                          : nullptr;
+    if (command) {
+        const std::string name = command->get_name();
         for (const CLI::Option* opt : listing)
             if (opt->count())
                 return usage_error(opt->get_positional()
-                                       ? "the devices command takes no FILTER"
-                                       : opt->get_name() + " does not apply to devices");
-        // Global output flags before the subcommand apply to it too.
-        dev_o.json |= o.json;
-        dev_o.pretty |= o.pretty;
-        dev_o.no_header |= o.no_header;
-        dev_o.numeric |= o.numeric;
-        if (!dev_o.input) dev_o.input = o.input;
-        if (!dev_o.source) dev_o.source = o.source;
+                                       ? "the " + name + " command takes no FILTER"
+                                       : opt->get_name() + " does not apply to " + name);
     }
-    const Options& chosen = devices->parsed() ? dev_o : o;
+    if (lsof->parsed()) return run_lsof(lsof->remaining(), o, out, err);
+    inherit(dev_o, o);
+    inherit(check_o, o);
+    const CommonOptions& chosen = devices->parsed() ? dev_o : check->parsed() ? check_o : o;
     if (chosen.pretty && !chosen.json) return usage_error("--pretty needs -j");
+    if (check->parsed()) return run_check(check_o, out, err);
 
     try {
         if (devices->parsed()) return run_devices(dev_o, out, err);

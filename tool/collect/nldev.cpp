@@ -92,4 +92,55 @@ Result<NldevData> NldevSource::collect(bool with_resources) {
     return data;
 }
 
+Result<std::vector<ResourceRecord>>
+NldevSource::collect_resources(const std::vector<Device>& devices, bool with_qps) {
+    using Parse = Result<std::vector<ResourceRecord>> (*)(const Bytes&);
+    struct Kind {
+        unsigned command;
+        const char* name;
+        Parse parse;
+    };
+    static const Kind kinds[] = {{RDMA_NLDEV_CMD_RES_CQ_GET, "cq", parse_cq_dump},
+                                 {RDMA_NLDEV_CMD_RES_MR_GET, "mr", parse_mr_dump},
+                                 {RDMA_NLDEV_CMD_RES_PD_GET, "pd", parse_pd_dump},
+                                 {RDMA_NLDEV_CMD_RES_CTX_GET, "ctx", parse_ctx_dump}};
+    std::vector<ResourceRecord> out;
+    for (const Device& dev : devices) {
+        std::vector<ResourceRecord> mine;
+        auto failed = [&](const char* what, const std::string& why, int code) {
+            return Failure{"NLDEV " + std::string(what) + " dump of " + dev.name + ": " + why,
+                           code};
+        };
+        std::optional<Failure> failure;
+        if (with_qps) {
+            auto bytes = dump(RDMA_NLDEV_CMD_RES_QP_GET, dev.index);
+            auto qps = bytes ? parse_qp_dump(bytes.value()) : bytes.failure();
+            if (qps)
+                for (const QpRecord& q : qps.value())
+                    mine.push_back(resource_from_qp(q));
+            else
+                failure = failed("qp", qps.error(), qps.error_code());
+        }
+        for (const Kind& k : kinds) {
+            if (failure) break;
+            auto bytes = dump(k.command, dev.index);
+            auto records = bytes ? k.parse(bytes.value()) : bytes.failure();
+            if (!records) {
+                failure = failed(k.name, records.error(), records.error_code());
+                break;
+            }
+            for (auto& r : records.value())
+                mine.push_back(std::move(r));
+        }
+        if (failure) {
+            // As in collect(): a device unregistered meanwhile is gone, not broken.
+            if (!still_exists(dev.index)) continue;
+            return *failure;
+        }
+        for (auto& r : mine)
+            out.push_back(std::move(r));
+    }
+    return out;
+}
+
 } // namespace rdmastat

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-/// The kernel's RDMA netlink (NLDEV): devices, ports, cm_ids and QPs.
+/// The kernel's RDMA netlink (NLDEV): devices, ports, cm_ids, QPs and the other
+/// resources (CQs, MRs, PDs, contexts).
 
 #include "collect/netlink.h"
+#include "collect/resources.h"
 #include "model/records.h"
 
 #include <cstdint>
@@ -30,6 +32,13 @@ class NldevSource {
     /// ids). A device that disappears between the device dump and its other dumps
     /// is left out.
     Result<NldevData> collect(bool with_resources = true);
+
+    /// The resources of each of devices, per device in the order QPs (only when
+    /// with_qps: collect() already has them otherwise), CQs, MRs, PDs, contexts,
+    /// each kind in the kernel's order. A device that disappears meanwhile is
+    /// left out; any other failure names the dump and the device.
+    Result<std::vector<ResourceRecord>> collect_resources(const std::vector<Device>& devices,
+                                                          bool with_qps = true);
 
   private:
     explicit NldevSource(NetlinkSocket socket) : socket_(std::move(socket)) {}

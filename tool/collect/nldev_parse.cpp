@@ -4,6 +4,8 @@
 #include "collect/attrs.h"
 #include "model/names.h"
 
+#include <cinttypes>
+#include <cstdio>
 #include <libmnl/libmnl.h>
 #include <linux/netlink.h>
 #include <rdma/rdma_netlink.h>
@@ -58,6 +60,9 @@ template <typename F> void for_each_entry(const Attrs& msg, int list_type, int e
     for (const nlattr* entry : nested_list(list).take()) {
         ++n;
         if (mnl_attr_get_type(entry) != entry_type) continue;
+        // nldev.c opens an entry for a kernel-owned context and puts nothing in
+        // it: there is nothing to report about such an entry.
+        if (mnl_attr_get_payload_len(entry) == 0) continue;
         try {
             fill(nested_attrs(entry));
         } catch (const Error& e) {
@@ -86,6 +91,32 @@ Result<std::vector<Record>> parse_resource_dump(const Bytes& bytes, unsigned cmd
     if (!st) return st.failure();
     return out;
 }
+
+std::string hex_text(std::uint32_t v) {
+    char buf[16];
+    std::snprintf(buf, sizeof(buf), "0x%" PRIx32, v);
+    return buf;
+}
+
+// A resource dump of kind `kind` whose entries carry their number in number_attr;
+// details adds the kind's facts. Duplicates are removed by device and number.
+template <typename AddDetails>
+Result<std::vector<ResourceRecord>>
+parse_kind_dump(const Bytes& bytes, unsigned cmd, int list_type, int entry_type, int number_attr,
+                const char* kind, const char* what, const char* number_name, AddDetails details) {
+    auto records = parse_resource_dump<ResourceRecord>(
+        bytes, cmd, list_type, entry_type, what, [&](const Attrs& a, ResourceRecord& r) {
+            r.kind = kind;
+            r.number = a.need(a.u32(number_attr, number_name), number_name);
+            details(a, r.details);
+            r.owner = owner_of(a);
+        });
+    if (!records) return records;
+    return unique_by(std::move(records.value()),
+                     [](const ResourceRecord& r) { return std::pair(r.device_index, r.number); });
+}
+
+using Details = std::vector<std::pair<std::string, std::string>>;
 
 } // namespace
 
@@ -185,6 +216,44 @@ Result<std::vector<QpRecord>> parse_qp_dump(const Bytes& bytes) {
     if (!records) return records;
     return unique_by(std::move(records.value()),
                      [](const QpRecord& r) { return std::pair(r.device_index, r.number); });
+}
+
+Result<std::vector<ResourceRecord>> parse_cq_dump(const Bytes& bytes) {
+    return parse_kind_dump(bytes, RDMA_NLDEV_CMD_RES_CQ_GET, RDMA_NLDEV_ATTR_RES_CQ,
+                           RDMA_NLDEV_ATTR_RES_CQ_ENTRY, RDMA_NLDEV_ATTR_RES_CQN, "cq", "cq dump",
+                           "cq number", [](const Attrs& a, Details& d) {
+                               if (auto cqe = a.u32(RDMA_NLDEV_ATTR_RES_CQE, "cqe"))
+                                   d.emplace_back("cqe", std::to_string(*cqe));
+                           });
+}
+
+Result<std::vector<ResourceRecord>> parse_mr_dump(const Bytes& bytes) {
+    return parse_kind_dump(bytes, RDMA_NLDEV_CMD_RES_MR_GET, RDMA_NLDEV_ATTR_RES_MR,
+                           RDMA_NLDEV_ATTR_RES_MR_ENTRY, RDMA_NLDEV_ATTR_RES_MRN, "mr", "mr dump",
+                           "mr number", [](const Attrs& a, Details& d) {
+                               if (auto len = a.u64(RDMA_NLDEV_ATTR_RES_MRLEN, "mr length"))
+                                   d.emplace_back("length", std::to_string(*len));
+                               // Keys are sent only to readers with CAP_NET_ADMIN.
+                               if (auto lkey = a.u32(RDMA_NLDEV_ATTR_RES_LKEY, "lkey"))
+                                   d.emplace_back("lkey", hex_text(*lkey));
+                               if (auto rkey = a.u32(RDMA_NLDEV_ATTR_RES_RKEY, "rkey"))
+                                   d.emplace_back("rkey", hex_text(*rkey));
+                           });
+}
+
+Result<std::vector<ResourceRecord>> parse_pd_dump(const Bytes& bytes) {
+    return parse_kind_dump(bytes, RDMA_NLDEV_CMD_RES_PD_GET, RDMA_NLDEV_ATTR_RES_PD,
+                           RDMA_NLDEV_ATTR_RES_PD_ENTRY, RDMA_NLDEV_ATTR_RES_PDN, "pd", "pd dump",
+                           "pd number", [](const Attrs& a, Details& d) {
+                               if (auto users = a.u64(RDMA_NLDEV_ATTR_RES_USECNT, "pd users"))
+                                   d.emplace_back("users", std::to_string(*users));
+                           });
+}
+
+Result<std::vector<ResourceRecord>> parse_ctx_dump(const Bytes& bytes) {
+    return parse_kind_dump(bytes, RDMA_NLDEV_CMD_RES_CTX_GET, RDMA_NLDEV_ATTR_RES_CTX,
+                           RDMA_NLDEV_ATTR_RES_CTX_ENTRY, RDMA_NLDEV_ATTR_RES_CTXN, "ctx",
+                           "ctx dump", "context number", [](const Attrs&, Details&) {});
 }
 
 } // namespace rdmastat

@@ -7,6 +7,7 @@
 /// Unknown attributes are skipped; malformed ones are a Failure with context.
 
 #include "collect/netlink.h"
+#include "collect/resources.h"
 #include "model/records.h"
 
 #include <vector>
@@ -27,5 +28,15 @@ Result<std::vector<CmIdRecord>> parse_cm_id_dump(const Bytes& bytes);
 Result<std::optional<std::string>> parse_chardev_driver(const Bytes& bytes);
 /// RDMA_NLDEV_CMD_RES_QP_GET dump of one device; duplicates removed by QP number.
 Result<std::vector<QpRecord>> parse_qp_dump(const Bytes& bytes);
+
+/// RDMA_NLDEV_CMD_RES_CQ_GET, _MR_GET, _PD_GET and _CTX_GET dumps of one device:
+/// one ResourceRecord of kind "cq", "mr", "pd" or "ctx" per entry (number cqn,
+/// mrn, pdn, ctxn; details as ResourceRecord lists them), duplicates removed by
+/// number. An entry without its number is a Failure; an empty entry (what the
+/// kernel sends for a kernel-owned context) is skipped.
+Result<std::vector<ResourceRecord>> parse_cq_dump(const Bytes& bytes);
+Result<std::vector<ResourceRecord>> parse_mr_dump(const Bytes& bytes);
+Result<std::vector<ResourceRecord>> parse_pd_dump(const Bytes& bytes);
+Result<std::vector<ResourceRecord>> parse_ctx_dump(const Bytes& bytes);
 
 } // namespace rdmastat

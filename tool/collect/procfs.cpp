@@ -1,10 +1,20 @@
 // SPDX-License-Identifier: MIT
 #include "collect/procfs.h"
 
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
 #include <fstream>
+#include <limits.h>
+#include <map>
+#include <memory>
 #include <optional>
 #include <pwd.h>
 #include <sstream>
+#include <string_view>
 #include <unistd.h>
 #include <vector>
 
@@ -50,6 +60,77 @@ const std::optional<std::string>& cached_user_name(UserMap& users, std::uint32_t
     return it->second;
 }
 
+// A decimal number that is the whole of text (a /proc pid or fd entry name).
+template <typename T> std::optional<T> number_of(std::string_view text) {
+    T v{};
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+    return v;
+}
+
+// The entries of an open directory whose names are numbers, ascending.
+template <typename T> std::vector<T> numbered_entries(DIR* dir) {
+    std::vector<T> out;
+    while (dirent* e = readdir(dir))
+        if (auto n = number_of<T>(e->d_name)) out.push_back(*n);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+struct DirCloser {
+    void operator()(DIR* d) const { closedir(d); }
+};
+using DirHandle = std::unique_ptr<DIR, DirCloser>;
+
+// What readlink of one fd gave: a file worth reporting (a socket or an RDMA
+// device), a file of no interest or closed since the directory was read (empty),
+// or a refusal (EACCES, EPERM: the process may not be inspected).
+struct FdLink {
+    std::optional<OpenFile> file;
+    bool refused = false;
+};
+
+FdLink open_file(int fd_dir, std::uint32_t fd) {
+    char buf[PATH_MAX];
+    ssize_t n = readlinkat(fd_dir, std::to_string(fd).c_str(), buf, sizeof(buf));
+    if (n < 0) return FdLink{std::nullopt, errno == EACCES || errno == EPERM};
+    std::string_view target(buf, static_cast<std::size_t>(n));
+    OpenFile f;
+    f.fd = fd;
+    f.target = std::string(target);
+    if (target.starts_with("socket:[") && target.ends_with("]")) {
+        f.inode = number_of<std::uint64_t>(target.substr(8, target.size() - 9));
+        return FdLink{std::move(f)};
+    }
+    if (target.starts_with("/dev/infiniband/")) return FdLink{std::move(f)};
+    return FdLink{};
+}
+
+// One process of the scan; nullopt when it is gone (its status unreadable).
+std::optional<Process> scan_process(const std::string& dir, std::uint32_t pid) {
+    ProcStatus st = read_status(dir);
+    if (!st.uid) return std::nullopt;
+    Process p;
+    p.pid = pid;
+    p.uid = st.uid;
+    p.comm = read_comm(dir);
+    DirHandle fds(opendir((dir + "/fd").c_str()));
+    if (!fds) {
+        if (errno == ENOENT || errno == ESRCH) return std::nullopt; // exited meanwhile
+        // EACCES for another user's process; anything else is as unreadable.
+        p.inspected = false;
+        return p;
+    }
+    for (std::uint32_t fd : numbered_entries<std::uint32_t>(fds.get())) {
+        FdLink link = open_file(dirfd(fds.get()), fd);
+        // A listable directory whose links are refused (a process that became
+        // non-dumpable, another pid namespace's view): what was read is kept.
+        if (link.refused) p.inspected = false;
+        if (link.file) p.files.push_back(std::move(*link.file));
+    }
+    return p;
+}
+
 } // namespace
 
 UserMap resolve_users(const std::set<std::uint32_t>& uids) {
@@ -76,6 +157,35 @@ OwnerMap resolve_owners(const std::set<std::uint32_t>& pids, const std::string& 
         owners.emplace(pid, std::move(o));
     }
     return owners;
+}
+
+Result<std::vector<Process>> scan_processes(const std::string& proc_root) {
+    DirHandle root(opendir(proc_root.c_str()));
+    if (!root) return Failure{proc_root + ": " + std::strerror(errno), errno};
+    std::vector<Process> out;
+    UserMap users;
+    for (std::uint32_t pid : numbered_entries<std::uint32_t>(root.get())) {
+        auto p = scan_process(proc_root + "/" + std::to_string(pid), pid);
+        if (!p) continue;
+        if (p->uid) p->user = cached_user_name(users, *p->uid);
+        out.push_back(std::move(*p));
+    }
+    return out;
+}
+
+void attribute_socket_holders(std::vector<HostSocket>& sockets,
+                              const std::vector<Process>& processes) {
+    std::map<std::uint64_t, std::pair<std::uint32_t, std::uint32_t>> holders; // inode → pid, fd
+    for (const Process& p : processes)
+        for (const OpenFile& f : p.files)
+            if (f.inode) holders.emplace(*f.inode, std::pair(p.pid, f.fd));
+    for (HostSocket& s : sockets) {
+        if (!s.inode) continue;
+        auto it = holders.find(s.inode);
+        if (it == holders.end()) continue;
+        s.pid = it->second.first;
+        s.fd = it->second.second;
+    }
 }
 
 } // namespace rdmastat

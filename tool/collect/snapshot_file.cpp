@@ -18,7 +18,8 @@
 namespace rdmastat {
 namespace {
 
-using nlohmann::json;
+// Ordered: a resource's details keep the order they were written in.
+using json = nlohmann::ordered_json;
 
 // Reading throws Error with the JSON path; parse_snapshot_json turns it into a Failure.
 struct Reader {
@@ -57,6 +58,10 @@ struct Reader {
     bool boolean() const {
         if (!j.is_boolean()) throw Error(path, "expected true or false");
         return j.get<bool>();
+    }
+    std::uint64_t u64() const { return uint<std::uint64_t>(~std::uint64_t{0}); }
+    std::optional<std::uint64_t> opt_u64(const std::string& key) const {
+        return has(key) ? std::optional(at(key).u64()) : std::nullopt;
     }
     std::optional<bool> opt_bool(const std::string& key) const {
         return has(key) ? std::optional(at(key).boolean()) : std::nullopt;
@@ -159,6 +164,57 @@ Connection connection(const Reader& r) {
     return c;
 }
 
+Endpoint required_endpoint(const Reader& parent, const std::string& key) {
+    if (!parent.has(key)) throw Error(parent.join(key), "missing");
+    return *endpoint(parent, key);
+}
+
+HostSocket host_socket(const Reader& r) {
+    HostSocket s;
+    s.state = r.at("state").str();
+    s.local = required_endpoint(r, "local");
+    s.peer = required_endpoint(r, "peer");
+    s.inode = r.at("inode").u64();
+    s.uid = r.at("uid").u32();
+    s.pid = r.opt_u32("pid");
+    s.fd = r.opt_u32("fd");
+    s.rdma_device = r.opt_str("rdma_device");
+    s.rdma_cm_id = r.opt_u32("rdma_cm_id");
+    return s;
+}
+
+Process process(const Reader& r) {
+    Process p;
+    p.pid = r.at("pid").u32();
+    p.comm = r.opt_str("comm");
+    p.uid = r.opt_u32("uid");
+    p.user = r.opt_str("user");
+    p.inspected = r.opt_bool("inspected").value_or(true);
+    r.each("files", [&](const Reader& f) {
+        OpenFile file;
+        file.fd = f.at("fd").u32();
+        file.target = f.at("target").str();
+        file.inode = f.opt_u64("inode");
+        p.files.push_back(std::move(file));
+    });
+    return p;
+}
+
+Resource resource(const Reader& r) {
+    Resource res;
+    res.kind = r.at("kind").str();
+    res.device = r.at("device").str();
+    res.number = r.at("number").u32();
+    if (r.has("owner")) res.owner = owner(r.at("owner"));
+    if (r.has("details")) {
+        Reader d = r.at("details");
+        if (!d.j.is_object()) throw Error(d.path, "expected an object");
+        for (const auto& [key, value] : d.j.items())
+            res.details.emplace_back(key, Reader{value, d.join(key)}.str());
+    }
+    return res;
+}
+
 // Forwards a stream buffer and counts the bytes taken from it, so an error found
 // while parsing can say where it is.
 class CountingBuffer : public std::streambuf {
@@ -181,6 +237,7 @@ class CountingBuffer : public std::streambuf {
 };
 
 struct TooDeep {};
+struct TooManyKeys {};
 
 // "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error ..."
 // → "syntax error ...": the position is reported as a byte offset instead.
@@ -199,19 +256,29 @@ Result<Snapshot> parse_snapshot_json(std::istream& in, const std::string& name) 
     CountingBuffer counted(in.rdbuf());
     std::istream counted_in(&counted);
     // Refusing deep nesting as soon as it starts bounds the time and memory a hostile
-    // file of '[' costs; a snapshot is 5 levels deep.
-    auto limit_depth = [](int depth, json::parse_event_t event, json&) {
-        if (depth >= max_snapshot_depth && (event == json::parse_event_t::object_start ||
-                                            event == json::parse_event_t::array_start))
+    // file of '[' costs; a snapshot is 5 levels deep. Objects keep their keys in
+    // order (a linear search per key), so their size is bounded too.
+    std::vector<std::size_t> keys; // per open object
+    auto limit = [&keys](int depth, json::parse_event_t event, json&) {
+        using E = json::parse_event_t;
+        if (depth >= max_snapshot_depth && (event == E::object_start || event == E::array_start))
             throw TooDeep{};
+        if (event == E::object_start) keys.push_back(0);
+        if (event == E::object_end && !keys.empty()) keys.pop_back();
+        if (event == E::key && !keys.empty() && ++keys.back() > max_snapshot_object_keys)
+            throw TooManyKeys{};
         return true;
     };
     json doc;
     try {
-        doc = json::parse(counted_in, limit_depth);
+        doc = json::parse(counted_in, limit);
     } catch (const TooDeep&) {
         return Failure{name + ": JSON nested deeper than " + std::to_string(max_snapshot_depth) +
                        " levels at byte " + std::to_string(counted.consumed())};
+    } catch (const TooManyKeys&) {
+        return Failure{name + ": JSON object with more than " +
+                       std::to_string(max_snapshot_object_keys) + " keys at byte " +
+                       std::to_string(counted.consumed())};
     } catch (const json::parse_error& e) {
         return Failure{name + ": not valid JSON at byte " + std::to_string(e.byte) + ": " +
                        parse_error_reason(e)};
@@ -232,6 +299,14 @@ Result<Snapshot> parse_snapshot_json(std::istream& in, const std::string& name) 
         root.each("devices", [&](const Reader& r) { snap.devices.push_back(device(r)); });
         root.each("connections",
                   [&](const Reader& r) { snap.connections.push_back(connection(r)); });
+        // Present only when the writer collected them (lsof, check).
+        snap.host_sockets_collected = root.has("host_sockets");
+        root.each("host_sockets",
+                  [&](const Reader& r) { snap.host_sockets.push_back(host_socket(r)); });
+        snap.processes_collected = root.has("processes");
+        root.each("processes", [&](const Reader& r) { snap.processes.push_back(process(r)); });
+        snap.resources_collected = root.has("resources");
+        root.each("resources", [&](const Reader& r) { snap.resources.push_back(resource(r)); });
         return snap;
     } catch (const Error& e) {
         return Failure{name + ": " + e.what()};

@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "model/model.h"
 
+#include <cstddef>
 #include <istream>
 #include <string>
 
@@ -13,13 +14,18 @@ namespace rdmastat {
 
 /// Deepest nesting of arrays and objects parse_snapshot_json accepts.
 inline constexpr int max_snapshot_depth = 64;
+/// Most keys one JSON object may have (a snapshot's have a dozen at most).
+inline constexpr std::size_t max_snapshot_object_keys = 1000;
 
 /// Reads a snapshot written by write_snapshot_json; its source becomes "file".
 /// name is used in messages. Unknown keys are ignored (a newer writer may add
 /// some); wrong types, bad addresses, and a missing or newer version are a
 /// Failure naming the JSON path, e.g. "connections[2].local.address". Text that
 /// is not JSON is a Failure "NAME: not valid JSON at byte N: REASON", and nesting
-/// deeper than max_snapshot_depth is refused as soon as it is read.
+/// deeper than max_snapshot_depth, or an object with more than
+/// max_snapshot_object_keys keys, is refused as soon as it is read.
+/// "host_sockets", "processes" and "resources" are read when present, and their
+/// Snapshot::*_collected flags say whether they were.
 Result<Snapshot> parse_snapshot_json(std::istream& in, const std::string& name);
 
 /// The same from a file (or FIFO); "-" reads standard input. A directory is a

@@ -2,6 +2,7 @@
 #include "render/json.h"
 
 #include "model/names.h"
+#include "render/json_common.h"
 
 #include <cinttypes>
 #include <cstdio>
@@ -10,11 +11,8 @@
 namespace rdmastat {
 namespace {
 
-using json = nlohmann::ordered_json;
-
-template <typename T> void put(json& j, const char* key, const std::optional<T>& v) {
-    if (v) j[key] = *v;
-}
+using json_common::json;
+using json_common::put;
 
 std::string guid_text(std::uint64_t guid) {
     char buf[24];
@@ -22,24 +20,6 @@ std::string guid_text(std::uint64_t guid) {
                   (guid >> 48) & 0xffff, (guid >> 32) & 0xffff, (guid >> 16) & 0xffff,
                   guid & 0xffff);
     return buf;
-}
-
-json endpoint_json(const Endpoint& e) {
-    return json{{"address", e.address.to_string()}, {"port", e.port}};
-}
-
-json owner_json(const Owner& o) {
-    json j = json::object();
-    if (o.kernel) {
-        j["kernel"] = *o.kernel;
-        return j;
-    }
-    put(j, "pid", o.pid);
-    put(j, "tid", o.tid);
-    put(j, "comm", o.comm);
-    put(j, "uid", o.uid);
-    put(j, "user", o.user);
-    return j;
 }
 
 json connection_json(const Connection& c) {
@@ -51,10 +31,10 @@ json connection_json(const Connection& c) {
     j["cm_id"] = c.cm_id;
     j["state"] = c.state;
     if (c.internal) j["internal"] = true;
-    if (c.local) j["local"] = endpoint_json(*c.local);
-    if (c.peer) j["peer"] = endpoint_json(*c.peer);
-    if (c.mapped_local) j["mapped_local"] = endpoint_json(*c.mapped_local);
-    if (c.mapped_peer) j["mapped_peer"] = endpoint_json(*c.mapped_peer);
+    if (c.local) j["local"] = json_common::endpoint(*c.local);
+    if (c.peer) j["peer"] = json_common::endpoint(*c.peer);
+    if (c.mapped_local) j["mapped_local"] = json_common::endpoint(*c.mapped_local);
+    if (c.mapped_peer) j["mapped_peer"] = json_common::endpoint(*c.mapped_peer);
     put(j, "mapped", c.mapped);
     if (c.qp) {
         json qp = {{"number", c.qp->number}};
@@ -64,7 +44,7 @@ json connection_json(const Connection& c) {
     } else {
         j["qp"] = nullptr;
     }
-    j["owner"] = owner_json(c.owner);
+    j["owner"] = json_common::owner(c.owner);
     put(j, "netns", c.netns);
     return j;
 }
@@ -92,8 +72,50 @@ json device_json(const Device& d) {
     return j;
 }
 
-json header(const Snapshot& snap) {
-    return json{{"version", Snapshot::schema_version}, {"source", snap.source}};
+json process_json(const Process& p) {
+    json j;
+    j["pid"] = p.pid;
+    put(j, "comm", p.comm);
+    put(j, "uid", p.uid);
+    put(j, "user", p.user);
+    j["inspected"] = p.inspected;
+    json files = json::array();
+    for (const OpenFile& f : p.files) {
+        json fj = {{"fd", f.fd}, {"target", f.target}};
+        put(fj, "inode", f.inode);
+        files.push_back(std::move(fj));
+    }
+    j["files"] = std::move(files);
+    return j;
+}
+
+json resource_json(const Resource& r) {
+    json j;
+    j["kind"] = r.kind;
+    j["device"] = r.device;
+    j["number"] = r.number;
+    j["owner"] = json_common::owner(r.owner);
+    json details = json::object();
+    for (const auto& [key, value] : r.details)
+        details[key] = value;
+    j["details"] = std::move(details);
+    return j;
+}
+
+// The arrays only lsof and check collect, each present only when collected.
+void put_host_data(json& j, const Snapshot& snap) {
+    auto list = [](const auto& items, auto to_json) {
+        json a = json::array();
+        for (const auto& item : items)
+            a.push_back(to_json(item));
+        return a;
+    };
+    auto host_socket = [](const HostSocket& s) {
+        return json_common::host_socket(s, std::nullopt);
+    };
+    if (snap.host_sockets_collected) j["host_sockets"] = list(snap.host_sockets, host_socket);
+    if (snap.processes_collected) j["processes"] = list(snap.processes, process_json);
+    if (snap.resources_collected) j["resources"] = list(snap.resources, resource_json);
 }
 
 json devices_json(const Snapshot& snap) {
@@ -103,11 +125,8 @@ json devices_json(const Snapshot& snap) {
     return devices;
 }
 
-// Strings from the system need not be UTF-8 (a comm cut at 15 bytes can split a
-// character): invalid bytes become U+FFFD instead of failing the whole output.
-void emit(std::ostream& out, const json& j, bool pretty) {
-    out << j.dump(pretty ? 2 : -1, ' ', false, json::error_handler_t::replace) << '\n';
-}
+using json_common::emit;
+using json_common::header;
 
 } // namespace
 
@@ -119,6 +138,7 @@ void write_snapshot_json(std::ostream& out, const Snapshot& snap,
     for (const Connection* c : connections)
         list.push_back(connection_json(*c));
     j["connections"] = std::move(list);
+    put_host_data(j, snap);
     emit(out, j, pretty);
 }
 
@@ -132,7 +152,7 @@ void write_summary_json(std::ostream& out, const Snapshot& snap, const Summary& 
     json j = header(snap);
     json processes = json::array();
     for (const auto& p : s.by_process)
-        processes.push_back(json{{"owner", owner_json(p.owner)}, {"count", p.count}});
+        processes.push_back(json{{"owner", json_common::owner(p.owner)}, {"count", p.count}});
     json& summary = j["summary"];
     summary["total"] = s.total;
     summary["with_peer"] = s.with_peer;

@@ -1,7 +1,7 @@
 # shellcheck shell=sh
-# Capture: raw NLDEV dump bytes (rdmastat-capture) with the referee's view
-# (`rdma -j`) of the same moment, for the unit tests in tests/fixtures.
-# Connections are held still (clients stopped) so both views agree.
+# Capture: raw NLDEV and sock_diag dump bytes (rdmastat-capture) with the
+# referee's view (`rdma -j`, `ss`) of the same moment, for the unit tests in
+# tests/fixtures. Connections are held still (clients stopped) so both views agree.
 # shellcheck source=tests/lab/guest/lib.sh
 . "$LAB/lib.sh"
 set -e
@@ -9,11 +9,35 @@ F="$OUT/fixtures"
 mkdir -p "$F"
 lab_setup
 lab_rping_all
+# Plain TCP sockets held by a process, beside siw's kernel sockets: an idle
+# listener on 7181 and a connection on 7180 (busybox nc listens on [::], which
+# ss shows as *; its client connects over IPv4), all in the sock_diag dumps.
+nc -l -p 7181 </dev/null >/dev/null 2>&1 &
+sleep 600 | nc -l -p 7180 >/dev/null 2>&1 &
+lab_wait_port '*' 7180
+lab_wait_port '*' 7181
+sleep 600 | nc 10.9.0.1 7180 >/dev/null 2>&1 &
+lab_wait 10 sh -c "$LAB_SS -Htn state established | grep -qF ':7180 '"
 rdmastat-capture "$F"
 rdma -j res show cm_id >"$F/rdma-cm_id.json"
 rdma -j res show qp >"$F/rdma-qp.json"
 rdma -j dev show >"$F/rdma-dev.json"
 rdma -j link show >"$F/rdma-link.json"
+rdma -j res show cq >"$F/rdma-cq.json"
+rdma -j res show mr >"$F/rdma-mr.json"
+rdma -j res show pd >"$F/rdma-pd.json"
+rdma -j res show ctx >"$F/rdma-ctx.json"
+ss -Htanpe >"$F/ss-tanpe.txt"
+# What acquire() collects with every need, as root and as an unprivileged user
+# (who may not read root's fds and gets no MR keys); and every fd of the rping
+# processes as /proc shows it: "pid fd target" per line.
+rdmastat-capture --snapshot "$F/snapshot-host.json"
+su lab -c "/usr/local/bin/rdmastat-capture --snapshot -" >"$F/snapshot-host-user.json"
+for p in $(pidof rping); do
+	for fd in /proc/"$p"/fd/*; do
+		echo "$p ${fd##*/} $(readlink "$fd")"
+	done
+done >"$F/rping-fds.txt"
 # Owners as /proc shows them, for the join test: "pid uid comm" per line.
 for p in $(rdma res show cm_id | sed -n 's/.* pid \([0-9]*\) .*/\1/p' | sort -u); do
 	echo "$p $(awk '/^Uid:/ { print $2 }' "/proc/$p/status") $(cat "/proc/$p/comm")"

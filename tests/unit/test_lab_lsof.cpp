@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+// [lab] tests of lsof and check: judge what tests/lab/scenarios/portshare.sh wrote.
+// The story: rping on siw holds 10.9.0.1:4567 through the host TCP stack, so a
+// plain program's bind() fails and ss shows no owner; rdmastat explains it.
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "support.h"
+
+using namespace rdmastat::test;
+using nlohmann::json;
+
+namespace {
+
+std::string evidence(const std::string& name) {
+    const char* d = std::getenv("RDMASTAT_LAB_OUT");
+    if (!d) FAIL("RDMASTAT_LAB_OUT is not set: run through tests/lab/check.sh");
+    return read_file(std::string(d) + "/portshare/" + name);
+}
+int rc_of(const std::string& name) { return std::stoi(evidence(name + ".rc")); }
+std::uint32_t server_pid() { return static_cast<std::uint32_t>(std::stoul(evidence("siw-server-pid"))); }
+
+// rdma reports the creating thread: map it to its process with the guest's Tgid list.
+std::map<std::uint32_t, std::uint32_t> tgids() {
+    std::map<std::uint32_t, std::uint32_t> m;
+    std::istringstream in(evidence("tgid.txt"));
+    std::uint32_t pid, tgid;
+    while (in >> pid >> tgid) m[pid] = tgid;
+    return m;
+}
+
+// The cm-idn rdma gives the siw listener on 4567.
+std::uint32_t listener_idn() {
+    for (const auto& e : json::parse(evidence("rdma-cm_id.json")))
+        if (e["ifname"] == "siw0" && e["state"] == "LISTEN" && e["src-addr"] == "10.9.0.1:4567")
+            return e["cm-idn"];
+    FAIL("rdma shows no siw listener on 10.9.0.1:4567");
+    return 0;
+}
+
+} // namespace
+
+TEST_CASE("lab: the application's bind fails and ss shows no owner", "[lab][lsof]") {
+    CHECK(rc_of("bind-siw.txt") == 1);
+    CHECK_THAT(evidence("bind-siw.txt"), Catch::Contains("Address already in use"));
+    std::istringstream ss(evidence("ss.txt"));
+    std::string line;
+    bool seen = false;
+    while (std::getline(ss, line)) {
+        if (line.find("10.9.0.1:4567") == std::string::npos) continue;
+        seen = true;
+        CHECK_THAT(line, Catch::StartsWith("LISTEN"));
+        CHECK(line.find("users:") == std::string::npos);
+    }
+    CHECK(seen);
+    CHECK_THAT(evidence("bind-rxe.txt"), Catch::StartsWith("bound 10.9.0.2 4568"));
+}
+
+TEST_CASE("lab: lsof -i :4567 names the rping process, its cm_id and the kernel socket", "[lab][lsof]") {
+    REQUIRE(rc_of("lsof-i.json") == 0);
+    auto doc = json::parse(evidence("lsof-i.json"));
+    std::uint32_t idn = listener_idn();
+    bool process_row = false, socket_row = false;
+    for (const auto& p : doc["processes"]) {
+        for (const auto& f : p["files"]) {
+            if (p.contains("pid") && p["pid"] == server_pid() && f["type"] == "RDMA_CM" &&
+                f.value("cm_id", 0u) == idn) {
+                process_row = true;
+                CHECK(p["comm"] == "rping");
+                CHECK(f["state"] == "LISTEN");
+                CHECK(f["local"]["port"] == 4567);
+            }
+            if (!p.contains("pid") && f["type"] == "IPv4" && f["state"] == "LISTEN" &&
+                f["local"]["port"] == 4567) {
+                socket_row = true;
+                CHECK(f["rdma_device"] == "siw0");
+                CHECK(f["rdma_cm_id"] == idn);
+            }
+        }
+    }
+    CHECK(process_row);
+    CHECK(socket_row);
+    // -t: the pids holding the port, as rdma reports them (as processes).
+    std::set<std::uint32_t> expected, got;
+    auto t = tgids();
+    for (const auto& e : json::parse(evidence("rdma-cm_id.json"))) {
+        std::string src = e["src-addr"], dst = e["dst-addr"];
+        if (src == "10.9.0.1:4567" || dst == "10.9.0.1:4567") expected.insert(t.at(e["pid"]));
+    }
+    std::istringstream terse(evidence("terse.txt"));
+    std::uint32_t pid;
+    while (terse >> pid) got.insert(pid);
+    CHECK(got == expected);
+}
+
+TEST_CASE("lab: check explains siw's port and RoCE's separate space", "[lab][lsof]") {
+    CHECK(rc_of("check.json") == 0);
+    CHECK(rc_of("check.txt") == 0);
+    auto checks = json::parse(evidence("check.json"))["checks"];
+    bool siw = false, rxe = false;
+    for (const auto& c : checks) {
+        if (c["device"] == "siw0" && c["port"] == 4567) {
+            siw = true;
+            CHECK(c["verdict"] == "OK");
+            CHECK(c["driver"] == "siw");
+            CHECK(c["host_socket"]["rdma_cm_id"] == listener_idn());
+            CHECK_THAT(c["reason"].get<std::string>(), Catch::Contains("kernel socket"));
+        }
+        if (c["device"] == "rxe0" && c["port"] == 4568) {
+            rxe = true;
+            CHECK(c["verdict"] == "INFO");
+            CHECK(c["host_socket"]["comm"] == "rdmastat-bind");
+        }
+        CHECK(c["verdict"] != "CONFLICT");
+        CHECK(c["verdict"] != "UNRESERVED");
+    }
+    CHECK(siw);
+    CHECK(rxe);
+}
+
+TEST_CASE("lab: lsof -p lists the process's RDMA resources and fds as rdma and /proc do", "[lab][lsof]") {
+    REQUIRE(rc_of("lsof-p.json") == 0);
+    auto procs = json::parse(evidence("lsof-p.json"))["processes"];
+    REQUIRE(procs.size() == 1);
+    std::map<std::string, std::size_t> ours;
+    std::map<std::uint32_t, std::string> chr;
+    for (const auto& f : procs[0]["files"]) {
+        ++ours[f["type"].get<std::string>()];
+        if (f["type"] == "CHR") chr[f["fd"]] = f["name"];
+    }
+    // rdma's view of the same process, threads folded into it.
+    auto t = tgids();
+    auto count = [&](const char* kind) {
+        std::size_t n = 0;
+        for (const auto& e : json::parse(evidence(std::string("rdma-") + kind + ".json")))
+            if (e.contains("pid") && t.at(e["pid"]) == server_pid()) ++n;
+        return n;
+    };
+    CHECK(ours["RDMA_CM"] == count("cm_id"));
+    CHECK(ours["QP"] == count("qp"));
+    CHECK(ours["CQ"] == count("cq"));
+    CHECK(ours["MR"] == count("mr"));
+    CHECK(ours["PD"] == count("pd"));
+    CHECK(ours["QP"] >= 1);
+    // Every /dev/infiniband fd of the process, with /proc's fd numbers.
+    std::map<std::uint32_t, std::string> proc;
+    std::istringstream in(evidence("proc-fd.txt"));
+    std::string line;
+    while (std::getline(in, line)) {
+        auto arrow = line.find(" -> /dev/infiniband/");
+        if (arrow == std::string::npos) continue;
+        auto fd_start = line.rfind(' ', arrow - 1) + 1;
+        proc[static_cast<std::uint32_t>(std::stoul(line.substr(fd_start, arrow - fd_start)))] =
+            line.substr(arrow + 4);
+    }
+    CHECK(proc.size() == 2);
+    CHECK(chr == proc);
+}

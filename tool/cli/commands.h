@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// The lsof and check commands, run by run_cli (cli/app.cpp) after it has seen
+/// their word. Each prints its own results and warnings and returns the exit code;
+/// usage and runtime errors print one "rdmastat: ..." line and return 2.
+
+#include "analysis/lsof_select.h"
+#include "cli/acquire.h"
+#include "common/error.h"
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace rdmastat {
+
+/// Output and source options, also taken before a command's word.
+struct CommonOptions {
+    bool json = false, pretty = false, no_header = false, numeric = false;
+    std::optional<std::string> input;
+    std::optional<std::string> source; ///< "auto", "nldev" or "module" (checked by the parser)
+};
+
+/// Adds global's options to sub's: the flags given before a command's word apply
+/// to it too; sub's own --input and --source win.
+void inherit(CommonOptions& sub, const CommonOptions& global);
+
+/// SourceChoice of o.source (automatic when unset).
+SourceChoice source_of(const CommonOptions& o);
+
+struct LsofArgs {
+    LsofSelectors selectors;
+    bool terse = false; ///< -t
+    bool help = false;  ///< -h, --help
+    CommonOptions common;
+};
+
+/// Parses the words after "lsof" as lsof(8) does: short options may be grouped
+/// ("-at") and take their value glued or as the next word ("-p1", "-p 1"); -i's value
+/// is optional and is the next word only when that does not start with '-'. Long
+/// options: --json, --pretty, --no-header, --numeric, --help, --input FILE and
+/// --source NAME (also "--input=FILE"). A Failure starts "lsof: ", e.g.
+/// "lsof: unknown option '-x'" or a selector's error (lsof_select.h).
+Result<LsofArgs> parse_lsof_args(const std::vector<std::string>& args);
+
+/// The text of `rdmastat lsof --help`.
+std::string lsof_help();
+
+/// `rdmastat lsof`: inherited holds the output options given before the word.
+/// Exit 0 when it listed something, 1 when nothing matched, 2 on an error.
+int run_lsof(const std::vector<std::string>& args, const CommonOptions& inherited,
+             std::ostream& out, std::ostream& err);
+
+/// `rdmastat check`: exit 0 when every verdict is OK or INFO, 1 when any is
+/// CONFLICT or UNRESERVED, else 2 when any is UNKNOWN; 2 on an error.
+int run_check(const CommonOptions& o, std::ostream& out, std::ostream& err);
+
+} // namespace rdmastat

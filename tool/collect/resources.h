@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// RDMA resources NLDEV tracks besides cm_ids (QPs, CQs, MRs, PDs, contexts):
+/// the record a parser produces and its conversion into model Resources.
+
+#include "model/records.h"
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace rdmastat {
+
+/// One resource as NLDEV reported it; numbers and owner as the kernel sent them.
+struct ResourceRecord {
+    std::string kind; ///< "qp", "cq", "mr", "pd", "ctx"
+    std::uint32_t device_index = 0;
+    std::string device_name;
+    std::uint32_t number = 0; ///< lqpn, cqn, mrn, pdn or ctxn
+    RawOwner owner;
+    /// Kind-specific facts as text, in this order when present: qp "type",
+    /// "state"; cq "cqe"; mr "length", "lkey", "rkey" (keys only for readers
+    /// with CAP_NET_ADMIN); pd "users"; ctx none.
+    std::vector<std::pair<std::string, std::string>> details;
+};
+
+/// A QP record as a resource of kind "qp": number lqpn, details "type" and
+/// "state" by their kernel names when the kernel sent them.
+ResourceRecord resource_from_qp(const QpRecord& qp);
+
+/// The pids that own any of records: what resolve_owners must look up, once each.
+std::set<std::uint32_t> resource_owner_pids(const std::vector<ResourceRecord>& records);
+
+/// One Resource per record, in order, with its owner resolved as join() resolves
+/// cm_id owners: a kernel owner by name, a pid from owners (a pid missing there
+/// keeps just the pid), no owner when the kernel named none.
+std::vector<Resource> to_resources(const std::vector<ResourceRecord>& records,
+                                   const OwnerMap& owners);
+
+} // namespace rdmastat

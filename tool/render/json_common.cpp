@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+#include "render/json_common.h"
+
+namespace rdmastat::json_common {
+
+json endpoint(const Endpoint& e) {
+    return json{{"address", e.address.to_string()}, {"port", e.port}};
+}
+
+json owner(const Owner& o) {
+    json j = json::object();
+    if (o.kernel) {
+        j["kernel"] = *o.kernel;
+        return j;
+    }
+    put(j, "pid", o.pid);
+    put(j, "tid", o.tid);
+    put(j, "comm", o.comm);
+    put(j, "uid", o.uid);
+    put(j, "user", o.user);
+    return j;
+}
+
+json host_socket(const HostSocket& s, const std::optional<std::string>& comm) {
+    json j;
+    j["state"] = s.state;
+    j["local"] = endpoint(s.local);
+    j["peer"] = endpoint(s.peer);
+    j["inode"] = s.inode;
+    j["uid"] = s.uid;
+    put(j, "pid", s.pid);
+    put(j, "fd", s.fd);
+    if (s.pid) put(j, "comm", comm);
+    put(j, "rdma_device", s.rdma_device);
+    put(j, "rdma_cm_id", s.rdma_cm_id);
+    return j;
+}
+
+json header(const Snapshot& snap) {
+    return json{{"version", Snapshot::schema_version}, {"source", snap.source}};
+}
+
+void emit(std::ostream& out, const json& j, bool pretty) {
+    out << j.dump(pretty ? 2 : -1, ' ', false, json::error_handler_t::replace) << '\n';
+}
+
+} // namespace rdmastat::json_common

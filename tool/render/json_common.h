@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// JSON pieces the lsof and check renderers share with the schema of
+/// rdmastat(8): endpoints, owners, host sockets, the version header.
+
+#include "model/model.h"
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+
+namespace rdmastat::json_common {
+
+using json = nlohmann::ordered_json;
+
+template <typename T> void put(json& j, const char* key, const std::optional<T>& v) {
+    if (v) j[key] = *v;
+}
+
+/// {"address": "10.0.0.1", "port": 7174}
+json endpoint(const Endpoint& e);
+/// {"pid","tid","comm","uid","user"} (each when known), {"kernel": NAME}, or {}.
+json owner(const Owner& o);
+/// {"state","local","peer","inode","uid"} plus "pid", "fd", "comm" (the process
+/// holding it, comm given separately) and "rdma_device", "rdma_cm_id" when known.
+json host_socket(const HostSocket& s, const std::optional<std::string>& comm);
+/// {"version": 1, "source": ...}
+json header(const Snapshot& snap);
+/// Writes j and a newline, indented with pretty. Strings from the system need not
+/// be UTF-8 (a comm cut at 15 bytes can split a character): invalid bytes become
+/// U+FFFD instead of failing the whole output.
+void emit(std::ostream& out, const json& j, bool pretty);
+
+} // namespace rdmastat::json_common

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: MIT
+#include "render/lsof.h"
+
+#include "analysis/select.h"
+#include "model/names.h"
+#include "render/json_common.h"
+#include "render/table.h"
+#include "render/text.h"
+
+#include <set>
+#include <sys/socket.h>
+
+namespace rdmastat {
+namespace {
+
+using json_common::json;
+using json_common::put;
+
+/// lsof's form: "*" for the any address and for port 0.
+std::string endpoint_text(const Endpoint& e) {
+    std::string host = e.address.is_any() || !e.address.family ? "*" : e.address.to_string();
+    if (host != "*" && e.address.family == AF_INET6) host = "[" + host + "]";
+    return host + ":" + (e.port ? std::to_string(e.port) : "*");
+}
+
+std::string with_wire(const Endpoint& e, const std::optional<Endpoint>& wire) {
+    std::string text = endpoint_text(e);
+    if (wire && *wire != e) text += "(" + endpoint_text(*wire) + ")";
+    return text;
+}
+
+std::string connection_name(const Connection& c) {
+    std::string name = c.local ? with_wire(*c.local, c.mapped_local) : "*:*";
+    if (has_peer(c)) name += "->" + with_wire(*c.peer, c.mapped_peer);
+    name += " (" + c.state + ")";
+    if (c.internal) name += " [internal]";
+    return name;
+}
+
+std::string resource_name(const Resource& r) {
+    std::string name = r.kind + "n " + std::to_string(r.number);
+    for (const auto& [key, value] : r.details) {
+        if (key == "lkey" || key == "rkey") continue; // memory keys: JSON only
+        name += (key == "type" || key == "state" ? " " : " " + key + " ") + value;
+    }
+    return name;
+}
+
+std::string socket_name(const HostSocket& s, const Connection* carries) {
+    std::string name = endpoint_text(s.local);
+    if (s.state != "LISTEN" && s.peer.port) name += "->" + endpoint_text(s.peer);
+    name += " (" + s.state + ")";
+    if (carries)
+        name += " [" + carries->device + " cm_id " + std::to_string(carries->cm_id) + " of " +
+                owner_text(carries->owner) + "]";
+    return name;
+}
+
+std::string command_text(const LsofHolder& h) {
+    if (h.kernel) return "[" + *h.kernel + "]";
+    return h.comm.value_or("-");
+}
+
+std::string user_text(const LsofHolder& h, bool numeric) {
+    if (h.user && !numeric) return *h.user;
+    return h.uid ? std::to_string(*h.uid) : "-";
+}
+
+json file_json(const LsofFile& f) {
+    json j;
+    put(j, "fd", f.fd);
+    j["type"] = lsof_type(f);
+    if (f.connection) {
+        const Connection& c = *f.connection;
+        j["device"] = c.device;
+        j["name"] = lsof_name(f);
+        j["cm_id"] = c.cm_id;
+        j["transport"] = transport_name(c.transport);
+        put(j, "port_space", c.port_space);
+        j["state"] = c.state;
+        if (c.internal) j["internal"] = true;
+        if (c.local) j["local"] = json_common::endpoint(*c.local);
+        if (c.peer) j["peer"] = json_common::endpoint(*c.peer);
+        if (c.mapped_local) j["mapped_local"] = json_common::endpoint(*c.mapped_local);
+        if (c.mapped_peer) j["mapped_peer"] = json_common::endpoint(*c.mapped_peer);
+    } else if (f.resource) {
+        j["device"] = f.resource->device;
+        j["name"] = lsof_name(f);
+        j["number"] = f.resource->number;
+        json details = json::object();
+        for (const auto& [key, value] : f.resource->details)
+            details[key] = value;
+        j["details"] = std::move(details);
+    } else if (f.open_file) {
+        j["name"] = f.open_file->target;
+    } else if (f.socket) {
+        j["name"] = lsof_name(f);
+        json s = json_common::host_socket(*f.socket, std::nullopt);
+        for (const char* key :
+             {"state", "local", "peer", "inode", "uid", "rdma_device", "rdma_cm_id"})
+            if (s.contains(key)) j[key] = s[key];
+        if (f.carries) j["rdma_owner"] = json_common::owner(f.carries->owner);
+    }
+    return j;
+}
+
+json process_json(std::optional<std::uint32_t> pid, const std::optional<std::string>& kernel,
+                  const std::optional<std::string>& comm, std::optional<std::uint32_t> uid,
+                  const std::optional<std::string>& user) {
+    json j = json::object();
+    put(j, "pid", pid);
+    put(j, "kernel", kernel);
+    put(j, "comm", comm);
+    put(j, "uid", uid);
+    put(j, "user", user);
+    return j;
+}
+
+} // namespace
+
+std::string lsof_type(const LsofFile& f) {
+    switch (f.kind) {
+    case LsofKind::cm_id:
+        return "RDMA_CM";
+    case LsofKind::resource: {
+        std::string kind = f.resource->kind;
+        for (char& ch : kind)
+            if (ch >= 'a' && ch <= 'z') ch = static_cast<char>(ch - 'a' + 'A');
+        return kind;
+    }
+    case LsofKind::chardev:
+        return "CHR";
+    case LsofKind::socket:
+        return f.socket->local.address.family == AF_INET6 ? "IPv6" : "IPv4";
+    }
+    return "-";
+}
+
+std::string lsof_name(const LsofFile& f) {
+    if (f.connection) return connection_name(*f.connection);
+    if (f.resource) return resource_name(*f.resource);
+    if (f.open_file) return f.open_file->target;
+    if (f.socket) return socket_name(*f.socket, f.carries);
+    return "-";
+}
+
+void render_lsof(std::ostream& out, const LsofResult& r, const LsofTextOptions& opts) {
+    Table table({"COMMAND", "PID", "USER", "FD", "TYPE", "DEVICE", "NAME"});
+    for (const LsofHolder& h : r.holders) {
+        for (const LsofFile& f : h.files) {
+            std::string device = f.connection ? f.connection->device
+                                 : f.resource ? f.resource->device
+                                              : "-";
+            table.add({command_text(h), h.pid ? std::to_string(*h.pid) : "-",
+                       h.kernel ? "-" : user_text(h, opts.numeric),
+                       f.fd ? std::to_string(*f.fd) : "-", lsof_type(f), device, lsof_name(f)});
+        }
+    }
+    table.write(out, opts.header);
+}
+
+std::size_t render_lsof_pids(std::ostream& out, const LsofResult& r) {
+    std::set<std::uint32_t> pids;
+    for (const LsofHolder& h : r.holders)
+        if (h.pid) pids.insert(*h.pid);
+    for (std::uint32_t pid : pids)
+        out << pid << '\n';
+    return pids.size();
+}
+
+void write_lsof_json(std::ostream& out, const Snapshot& snap, const LsofResult& r, bool pretty) {
+    json j = json_common::header(snap);
+    json processes = json::array();
+    for (const LsofHolder& h : r.holders) {
+        json p = process_json(h.pid, h.kernel, h.comm, h.uid, h.user);
+        json files = json::array();
+        for (const LsofFile& f : h.files)
+            files.push_back(file_json(f));
+        p["files"] = std::move(files);
+        processes.push_back(std::move(p));
+    }
+    j["processes"] = std::move(processes);
+    json uninspected = json::array();
+    for (const Process* p : r.uninspected)
+        uninspected.push_back(process_json(p->pid, std::nullopt, p->comm, p->uid, p->user));
+    j["uninspected"] = std::move(uninspected);
+    json_common::emit(out, j, pretty);
+}
+
+} // namespace rdmastat
