@@ -2,7 +2,10 @@
 #include "support.h"
 
 #include "collect/nldev_parse.h"
+#include "collect/snapshot_file.h"
+#include "render/json.h"
 
+#include <catch2/catch.hpp>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -157,6 +160,30 @@ std::vector<std::string> compare_with_referee(const std::vector<Connection>& our
         if (!seen.count({o.device, o.cm_id}))
             diffs.push_back(o.device + "/" + std::to_string(o.cm_id) + ": not listed by rdma");
     return diffs;
+}
+
+std::string lab_evidence(const std::string& dir, const std::string& name) {
+    const char* out = std::getenv("RDMASTAT_LAB_OUT");
+    if (!out) FAIL("RDMASTAT_LAB_OUT is not set: run through tests/lab/check.sh");
+    return read_file(std::string(out) + "/" + dir + "/" + name);
+}
+
+int lab_rc(const std::string& dir, const std::string& name) {
+    return std::stoi(lab_evidence(dir, name + ".rc"));
+}
+
+Result<Snapshot> snapshot_from_text(const std::string& text) {
+    std::istringstream in(text);
+    return parse_snapshot_json(in, "test.json");
+}
+
+std::string snapshot_to_text(const Snapshot& s) {
+    std::vector<const Connection*> all;
+    for (const auto& c : s.connections)
+        all.push_back(&c);
+    std::ostringstream out;
+    write_snapshot_json(out, s, all, false);
+    return out.str();
 }
 
 std::string golden(const std::string& name, const std::string& actual) {

@@ -4,6 +4,7 @@
 // Test support: captured fixtures, the referee (iproute2 `rdma -j`), golden files.
 
 #include "collect/netlink.h"
+#include "common/error.h"
 #include "model/records.h"
 
 #include <nlohmann/json.hpp>
@@ -35,6 +36,17 @@ std::vector<RefereeCmId> referee_cm_ids(const nlohmann::json& rdma);
 std::vector<std::string> compare_with_referee(const std::vector<Connection>& ours,
                                               const nlohmann::json& rdma_cm_id,
                                               const nlohmann::json& rdma_qp);
+
+/// What a lab scenario wrote: $RDMASTAT_LAB_OUT/DIR/NAME (FAILs when the
+/// variable is unset: [lab] tests run through tests/lab/check.sh), and the exit
+/// status lab_capture recorded for it (NAME.rc).
+std::string lab_evidence(const std::string& dir, const std::string& name);
+int lab_rc(const std::string& dir, const std::string& name);
+
+/// A snapshot from JSON text (named test.json in errors), and every connection
+/// of a snapshot written back as JSON: the round trip --input relies on.
+Result<Snapshot> snapshot_from_text(const std::string& text);
+std::string snapshot_to_text(const Snapshot& s);
 
 /// Compares text with tests/golden/NAME; RDMASTAT_UPDATE_GOLDEN=1 rewrites the file.
 /// Returns the golden text (what the test then compares against).

@@ -25,20 +25,6 @@ Snapshot load(const std::string& name, const std::string& dir = "") {
     return parse_snapshot_json(in, name).take();
 }
 
-Result<Snapshot> parse_text(const std::string& text) {
-    std::istringstream in(text);
-    return parse_snapshot_json(in, "test.json");
-}
-
-std::string write_all(const Snapshot& s) {
-    std::vector<const Connection*> all;
-    for (const auto& c : s.connections)
-        all.push_back(&c);
-    std::ostringstream out;
-    write_snapshot_json(out, s, all, false);
-    return out.str();
-}
-
 std::vector<std::string> keys_of(const json& j) {
     std::vector<std::string> keys;
     for (const auto& [k, v] : j.items())
@@ -62,28 +48,28 @@ TEST_CASE("a snapshot with host data round-trips", "[hostdata]") {
     REQUIRE(a.host_sockets.size() > 0);
     REQUIRE(a.processes.size() > 0);
     REQUIRE(a.resources.size() > 0);
-    Snapshot b = parse_text(write_all(a)).take();
+    Snapshot b = snapshot_from_text(snapshot_to_text(a)).take();
     CHECK(b.host_sockets == a.host_sockets);
     CHECK(b.processes == a.processes);
     CHECK(b.resources == a.resources); // details keep their order
     CHECK(b.connections == a.connections);
-    CHECK(write_all(b) == write_all(a));
+    CHECK(snapshot_to_text(b) == snapshot_to_text(a));
 }
 
 TEST_CASE("host data is written only when collected", "[hostdata]") {
     Snapshot s = load("snapshot-host.json");
     s.host_sockets_collected = s.processes_collected = s.resources_collected = false;
-    json j = json::parse(write_all(s));
+    json j = json::parse(snapshot_to_text(s));
     CHECK(keys_of(j) == std::vector<std::string>{"version", "source", "devices", "connections"});
     // Collected but empty: an empty array, which says "none" rather than "not looked".
     Snapshot e;
     e.source = "nldev";
     e.host_sockets_collected = e.processes_collected = e.resources_collected = true;
-    j = json::parse(write_all(e));
+    j = json::parse(snapshot_to_text(e));
     CHECK(j.at("host_sockets") == json::array());
     CHECK(j.at("processes") == json::array());
     CHECK(j.at("resources") == json::array());
-    Snapshot back = parse_text(j.dump()).take();
+    Snapshot back = snapshot_from_text(j.dump()).take();
     CHECK(back.host_sockets_collected);
     CHECK(back.processes_collected);
     CHECK(back.resources_collected);
@@ -109,7 +95,7 @@ TEST_CASE("host data JSON keys", "[hostdata]") {
                             Owner{7, std::nullopt, "rping", 0, "root", std::nullopt},
                             {{"length", "16"}, {"lkey", "0x1"}, {"rkey", "0x1"}}}};
     s.host_sockets_collected = s.processes_collected = s.resources_collected = true;
-    json j = json::parse(write_all(s));
+    json j = json::parse(snapshot_to_text(s));
     CHECK(keys_of(j.at("host_sockets")[0]) ==
           std::vector<std::string>{"state", "local", "peer", "inode", "uid", "pid", "fd",
                                    "rdma_device", "rdma_cm_id"});
@@ -124,7 +110,7 @@ TEST_CASE("host data JSON keys", "[hostdata]") {
           std::vector<std::string>{"length", "lkey", "rkey"});
     CHECK(keys_of(j.at("resources")[0].at("owner")) ==
           std::vector<std::string>{"pid", "comm", "uid", "user"});
-    CHECK(parse_text(j.dump()).take().host_sockets == s.host_sockets);
+    CHECK(snapshot_from_text(j.dump()).take().host_sockets == s.host_sockets);
 }
 
 TEST_CASE("objects with too many keys are refused as they are read", "[hostdata]") {
@@ -141,12 +127,12 @@ TEST_CASE("objects with too many keys are refused as they are read", "[hostdata]
                  {{{"kind", "cq"}, {"device", "siw0"}, {"number", 0}, {"details", details}}})}};
         return d.dump();
     };
-    auto ok = parse_text(with_keys(max_snapshot_object_keys));
+    auto ok = snapshot_from_text(with_keys(max_snapshot_object_keys));
     REQUIRE(ok.ok());
     CHECK(ok.value().resources.at(0).details.size() == max_snapshot_object_keys);
     CHECK(ok.value().resources.at(0).details.back().first ==
           "k" + std::to_string(max_snapshot_object_keys - 1));
-    auto refused = parse_text(with_keys(max_snapshot_object_keys + 1));
+    auto refused = snapshot_from_text(with_keys(max_snapshot_object_keys + 1));
     REQUIRE_FALSE(refused.ok());
     CHECK_THAT(refused.error(),
                Catch::StartsWith("test.json: JSON object with more than 1000 keys at byte "));
@@ -178,7 +164,7 @@ TEST_CASE("bad host data is refused with the JSON path", "[hostdata]") {
     for (const auto& c : cases) {
         auto d = doc;
         c.edit(d);
-        auto parsed = parse_text(d.dump());
+        auto parsed = snapshot_from_text(d.dump());
         INFO(c.message);
         REQUIRE_FALSE(parsed.ok());
         CHECK_THAT(parsed.error(), Catch::Contains(c.message));

@@ -16,16 +16,17 @@ using nlohmann::json;
 
 namespace {
 
+std::string evidence(const std::string& name) {
+    return lab_evidence("crosscheck", name);
+}
+int rc_of(const std::string& name) {
+    return lab_rc("crosscheck", name);
+}
+
 std::string lab_dir() {
     const char* d = std::getenv("RDMASTAT_LAB_OUT");
     if (!d) FAIL("RDMASTAT_LAB_OUT is not set: run through tests/lab/check.sh");
     return d;
-}
-std::string evidence(const std::string& name) {
-    return read_file(lab_dir() + "/crosscheck/" + name);
-}
-int rc_of(const std::string& name) {
-    return std::stoi(evidence(name + ".rc"));
 }
 
 Snapshot ours(const std::string& name) {

@@ -2,13 +2,13 @@
 // [lab] tests of lsof and check: judge what tests/lab/scenarios/portshare.sh wrote.
 // The story: rping on siw holds 10.9.0.1:4567 through the host TCP stack, so a
 // plain program's bind() fails and ss shows no owner; rdmastat explains it.
+#include "support.h"
+
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <map>
 #include <set>
 #include <sstream>
-
-#include "support.h"
 
 using namespace rdmastat::test;
 using nlohmann::json;
@@ -16,19 +16,23 @@ using nlohmann::json;
 namespace {
 
 std::string evidence(const std::string& name) {
-    const char* d = std::getenv("RDMASTAT_LAB_OUT");
-    if (!d) FAIL("RDMASTAT_LAB_OUT is not set: run through tests/lab/check.sh");
-    return read_file(std::string(d) + "/portshare/" + name);
+    return lab_evidence("portshare", name);
 }
-int rc_of(const std::string& name) { return std::stoi(evidence(name + ".rc")); }
-std::uint32_t server_pid() { return static_cast<std::uint32_t>(std::stoul(evidence("siw-server-pid"))); }
+int rc_of(const std::string& name) {
+    return lab_rc("portshare", name);
+}
+
+std::uint32_t server_pid() {
+    return static_cast<std::uint32_t>(std::stoul(evidence("siw-server-pid")));
+}
 
 // rdma reports the creating thread: map it to its process with the guest's Tgid list.
 std::map<std::uint32_t, std::uint32_t> tgids() {
     std::map<std::uint32_t, std::uint32_t> m;
     std::istringstream in(evidence("tgid.txt"));
     std::uint32_t pid, tgid;
-    while (in >> pid >> tgid) m[pid] = tgid;
+    while (in >> pid >> tgid)
+        m[pid] = tgid;
     return m;
 }
 
@@ -59,7 +63,8 @@ TEST_CASE("lab: the application's bind fails and ss shows no owner", "[lab][lsof
     CHECK_THAT(evidence("bind-rxe.txt"), Catch::StartsWith("bound 10.9.0.2 4568"));
 }
 
-TEST_CASE("lab: lsof -i :4567 names the rping process, its cm_id and the kernel socket", "[lab][lsof]") {
+TEST_CASE("lab: lsof -i :4567 names the rping process, its cm_id and the kernel socket",
+          "[lab][lsof]") {
     REQUIRE(rc_of("lsof-i.json") == 0);
     auto doc = json::parse(evidence("lsof-i.json"));
     std::uint32_t idn = listener_idn();
@@ -92,7 +97,8 @@ TEST_CASE("lab: lsof -i :4567 names the rping process, its cm_id and the kernel 
     }
     std::istringstream terse(evidence("terse.txt"));
     std::uint32_t pid;
-    while (terse >> pid) got.insert(pid);
+    while (terse >> pid)
+        got.insert(pid);
     CHECK(got == expected);
 }
 
@@ -121,7 +127,8 @@ TEST_CASE("lab: check explains siw's port and RoCE's separate space", "[lab][lso
     CHECK(rxe);
 }
 
-TEST_CASE("lab: lsof -p lists the process's RDMA resources and fds as rdma and /proc do", "[lab][lsof]") {
+TEST_CASE("lab: lsof -p lists the process's RDMA resources and fds as rdma and /proc do",
+          "[lab][lsof]") {
     REQUIRE(rc_of("lsof-p.json") == 0);
     auto procs = json::parse(evidence("lsof-p.json"))["processes"];
     REQUIRE(procs.size() == 1);

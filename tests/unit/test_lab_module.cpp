@@ -2,13 +2,13 @@
 // [lab] tests of rdmastat.ko: judge what tests/lab/scenarios/module.sh wrote in the
 // guest (the module's dump against NLDEV's and rdma's, the unprivileged policy,
 // churn and unloading while dumping). Run by tests/lab/check.sh.
-#include <catch2/catch.hpp>
-#include <cstdlib>
-#include <sstream>
-
 #include "analysis/select.h"
 #include "collect/snapshot_file.h"
 #include "support.h"
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <sstream>
 
 using namespace rdmastat;
 using namespace rdmastat::test;
@@ -17,11 +17,11 @@ using nlohmann::json;
 namespace {
 
 std::string evidence(const std::string& name) {
-    const char* d = std::getenv("RDMASTAT_LAB_OUT");
-    if (!d) FAIL("RDMASTAT_LAB_OUT is not set: run through tests/lab/check.sh");
-    return read_file(std::string(d) + "/module/" + name);
+    return lab_evidence("module", name);
 }
-int rc_of(const std::string& name) { return std::stoi(evidence(name + ".rc")); }
+int rc_of(const std::string& name) {
+    return lab_rc("module", name);
+}
 
 Snapshot snapshot(const std::string& name) {
     REQUIRE(rc_of(name) == 0);
@@ -120,8 +120,9 @@ TEST_CASE("lab: churn while dumping and unloading while dumping stay clean", "[l
     CHECK(done == 20);
     CHECK(std::stoi(evidence("loaded-after")) == 0);
     CHECK(rc_of("gone.txt") == 2);
-    CHECK(evidence("gone.txt.err") == "rdmastat: module source: the rdmastat generic netlink family "
-                                      "is not registered (load rdmastat.ko)\n");
+    CHECK(evidence("gone.txt.err") ==
+          "rdmastat: module source: the rdmastat generic netlink family "
+          "is not registered (load rdmastat.ko)\n");
     CHECK(rc_of("gone-auto.txt") == 0);
     CHECK(json::parse(evidence("gone-auto.txt"))["source"] == "nldev");
     REQUIRE(rc_of("reloaded.json") == 0);

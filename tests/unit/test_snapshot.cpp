@@ -22,29 +22,16 @@ Snapshot lab_snapshot() {
     return parse_snapshot_json(in, "snapshot.json").take();
 }
 
-Result<Snapshot> parse_text(const std::string& text) {
-    std::istringstream in(text);
-    return parse_snapshot_json(in, "test.json");
-}
-
-std::string write_all(const Snapshot& s) {
-    std::vector<const Connection*> all;
-    for (const auto& c : s.connections)
-        all.push_back(&c);
-    std::ostringstream out;
-    write_snapshot_json(out, s, all, false);
-    return out.str();
-}
 } // namespace
 
 TEST_CASE("snapshot round trip keeps every field", "[snapshot]") {
     Snapshot a = lab_snapshot();
     CHECK(a.source == "file");
     REQUIRE(a.connections.size() > 0);
-    Snapshot b = parse_text(write_all(a)).take();
+    Snapshot b = snapshot_from_text(snapshot_to_text(a)).take();
     CHECK(b.devices == a.devices);
     CHECK(b.connections == a.connections);
-    CHECK(write_all(b) == write_all(a));
+    CHECK(snapshot_to_text(b) == snapshot_to_text(a));
 }
 
 TEST_CASE("a snapshot built by join round-trips too", "[snapshot]") {
@@ -53,7 +40,7 @@ TEST_CASE("a snapshot built by join round-trips too", "[snapshot]") {
     Snapshot a;
     a.source = "file";
     a.devices = data.devices;
-    Snapshot b = parse_text(write_all(a)).take();
+    Snapshot b = snapshot_from_text(snapshot_to_text(a)).take();
     CHECK(b.devices == a.devices);
 }
 
@@ -63,7 +50,7 @@ TEST_CASE("bad snapshots are refused with the JSON path", "[snapshot]") {
     auto with = [&](auto edit) {
         auto d = doc;
         edit(d);
-        return parse_text(d.dump());
+        return snapshot_from_text(d.dump());
     };
     struct Case {
         std::function<void(nlohmann::json&)> edit;
@@ -92,20 +79,21 @@ TEST_CASE("bad snapshots are refused with the JSON path", "[snapshot]") {
         REQUIRE_FALSE(r.ok());
         CHECK_THAT(r.error(), Catch::StartsWith("test.json: ") && Catch::Contains(c.message));
     }
-    CHECK_THAT(parse_text("{\"version\": 1,").error(), Catch::Contains("not valid JSON"));
-    CHECK_THAT(parse_text("[1]").error(), Catch::Contains("expected an object"));
+    CHECK_THAT(snapshot_from_text("{\"version\": 1,").error(), Catch::Contains("not valid JSON"));
+    CHECK_THAT(snapshot_from_text("[1]").error(), Catch::Contains("expected an object"));
     CHECK_THAT(load_snapshot_file("/nonexistent/snap.json").error(),
                Catch::Equals("/nonexistent/snap.json: No such file or directory"));
 }
 
 TEST_CASE("text that is not JSON is refused with its byte position", "[snapshot]") {
-    CHECK(parse_text("{\"version\": 1, x}").error() ==
+    CHECK(snapshot_from_text("{\"version\": 1, x}").error() ==
           "test.json: not valid JSON at byte 16: syntax error while parsing object key - invalid "
           "literal; last read: '1, x'; expected string literal");
-    CHECK_THAT(parse_text("{\"version\": 1,").error(),
+    CHECK_THAT(snapshot_from_text("{\"version\": 1,").error(),
                Catch::StartsWith("test.json: not valid JSON at byte 15: ") &&
                    Catch::Contains("unexpected end of input"));
-    CHECK_THAT(parse_text("").error(), Catch::StartsWith("test.json: not valid JSON at byte 1: "));
+    CHECK_THAT(snapshot_from_text("").error(),
+               Catch::StartsWith("test.json: not valid JSON at byte 1: "));
 }
 
 TEST_CASE("deep nesting is refused as soon as it is read", "[snapshot]") {
@@ -117,12 +105,12 @@ TEST_CASE("deep nesting is refused as soon as it is read", "[snapshot]") {
         return text + std::string(static_cast<std::size_t>(depth), '}');
     };
     // At the limit the parse succeeds; the snapshot then lacks its version.
-    CHECK(parse_text(nested(max_snapshot_depth)).error() == "test.json: version: missing");
+    CHECK(snapshot_from_text(nested(max_snapshot_depth)).error() == "test.json: version: missing");
     // The 65th "{" is byte 5 * 64 + 1.
-    CHECK(parse_text(nested(max_snapshot_depth + 1)).error() ==
+    CHECK(snapshot_from_text(nested(max_snapshot_depth + 1)).error() ==
           "test.json: JSON nested deeper than 64 levels at byte 321");
     // A file of '[' stops at the first one too deep instead of building all of them.
-    CHECK(parse_text(std::string(1'000'000, '[')).error() ==
+    CHECK(snapshot_from_text(std::string(1'000'000, '[')).error() ==
           "test.json: JSON nested deeper than 64 levels at byte 65");
 }
 
@@ -138,7 +126,7 @@ TEST_CASE("unknown keys from a newer writer are ignored", "[snapshot]") {
     auto doc = nlohmann::json::parse(fixture_text("snapshot.json"));
     doc["hostname"] = "node7";
     doc["connections"][0]["rate"] = 5;
-    auto r = parse_text(doc.dump());
+    auto r = snapshot_from_text(doc.dump());
     REQUIRE(r.ok());
     CHECK(r.value().connections == lab_snapshot().connections);
 }
@@ -172,19 +160,19 @@ TEST_CASE("module-only keys round-trip and are type-checked", "[snapshot]") {
     c.mapped = false;
     c.netns = 4026531840u;
     a.connections[1].internal = true;
-    Snapshot b = parse_text(write_all(a)).take();
+    Snapshot b = snapshot_from_text(snapshot_to_text(a)).take();
     CHECK(b.connections == a.connections);
 
-    auto doc = nlohmann::json::parse(write_all(a));
+    auto doc = nlohmann::json::parse(snapshot_to_text(a));
     doc["connections"][1]["internal"] = "yes";
-    CHECK_THAT(parse_text(doc.dump()).error(),
+    CHECK_THAT(snapshot_from_text(doc.dump()).error(),
                Catch::Contains("connections[1].internal: expected true or false"));
-    doc = nlohmann::json::parse(write_all(a));
+    doc = nlohmann::json::parse(snapshot_to_text(a));
     doc["connections"][0]["netns"] = -1;
-    CHECK_THAT(parse_text(doc.dump()).error(),
+    CHECK_THAT(snapshot_from_text(doc.dump()).error(),
                Catch::Contains("connections[0].netns: expected a number"));
-    doc = nlohmann::json::parse(write_all(a));
+    doc = nlohmann::json::parse(snapshot_to_text(a));
     doc["connections"][0]["mapped_local"]["address"] = "nowhere";
-    CHECK_THAT(parse_text(doc.dump()).error(),
+    CHECK_THAT(snapshot_from_text(doc.dump()).error(),
                Catch::Contains("connections[0].mapped_local.address: 'nowhere'"));
 }

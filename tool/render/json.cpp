@@ -31,10 +31,7 @@ json connection_json(const Connection& c) {
     j["cm_id"] = c.cm_id;
     j["state"] = c.state;
     if (c.internal) j["internal"] = true;
-    if (c.local) j["local"] = json_common::endpoint(*c.local);
-    if (c.peer) j["peer"] = json_common::endpoint(*c.peer);
-    if (c.mapped_local) j["mapped_local"] = json_common::endpoint(*c.mapped_local);
-    if (c.mapped_peer) j["mapped_peer"] = json_common::endpoint(*c.mapped_peer);
+    json_common::put_addresses(j, c);
     put(j, "mapped", c.mapped);
     if (c.qp) {
         json qp = {{"number", c.qp->number}};

@@ -7,6 +7,13 @@ json endpoint(const Endpoint& e) {
     return json{{"address", e.address.to_string()}, {"port", e.port}};
 }
 
+void put_addresses(json& j, const Connection& c) {
+    if (c.local) j["local"] = endpoint(*c.local);
+    if (c.peer) j["peer"] = endpoint(*c.peer);
+    if (c.mapped_local) j["mapped_local"] = endpoint(*c.mapped_local);
+    if (c.mapped_peer) j["mapped_peer"] = endpoint(*c.mapped_peer);
+}
+
 json owner(const Owner& o) {
     json j = json::object();
     if (o.kernel) {

@@ -20,6 +20,8 @@ template <typename T> void put(json& j, const char* key, const std::optional<T>&
 
 /// {"address": "10.0.0.1", "port": 7174}
 json endpoint(const Endpoint& e);
+/// A connection's "local", "peer", "mapped_local", "mapped_peer" (each when known).
+void put_addresses(json& j, const Connection& c);
 /// {"pid","tid","comm","uid","user"} (each when known), {"kernel": NAME}, or {}.
 json owner(const Owner& o);
 /// {"state","local","peer","inode","uid"} plus "pid", "fd", "comm" (the process

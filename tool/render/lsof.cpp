@@ -79,10 +79,7 @@ json file_json(const LsofFile& f) {
         put(j, "port_space", c.port_space);
         j["state"] = c.state;
         if (c.internal) j["internal"] = true;
-        if (c.local) j["local"] = json_common::endpoint(*c.local);
-        if (c.peer) j["peer"] = json_common::endpoint(*c.peer);
-        if (c.mapped_local) j["mapped_local"] = json_common::endpoint(*c.mapped_local);
-        if (c.mapped_peer) j["mapped_peer"] = json_common::endpoint(*c.mapped_peer);
+        json_common::put_addresses(j, c);
     } else if (f.resource) {
         j["device"] = f.resource->device;
         j["name"] = lsof_name(f);
