@@ -3,6 +3,7 @@
 // status, on the lab capture and on hand-built snapshots.
 #include "analysis/attribution.h"
 #include "analysis/lsof.h"
+#include "cli/app.h"
 #include "cli/commands.h"
 #include "hand_built.h"
 #include "render/lsof.h"
@@ -10,6 +11,7 @@
 
 #include <catch2/catch.hpp>
 #include <set>
+#include <sstream>
 #include <sys/socket.h>
 
 using namespace rdmastat;
@@ -387,4 +389,19 @@ TEST_CASE("lsof warns when the snapshot lacks what it needs", "[lsof][cli]") {
     CHECK(r.rc == 0); // the cm_ids still match
     CHECK_THAT(r.err, Catch::Contains("rdmastat: lsof: processes were not looked up") &&
                           Catch::Contains("rdmastat: lsof: host TCP sockets were not read"));
+}
+
+TEST_CASE("-i @ADDR does not match a listener's placeholder peer", "[lsof]") {
+    // The lab snapshot's listeners carry the kernel's 0.0.0.0:0 / [::]:0 as peer.
+    std::string snap = std::string(RDMASTAT_FIXTURES) + "/snapshot-host.json";
+    for (const char* any : {"6@[::]", "4@0.0.0.0"}) {
+        std::ostringstream o, e;
+        int rc = rdmastat::run_cli({"lsof", "--input", snap, "-i", any}, o, e);
+        INFO(any << ": " << o.str());
+        CHECK(rc != 2);
+        // The rdma_cm listeners are bound to specific addresses; only their peer
+        // placeholder is the any address. (A host socket bound to the any address
+        // may match: a wildcard local address covers every address.)
+        CHECK(o.str().find("RDMA_CM") == std::string::npos);
+    }
 }

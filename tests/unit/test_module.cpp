@@ -35,9 +35,11 @@ Bytes module_dump() {
 Bytes with_attr_in_first(Bytes b, std::uint16_t type, const std::vector<std::uint8_t>& payload) {
     auto* nlh = reinterpret_cast<nlmsghdr*>(b.data());
     nlattr hdr{static_cast<std::uint16_t>(NLA_HDRLEN + payload.size()), type};
-    std::vector<std::uint8_t> extra(NLA_ALIGN(hdr.nla_len), 0);
-    std::memcpy(extra.data(), &hdr, sizeof(hdr));
-    std::memcpy(extra.data() + NLA_HDRLEN, payload.data(), payload.size());
+    // Built by appending: no memcpy into or from a possibly empty vector.
+    auto* raw = reinterpret_cast<const std::uint8_t*>(&hdr);
+    std::vector<std::uint8_t> extra(raw, raw + sizeof(hdr));
+    extra.insert(extra.end(), payload.begin(), payload.end());
+    extra.resize(NLA_ALIGN(hdr.nla_len), 0);
     std::size_t at = NLMSG_ALIGN(nlh->nlmsg_len);
     b.insert(b.begin() + static_cast<long>(at), extra.begin(), extra.end());
     nlh = reinterpret_cast<nlmsghdr*>(b.data());

@@ -176,3 +176,13 @@ TEST_CASE("module-only keys round-trip and are type-checked", "[snapshot]") {
     CHECK_THAT(snapshot_from_text(doc.dump()).error(),
                Catch::Contains("connections[0].mapped_local.address: 'nowhere'"));
 }
+
+TEST_CASE("a snapshot listing a pid twice is refused", "[snapshot]") {
+    auto doc = nlohmann::json::parse(fixture_text("snapshot-host.json"));
+    REQUIRE(doc["processes"].size() >= 2);
+    doc["processes"][1]["pid"] = doc["processes"][0]["pid"];
+    auto r = snapshot_from_text(doc.dump());
+    REQUIRE_FALSE(r.ok());
+    CHECK_THAT(r.error(),
+               Catch::Contains("processes[1].pid: pid ") && Catch::Contains("listed twice"));
+}

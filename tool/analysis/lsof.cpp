@@ -3,6 +3,7 @@
 
 #include "analysis/attribution.h"
 #include "analysis/ports.h"
+#include "analysis/select.h"
 
 #include <algorithm>
 #include <map>
@@ -62,13 +63,16 @@ Endpoints endpoints_of(const LsofFile& f) {
         e.protocol = c.port_space;
         add(c.local, true);
         add(c.mapped_local, true);
-        add(c.peer, false);
-        add(c.mapped_peer, false);
+        // A listener's peer is the kernel's placeholder (0.0.0.0:0), not a peer.
+        if (has_peer(c)) {
+            add(c.peer, false);
+            add(c.mapped_peer, false);
+        }
     } else if (f.socket) {
         e.family = f.socket->local.address.family;
         e.protocol = "tcp";
         add(f.socket->local, true);
-        add(f.socket->peer, false);
+        if (!f.socket->peer.address.is_any() || f.socket->peer.port) add(f.socket->peer, false);
     }
     return e;
 }

@@ -12,6 +12,8 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
 #include <streambuf>
 #include <string_view>
 
@@ -215,29 +217,53 @@ Resource resource(const Reader& r) {
     return res;
 }
 
-// Forwards a stream buffer and counts the bytes taken from it, so an error found
-// while parsing can say where it is.
-class CountingBuffer : public std::streambuf {
-  public:
-    explicit CountingBuffer(std::streambuf* source) : source_(source) {}
-    std::size_t consumed() const { return before_ + static_cast<std::size_t>(gptr() - eback()); }
-
-  protected:
-    int_type underflow() override {
-        before_ += static_cast<std::size_t>(egptr() - eback());
-        std::streamsize n = source_->sgetn(buffer_.data(), buffer_.size());
-        setg(buffer_.data(), buffer_.data(), buffer_.data() + std::max<std::streamsize>(n, 0));
-        return n > 0 ? traits_type::to_int_type(buffer_[0]) : traits_type::eof();
+// Where a text breaks the snapshot limits: nesting deeper than max_snapshot_depth
+// or an object with more than max_snapshot_object_keys keys (objects keep their
+// keys in order, a linear search per key). One linear pass before parsing, since
+// nlohmann's callback parser rescans a parent array per element (quadratic).
+// Positions count bytes read, as the parser's do. nullopt when within the limits;
+// the JSON itself is judged by the parser.
+std::optional<std::string> shape_violation(std::string_view text) {
+    std::vector<std::size_t> keys; // per open container; npos marks an array
+    constexpr std::size_t array = std::string_view::npos;
+    bool in_string = false, escaped = false;
+    for (std::size_t at = 0; at < text.size(); ++at) {
+        char ch = text[at];
+        if (in_string) {
+            if (escaped)
+                escaped = false;
+            else if (ch == '\\')
+                escaped = true;
+            else if (ch == '"')
+                in_string = false;
+            continue;
+        }
+        switch (ch) {
+        case '"':
+            in_string = true;
+            break;
+        case '{':
+        case '[':
+            if (keys.size() >= static_cast<std::size_t>(max_snapshot_depth))
+                return "JSON nested deeper than " + std::to_string(max_snapshot_depth) +
+                       " levels at byte " + std::to_string(at + 1);
+            keys.push_back(ch == '{' ? 0 : array);
+            break;
+        case '}':
+        case ']':
+            if (!keys.empty()) keys.pop_back();
+            break;
+        case ':':
+            if (!keys.empty() && keys.back() != array && ++keys.back() > max_snapshot_object_keys)
+                return "JSON object with more than " + std::to_string(max_snapshot_object_keys) +
+                       " keys at byte " + std::to_string(at + 1);
+            break;
+        default:
+            break;
+        }
     }
-
-  private:
-    std::streambuf* source_;
-    std::array<char, 65536> buffer_;
-    std::size_t before_ = 0;
-};
-
-struct TooDeep {};
-struct TooManyKeys {};
+    return std::nullopt;
+}
 
 // "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error ..."
 // → "syntax error ...": the position is reported as a byte offset instead.
@@ -253,32 +279,14 @@ std::string parse_error_reason(const json::parse_error& e) {
 } // namespace
 
 Result<Snapshot> parse_snapshot_json(std::istream& in, const std::string& name) {
-    CountingBuffer counted(in.rdbuf());
-    std::istream counted_in(&counted);
-    // Refusing deep nesting as soon as it starts bounds the time and memory a hostile
-    // file of '[' costs; a snapshot is 5 levels deep. Objects keep their keys in
-    // order (a linear search per key), so their size is bounded too.
-    std::vector<std::size_t> keys; // per open object
-    auto limit = [&keys](int depth, json::parse_event_t event, json&) {
-        using E = json::parse_event_t;
-        if (depth >= max_snapshot_depth && (event == E::object_start || event == E::array_start))
-            throw TooDeep{};
-        if (event == E::object_start) keys.push_back(0);
-        if (event == E::object_end && !keys.empty()) keys.pop_back();
-        if (event == E::key && !keys.empty() && ++keys.back() > max_snapshot_object_keys)
-            throw TooManyKeys{};
-        return true;
-    };
+    std::string text;
     json doc;
     try {
-        doc = json::parse(counted_in, limit);
-    } catch (const TooDeep&) {
-        return Failure{name + ": JSON nested deeper than " + std::to_string(max_snapshot_depth) +
-                       " levels at byte " + std::to_string(counted.consumed())};
-    } catch (const TooManyKeys&) {
-        return Failure{name + ": JSON object with more than " +
-                       std::to_string(max_snapshot_object_keys) + " keys at byte " +
-                       std::to_string(counted.consumed())};
+        std::ostringstream all;
+        all << in.rdbuf();
+        text = std::move(all).str();
+        if (auto violation = shape_violation(text)) return Failure{name + ": " + *violation};
+        doc = json::parse(text);
     } catch (const json::parse_error& e) {
         return Failure{name + ": not valid JSON at byte " + std::to_string(e.byte) + ": " +
                        parse_error_reason(e)};
@@ -304,7 +312,14 @@ Result<Snapshot> parse_snapshot_json(std::istream& in, const std::string& name) 
         root.each("host_sockets",
                   [&](const Reader& r) { snap.host_sockets.push_back(host_socket(r)); });
         snap.processes_collected = root.has("processes");
-        root.each("processes", [&](const Reader& r) { snap.processes.push_back(process(r)); });
+        std::set<std::uint32_t> pids;
+        root.each("processes", [&](const Reader& r) {
+            Process p = process(r);
+            // lsof and check look processes up by pid: two entries would disagree.
+            if (!pids.insert(p.pid).second)
+                throw Error(r.path + ".pid", "pid " + std::to_string(p.pid) + " listed twice");
+            snap.processes.push_back(std::move(p));
+        });
         snap.resources_collected = root.has("resources");
         root.each("resources", [&](const Reader& r) { snap.resources.push_back(resource(r)); });
         return snap;
