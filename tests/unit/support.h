@@ -7,6 +7,7 @@
 #include "common/error.h"
 #include "model/records.h"
 
+#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -47,6 +48,18 @@ int lab_rc(const std::string& dir, const std::string& name);
 /// of a snapshot written back as JSON: the round trip --input relies on.
 Result<Snapshot> snapshot_from_text(const std::string& text);
 std::string snapshot_to_text(const Snapshot& s);
+
+/// A whole dump cut at the end, in the middle and inside the first header: parse
+/// must refuse every cut (never answer from part of a dump).
+template <typename Parse> void require_cut_dumps_refused(const Bytes& bytes, Parse parse) {
+    for (std::size_t cut : {bytes.size() - 20, bytes.size() / 2, std::size_t{10}}) {
+        Bytes part(bytes.begin(), bytes.begin() + static_cast<long>(cut));
+        auto parsed = parse(part);
+        REQUIRE_FALSE(parsed.ok());
+        CHECK_THAT(parsed.error(), Catch::Contains("malformed netlink message") ||
+                                       Catch::Contains("without NLMSG_DONE"));
+    }
+}
 
 /// Compares text with tests/golden/NAME; RDMASTAT_UPDATE_GOLDEN=1 rewrites the file.
 /// Returns the golden text (what the test then compares against).
