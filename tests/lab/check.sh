@@ -13,10 +13,10 @@ mkdir -p "$out"
 "$here/lab.sh" prepare
 status=0
 "$here/lab.sh" run --out "$out" --bin "$rdmastat" --bin "$capture" --bin "$cmids" \
-	--bin "$(dirname "$capture")/rdmastat-bind" \
+	--bin "$(dirname "$capture")/rdmastat-bind" --bin "$(dirname "$capture")/rdmastat-hostile" \
 	--ko "$module" "$here/scenarios/crosscheck.sh" "$here/scenarios/smoke.sh" \
 	"$here/scenarios/capture.sh" "$here/scenarios/portshare.sh" \
-	"$here/scenarios/module.sh" || status=$?
+	"$here/scenarios/module.sh" "$here/scenarios/ping.sh" || status=$?
 for log in "$out"/*.log; do
 	name=$(basename "$log" .log)
 	rc=$(cat "$out/$name.rc" 2>/dev/null || echo "?")

@@ -134,6 +134,10 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         "lsof", "List processes' RDMA files like lsof (rdmastat lsof --help for its options)");
     lsof->prefix_command(); // lsof's own options: cli/lsof_command.cpp parses them
     lsof->set_help_flag();
+    CLI::App* ping = app.add_subcommand(
+        "ping", "rping-compatible RDMA traffic generator (rdmastat ping --help for its options)");
+    ping->prefix_command(); // ping's own options: cli/ping_command.cpp parses them
+    ping->set_help_flag();
     CLI::App* check = app.add_subcommand("check", "Diagnose iWARP port sharing with host TCP");
     add_output_flags(*check, check_o, false);
     app.require_subcommand(0, 1);
@@ -157,6 +161,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     CLI::App* command = devices->parsed() ? devices
                         : lsof->parsed()  ? lsof
                         : check->parsed() ? check
+                        : ping->parsed()  ? ping
                                           : nullptr;
     if (command) {
         const std::string name = command->get_name();
@@ -167,6 +172,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                                        : opt->get_name() + " does not apply to " + name);
     }
     if (lsof->parsed()) return run_lsof(lsof->remaining(), o, out, err);
+    if (ping->parsed()) return run_ping(ping->remaining(), o, out, err);
     inherit(dev_o, o);
     inherit(check_o, o);
     const CommonOptions& chosen = devices->parsed() ? dev_o : check->parsed() ? check_o : o;

@@ -8,6 +8,7 @@
 #include "analysis/lsof_select.h"
 #include "cli/acquire.h"
 #include "common/error.h"
+#include "ping/ping.h"
 
 #include <optional>
 #include <ostream>
@@ -51,6 +52,28 @@ std::string lsof_help();
 /// `rdmastat lsof`: inherited holds the output options given before the word.
 /// Exit 0 when it listed something, 1 when nothing matched, 2 on an error.
 int run_lsof(const std::vector<std::string>& args, const CommonOptions& inherited,
+             std::ostream& out, std::ostream& err);
+
+struct PingArgs {
+    ping::PingOptions ping;
+    bool quiet = false; ///< -q
+    bool help = false;  ///< -h, --help
+    CommonOptions common;
+};
+
+/// Parses the words after "ping" (rping's letters: -s -c -a -I -p -S -C -v -V -P,
+/// plus -q -j --pretty --lat --bw --depth --duration --timeout) and checks the
+/// combination (ping::check_options). A Failure starts "ping: ".
+Result<PingArgs> parse_ping_args(const std::vector<std::string>& args);
+
+/// The text of `rdmastat ping --help`.
+std::string ping_help();
+
+/// `rdmastat ping`: the client prints its result and exits 0, or 2 on an error
+/// (an interrupted run is not one); the server prints each connection's result
+/// and exits 0 when interrupted, 2 when it could not listen or, without -P,
+/// when its one connection failed.
+int run_ping(const std::vector<std::string>& args, const CommonOptions& inherited,
              std::ostream& out, std::ostream& err);
 
 /// `rdmastat check`: exit 0 when every verdict is OK or INFO, 1 when any is

@@ -55,4 +55,9 @@ cp /tmp/many/cm_id-siw0.bin "$F/cm_id-many-siw0.bin"
 rdma -j res show cm_id dev siw0 >"$F/rdma-cm_id-many.json"
 kill "$ids"
 wait "$ids" || true
+# rping's own payload as its -v prints it, 60 pings (its letters wrap after 58):
+# what rdmastat ping's client must send.
+rping -s -a 10.9.0.1 -p 7190 -S 64 >/dev/null 2>&1 &
+lab_wait 10 lab_cm_listening 7190
+rping -c -a 10.9.0.1 -p 7190 -S 64 -C 60 -v >"$F/rping-v-64.txt"
 ls -l "$F"

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: MIT
+// [lab] tests of rdmastat ping: judge what tests/lab/scenarios/ping.sh wrote in
+// the guest. Real rping is the peer and the referee (its -V validates what our
+// server echoed, its -v shows the payload our client must reproduce), rdma the
+// referee of the listing.
+#include "ping/wire.h"
+#include "support.h"
+
+#include <catch2/catch.hpp>
+#include <map>
+#include <sstream>
+#include <vector>
+
+using namespace rdmastat;
+using namespace rdmastat::test;
+using nlohmann::json;
+
+namespace {
+
+std::string evidence(const std::string& name) {
+    return lab_evidence("ping", name);
+}
+int rc_of(const std::string& name) {
+    return lab_rc("ping", name);
+}
+json json_of(const std::string& name) {
+    return json::parse(evidence(name));
+}
+std::uint32_t pid_of(const std::string& name) {
+    return static_cast<std::uint32_t>(std::stoul(evidence(name)));
+}
+
+std::vector<std::string> lines_starting(const std::string& text, const std::string& prefix) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind(prefix, 0) == 0) out.push_back(line.substr(prefix.size()));
+    return out;
+}
+
+// rping's verdict from its exit status and what it said. Its -V makes it fail
+// on a mismatch ("data mismatch", "rping client failed"). Debian's rping
+// (rdma-core 44) also races its CM thread against the channel's destruction at
+// exit ("rdma_get_cm_event: Bad file descriptor", status 255) after its run is
+// over: that alone is not a failure of its peer.
+bool rping_ended_ok(int rc, const std::string& said) {
+    if (said.find("mismatch") != std::string::npos || said.find("failed") != std::string::npos)
+        return false;
+    return rc == 0 ||
+           (rc == 255 && said.find("rdma_get_cm_event: Bad file descriptor") != std::string::npos);
+}
+bool rping_client_ok(const std::string& name) {
+    return rping_ended_ok(rc_of(name), evidence(name + ".err"));
+}
+
+// The text rping -v prints for ping seq of size bytes, made by our generator.
+std::string our_payload_text(std::uint32_t size, std::uint64_t seq) {
+    std::vector<std::uint8_t> buf(size);
+    ping::fill_rping_payload(buf, seq);
+    return ping::printable_prefix(buf);
+}
+
+const struct {
+    const char* name;
+    const char* device;
+} devices[] = {{"siw", "siw0"}, {"rxe", "rxe0"}};
+const std::uint32_t sizes[] = {64, 4096, 65535};
+
+} // namespace
+
+TEST_CASE("lab: rdmastat ping -c against rping -s, validated", "[lab][ping]") {
+    for (const auto& d : devices)
+        for (std::uint32_t size : sizes) {
+            const std::string name = "c2r-" + std::string(d.name) + "-" + std::to_string(size);
+            INFO(name << ": " << evidence(name + ".json.err"));
+            REQUIRE(rc_of(name + ".json") == 0);
+            json r = json_of(name + ".json");
+            CHECK(r["role"] == "client");
+            CHECK(r["mode"] == "rping");
+            CHECK(r["device"] == d.device);
+            CHECK(r["size"] == size);
+            CHECK(r["completed"] == 10);
+            CHECK(r["validated"] == true);
+            CHECK(r["bytes"] == 2ull * 10 * size);
+            CHECK_FALSE(r.contains("error"));
+            // rping's server ended on its own when our client left.
+            CHECK(rping_ended_ok(rc_of(name + ".rping"), evidence(name + ".rping")));
+        }
+}
+
+TEST_CASE("lab: rping -c against rdmastat ping -s, validated by rping", "[lab][ping]") {
+    for (const auto& d : devices)
+        for (std::uint32_t size : sizes) {
+            const std::string name = "r2c-" + std::string(d.name) + "-" + std::to_string(size);
+            INFO(name << ": " << evidence(name + ".rping.err") << evidence(name + ".json.err"));
+            // rping -V checks every echo.
+            CHECK(rping_client_ok(name + ".rping"));
+            auto data = lines_starting(evidence(name + ".rping"), "ping data: ");
+            REQUIRE(data.size() == 10);
+            // What rping sent (and we echoed) is what our client generates.
+            for (std::size_t seq = 0; seq < data.size(); ++seq)
+                CHECK(data[seq] == our_payload_text(size, seq));
+            REQUIRE(rc_of(name + ".json") == 0);
+            json r = json_of(name + ".json");
+            CHECK(r["role"] == "server");
+            CHECK(r["device"] == d.device);
+            CHECK(r["size"] == size);
+            CHECK(r["completed"] == 10);
+            CHECK_FALSE(r.contains("error"));
+        }
+}
+
+TEST_CASE("lab: a long ping is listed with both pids and its QP numbers", "[lab][ping]") {
+    json listing = json_of("listing.json");
+    json qps = json_of("rdma-qp.json");
+    std::map<std::uint32_t, std::uint32_t> tgid; // thread -> process, read in the guest
+    std::istringstream in(evidence("tgid.txt"));
+    for (std::uint32_t t, p; in >> t >> p;)
+        tgid[t] = p;
+    for (const auto& d : devices) {
+        const std::string dev = d.name;
+        INFO(dev);
+        const std::uint32_t client = pid_of("long-" + dev + "-client.pid");
+        const std::uint32_t server = pid_of("long-" + dev + "-server.pid");
+        json result = json_of("long-" + dev + "-client.json");
+        int client_ends = 0, server_ends = 0, listeners = 0;
+        for (const auto& c : listing["connections"]) {
+            if (c["device"] != d.device || !c["owner"].contains("pid")) continue;
+            const std::uint32_t pid = c["owner"]["pid"];
+            if (pid != client && pid != server) continue;
+            if (c["state"] == "LISTEN") {
+                CHECK(pid == server);
+                ++listeners;
+                continue;
+            }
+            REQUIRE(c["qp"].is_object());
+            const std::uint32_t qpn = c["qp"]["number"];
+            if (pid == client) {
+                ++client_ends;
+                CHECK(qpn == result["qp"]);
+                CHECK(c["local"]["port"] == result["local"]["port"]);
+            } else {
+                ++server_ends;
+                CHECK(c["local"]["port"] == result["peer"]["port"]);
+            }
+            // rdma names the same QP under the same process (or its thread).
+            bool found = false;
+            for (const auto& q : qps)
+                if (q["ifname"] == d.device && q["lqpn"] == qpn) {
+                    found = true;
+                    CHECK(tgid[q["pid"]] == pid);
+                }
+            CHECK(found);
+        }
+        CHECK(client_ends == 1);
+        CHECK(server_ends == 1);
+        CHECK(listeners == 1);
+    }
+}
+
+TEST_CASE("lab: SIGINT and SIGTERM end a ping cleanly and free its ids", "[lab][ping]") {
+    json left = json_of("after-long-cm_id.json");
+    for (const auto& d : devices) {
+        const std::string dev = d.name;
+        INFO(dev);
+        CHECK(rc_of("long-" + dev + "-client") == 0);
+        CHECK(rc_of("long-" + dev + "-server") == 0);
+        json r = json_of("long-" + dev + "-client.json");
+        CHECK(r["interrupted"] == true);
+        CHECK(r["completed"] > 0);
+        CHECK(r["validated"] == true);
+        CHECK_FALSE(r.contains("error"));
+        // The server saw the client leave: an end, not an error.
+        json s = json_of("long-" + dev + "-server.json");
+        CHECK_FALSE(s.contains("error"));
+        CHECK(s["completed"] >= r["completed"]);
+        for (const auto& e : left) {
+            std::uint32_t pid = e.value("pid", 0u);
+            CHECK(pid != pid_of("long-" + dev + "-client.pid"));
+            CHECK(pid != pid_of("long-" + dev + "-server.pid"));
+        }
+    }
+}
+
+TEST_CASE("lab: hostile clients get clear errors and the server keeps serving", "[lab][ping]") {
+    const struct {
+        const char* mode;
+        const char* error; // what the server says of it
+    } cases[] = {
+        {"short", "advertisement of 12 bytes, expected 16"},
+        {"zerokey", "advertisement with a zero rkey"},
+        {"oversize", "advertised buffer of 1073741824 bytes is larger than the 65535 bytes"},
+        {"badhello", "rejected a connection request: rdmastat hello of version 9"},
+    };
+    json left = json_of("after-hostile-cm_id.json");
+    for (const auto& d : devices) {
+        const std::string dev = d.name;
+        INFO(dev);
+        const std::string said =
+            evidence("hostile-" + dev + "-server.err") + evidence("hostile-" + dev + "-server.out");
+        for (const auto& c : cases) {
+            INFO(c.mode);
+            // rdmastat-hostile exits 0 when the server closed (or refused) it.
+            CHECK(rc_of("hostile-" + dev + "-" + c.mode) == 0);
+            CHECK_THAT(said, Catch::Contains(c.error));
+        }
+        // Too long a message fails in the RDMA stack: the server names the
+        // failed step and closes only that connection.
+        CHECK(rc_of("hostile-" + dev + "-long") == 0);
+        CHECK_THAT(said, Catch::Contains("RECV completion: "));
+        // A made-up rkey: rxe fails the READ (named); siw's peer answers with
+        // a TERMINATE and closes, which the server sees as the client leaving.
+        CHECK(rc_of("hostile-" + dev + "-badkey") == 0);
+        if (dev == "rxe")
+            CHECK_THAT(said, Catch::Contains("ping 0: RDMA READ completion: remote access error"));
+        // A silent client held open while rping ran: both served at once.
+        CHECK(rc_of("hostile-" + dev + "-silent") == 0);
+        CHECK(rping_client_ok("hostile-" + dev + "-rping"));
+        CHECK(lines_starting(evidence("hostile-" + dev + "-rping"), "ping data: ").size() == 5);
+        CHECK(rc_of("hostile-" + dev + "-server") == 0);
+        for (const auto& e : left)
+            CHECK(e.value("pid", 0u) != pid_of("hostile-" + dev + "-server.pid"));
+    }
+}
+
+TEST_CASE("lab: --lat and --bw between two rdmastat ends", "[lab][ping]") {
+    for (const auto& d : devices) {
+        const std::string dev = d.name;
+        INFO(dev << evidence("lat-" + dev + ".json.err") << evidence("bw-" + dev + ".json.err"));
+        REQUIRE(rc_of("lat-" + dev + ".json") == 0);
+        json lat = json_of("lat-" + dev + ".json");
+        CHECK(lat["mode"] == "lat");
+        CHECK(lat["completed"] == 300);
+        CHECK(lat["validated"] == true);
+        CHECK(lat["latency_us"]["min"] > 0);
+        CHECK(lat["latency_us"]["min"] <= lat["latency_us"]["p50"]);
+        CHECK(lat["latency_us"]["p50"] <= lat["latency_us"]["p99"]);
+        CHECK(lat["latency_us"]["p99"] <= lat["latency_us"]["max"]);
+        REQUIRE(rc_of("bw-" + dev + ".json") == 0);
+        json bw = json_of("bw-" + dev + ".json");
+        CHECK(bw["completed"] == 2000);
+        CHECK(bw["bytes"] == 2000ull * 65536);
+        CHECK(bw["depth"] == 128);
+        CHECK(bw["bandwidth"]["gbit_per_s"] > 0);
+        // The same server also serves plain rping clients.
+        CHECK(rping_client_ok("bw-rping-" + dev + ".txt"));
+        CHECK(rc_of("modes-" + dev + "-server") == 0);
+        // rping cannot do --lat: the client says so instead of hanging.
+        CHECK(rc_of("lat-vs-rping-" + dev + ".json") == 2);
+        CHECK_THAT(evidence("lat-vs-rping-" + dev + ".json.err"),
+                   Catch::Contains("does not run rdmastat's lat mode"));
+    }
+}
+
+TEST_CASE("lab: ping over IPv6 from a given source address", "[lab][ping]") {
+    INFO(evidence("ipv6-siw.json.err"));
+    REQUIRE(rc_of("ipv6-siw.json") == 0);
+    json r = json_of("ipv6-siw.json");
+    CHECK(r["device"] == "siw0");
+    CHECK(r["local"]["address"] == "fd00:9::1");
+    CHECK(r["peer"]["address"] == "fd00:9::1");
+    CHECK(r["peer"]["port"] == 7360);
+    CHECK(r["completed"] == 5);
+    CHECK(r["validated"] == true);
+    CHECK(rc_of("ipv6-server") == 0);
+}
+
+TEST_CASE("lab: ping's errors name the failing step", "[lab][ping]") {
+    CHECK(rc_of("err-noserver.txt") == 2);
+    CHECK_THAT(evidence("err-noserver.txt.err"),
+               Catch::StartsWith("rdmastat: ping: rdma_connect 10.9.0.1 port 7399: "));
+    CHECK(rc_of("err-noroute.txt") == 2);
+    CHECK_THAT(evidence("err-noroute.txt.err"),
+               Catch::StartsWith("rdmastat: ping: rdma_resolve_addr 10.77.0.1 port 7399: "));
+    CHECK(rc_of("err-size.txt") == 2);
+    CHECK_THAT(evidence("err-size.txt.err"), Catch::Contains("-S 10: rping mode needs 26"));
+    CHECK(rc_of("err-inuse.txt") == 2);
+    CHECK_THAT(evidence("err-inuse.txt.err"),
+               Catch::Contains("rdma_bind_addr 10.9.0.1 port 7398: Address already in use"));
+    CHECK(rc_of("err-inuse-server") == 0);
+}

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: MIT
+// Modes between two rdmastat ends. lat: RDMA WRITE ping-pong, each side
+// watching the last byte of its buffer for the round's marker, as ib_write_lat
+// does. bw: the client keeps `depth` RDMA WRITEs outstanding into the server's
+// buffer, as ib_write_bw does; the server only advertises and waits.
+#include "ping/session.h"
+
+#include <cstring>
+#include <sched.h>
+
+namespace rdmastat::ping {
+namespace {
+
+constexpr int spins_before_yield = 64;
+constexpr int spins_between_checks = 1024;
+
+std::uint8_t marker(std::uint64_t round) {
+    return static_cast<std::uint8_t>(round % 255 + 1); // never 0, the initial content
+}
+
+std::uint8_t load(const std::uint8_t* p) {
+    return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+std::uint64_t ns_since(Clock::time_point t0) {
+    return static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count());
+}
+
+// The peer's buffer: it must take `need` bytes.
+Result<Advertisement> peer_buffer(Session& s, std::uint32_t need) {
+    auto adv = receive_advertisement(s, max_buffer, s.o.timeout_ms);
+    if (!adv) return Failure{"waiting for the peer's buffer: " + adv.error(), adv.error_code()};
+    if (adv.value().length < need)
+        return Failure{"the peer's buffer of " + std::to_string(adv.value().length) +
+                           " bytes is smaller than " + std::to_string(need),
+                       EPROTO};
+    return adv;
+}
+
+// Spins until the last byte of b is m, reaping completions (an error ends
+// it) and now and then yielding the CPU and checking for the peer's disconnect.
+Status await_marker(Session& s, const Buffer& b, std::uint8_t m, int& outstanding) {
+    const std::uint8_t* last = b.data + b.size - 1;
+    for (long spins = 0; load(last) != m; ++spins) {
+        ibv_wc wc[8];
+        auto n = s.link.poll_completions(wc, 8);
+        if (!n) return n.failure();
+        outstanding -= n.value();
+        if (spins % spins_between_checks == spins_between_checks - 1)
+            if (auto alive = s.link.check_alive(); !alive) return alive;
+        if (spins >= spins_before_yield) sched_yield();
+    }
+    return Ok{};
+}
+
+// Reaps completions until at most `limit` writes are outstanding.
+Status reap_until(Session& s, int& outstanding, int limit) {
+    for (long spins = 0; outstanding > limit; ++spins) {
+        ibv_wc wc[32];
+        auto n = s.link.poll_completions(wc, 32);
+        if (!n) return n.failure();
+        outstanding -= n.value();
+        if (n.value() == 0 && spins % spins_between_checks == spins_between_checks - 1)
+            if (auto alive = s.link.check_alive(); !alive) return alive;
+        if (n.value() == 0 && spins >= spins_before_yield) sched_yield();
+    }
+    return Ok{};
+}
+
+} // namespace
+
+Status prepare_lat(Session& s) {
+    if (s.r.server) {
+        // The client writes here and the echo leaves from here.
+        auto b = s.link.add_buffer(s.size, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+        if (!b) return b.failure();
+        s.local = b.value();
+    } else {
+        auto tx = s.link.add_buffer(s.size, 0);
+        if (!tx) return tx.failure();
+        auto rx = s.link.add_buffer(s.size, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+        if (!rx) return rx.failure();
+        s.local = tx.value();
+        s.sink = rx.value();
+    }
+    return register_messages(s);
+}
+
+Status run_lat_client(Session& s) {
+    auto peer = peer_buffer(s, s.size);
+    if (!peer) return peer.failure();
+    if (auto st = send_advertisement(s, *s.sink); !st) return st;
+    int outstanding = 0;
+    for (std::uint64_t round = 0; !session_over(s, round); ++round) {
+        const std::uint8_t m = marker(round);
+        if (s.o.validate) fill_rping_payload(s.local->bytes(), round);
+        s.local->data[s.size - 1] = m;
+        if (auto st = reap_until(s, outstanding, 8); !st) return st;
+        auto t0 = Clock::now();
+        if (auto st = s.link.post_rdma(IBV_WR_RDMA_WRITE, *s.local, s.size, peer.value()); !st)
+            return st;
+        ++outstanding;
+        if (auto st = await_marker(s, *s.sink, m, outstanding); !st)
+            return Failure{"round " + std::to_string(round) + ": " + st.error(), st.error_code()};
+        s.latency.add(ns_since(t0));
+        s.r.completed = round + 1;
+        s.r.bytes += 2ull * s.size;
+        if (s.o.validate && std::memcmp(s.local->data, s.sink->data, s.size) != 0)
+            return Failure{"round " + std::to_string(round) + ": data mismatch", EBADMSG};
+        session_progress(s, false);
+    }
+    return reap_until(s, outstanding, 0);
+}
+
+Status run_lat_server(Session& s) {
+    if (auto st = send_advertisement(s, *s.local); !st) return st;
+    auto peer = peer_buffer(s, s.size);
+    if (!peer) return peer.failure();
+    int outstanding = 0;
+    for (std::uint64_t round = 0;; ++round) {
+        auto st = await_marker(s, *s.local, marker(round), outstanding);
+        if (!st) return st.error_code() == ended_by_peer ? Status{Ok{}} : st;
+        if (auto r = reap_until(s, outstanding, 8); !r) return r;
+        if (auto p = s.link.post_rdma(IBV_WR_RDMA_WRITE, *s.local, s.size, peer.value()); !p)
+            return p;
+        ++outstanding;
+        s.r.completed = round + 1;
+        s.r.bytes += 2ull * s.size;
+        s.r.seconds = std::chrono::duration<double>(Clock::now() - s.start).count();
+    }
+}
+
+Status prepare_bw(Session& s) {
+    auto b = s.r.server
+                 ? s.link.add_buffer(s.size, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE)
+                 : s.link.add_buffer(s.size, 0);
+    if (!b) return b.failure();
+    s.local = b.value();
+    return register_messages(s);
+}
+
+Status run_bw_client(Session& s) {
+    auto peer = peer_buffer(s, s.size);
+    if (!peer) return peer.failure();
+    const int depth = static_cast<int>(s.o.depth);
+    int outstanding = 0;
+    std::uint64_t posted = 0;
+    s.start = s.last_progress = Clock::now();
+    while (!session_over(s, posted) || outstanding > 0) {
+        while (outstanding < depth && !session_over(s, posted)) {
+            auto st = s.link.post_rdma(IBV_WR_RDMA_WRITE, *s.local, s.size, peer.value());
+            if (!st) return st;
+            ++outstanding;
+            ++posted;
+        }
+        const int before = outstanding;
+        if (auto st = reap_until(s, outstanding, std::max(outstanding - 1, 0)); !st) return st;
+        s.r.completed += static_cast<std::uint64_t>(before - outstanding);
+        s.r.bytes = s.r.completed * s.size;
+        session_progress(s, false);
+        if (s.link.cancel().requested()) return Failure{"interrupted", ended_by_signal};
+    }
+    return Ok{};
+}
+
+Status run_bw_server(Session& s) {
+    if (auto st = send_advertisement(s, *s.local); !st) return st;
+    // The writes land without completions here: wait for the client to leave.
+    for (;;) {
+        auto wc = s.link.wait_completion(-1);
+        if (!wc) return wc.error_code() == ended_by_peer ? Status{Ok{}} : Status{wc.failure()};
+        if (wc.value().opcode != IBV_WC_SEND)
+            return Failure{"protocol error: unexpected message from the peer", EPROTO};
+    }
+}
+
+} // namespace rdmastat::ping

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+#include "render/ping.h"
+
+#include "render/json_common.h"
+
+#include <cstdio>
+
+namespace rdmastat {
+namespace {
+
+using json_common::json;
+using ping::Mode;
+
+std::string fixed(double v, int digits) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
+std::string where(const ping::Endpoint& e) {
+    return e.address.empty() ? "?" : e.address + " port " + std::to_string(e.port);
+}
+
+json endpoint(const ping::Endpoint& e) {
+    return json{{"address", e.address}, {"port", e.port}};
+}
+
+} // namespace
+
+Rates ping_rates(const ping::PingResult& r) {
+    if (r.seconds <= 0) return {};
+    return Rates{static_cast<double>(r.bytes) * 8 / r.seconds / 1e9,
+                 static_cast<double>(r.bytes) / r.seconds / (1024.0 * 1024.0),
+                 static_cast<double>(r.completed) / r.seconds};
+}
+
+void write_ping_text(std::ostream& out, const ping::PingResult& r) {
+    out << (r.server ? "server " : "client ") << where(r.local) << " -> " << where(r.peer);
+    if (!r.device.empty()) out << " on " << r.device;
+    if (r.qp) out << " QP " << *r.qp;
+    out << ", " << ping::mode_name(r.mode) << " mode";
+    if (r.error)
+        out << ": error: " << *r.error;
+    else if (r.interrupted)
+        out << ": interrupted";
+    out << '\n';
+    out << "completed " << r.completed << "  size " << r.size << "  bytes " << r.bytes
+        << "  seconds " << fixed(r.seconds, 3);
+    if (r.depth) out << "  depth " << r.depth;
+    if (!r.server && r.mode != Mode::bw) out << "  validated " << (r.validate ? "yes" : "no");
+    out << '\n';
+    if (r.latency) {
+        const auto& l = *r.latency;
+        out << "latency_us  min " << fixed(l.min, 1) << "  p50 " << fixed(l.p50, 1) << "  p99 "
+            << fixed(l.p99, 1) << "  max " << fixed(l.max, 1) << "  mean " << fixed(l.mean, 1)
+            << '\n';
+    }
+    if (r.mode == Mode::bw && !r.server) {
+        Rates b = ping_rates(r);
+        out << "bandwidth  gbit_per_s " << fixed(b.gbit_per_s, 3) << "  mib_per_s "
+            << fixed(b.mib_per_s, 1) << "  ops_per_s " << fixed(b.ops_per_s, 0) << '\n';
+    }
+}
+
+void write_ping_json(std::ostream& out, const ping::PingResult& r, bool pretty) {
+    json j;
+    j["version"] = 1;
+    j["mode"] = ping::mode_name(r.mode);
+    j["role"] = r.server ? "server" : "client";
+    if (!r.device.empty()) j["device"] = r.device;
+    if (!r.local.address.empty()) j["local"] = endpoint(r.local);
+    if (!r.peer.address.empty()) j["peer"] = endpoint(r.peer);
+    json_common::put(j, "qp", r.qp);
+    j["size"] = r.size;
+    j["completed"] = r.completed;
+    j["bytes"] = r.bytes;
+    j["seconds"] = r.seconds;
+    if (r.depth) j["depth"] = r.depth;
+    if (!r.server && r.mode != Mode::bw) j["validated"] = r.validate;
+    if (r.latency) {
+        const auto& l = *r.latency;
+        j["latency_us"] = {
+            {"min", l.min}, {"p50", l.p50}, {"p99", l.p99}, {"max", l.max}, {"mean", l.mean}};
+    }
+    if (r.mode == Mode::bw && !r.server) {
+        Rates b = ping_rates(r);
+        j["bandwidth"] = {
+            {"gbit_per_s", b.gbit_per_s}, {"mib_per_s", b.mib_per_s}, {"ops_per_s", b.ops_per_s}};
+    }
+    j["interrupted"] = r.interrupted;
+    if (r.error) j["error"] = *r.error;
+    json_common::emit(out, j, pretty);
+}
+
+std::string ping_progress_line(const ping::PingResult& r) {
+    std::string s = "completed " + std::to_string(r.completed) + "  seconds " + fixed(r.seconds, 0);
+    if (r.mode == Mode::bw) {
+        Rates b = ping_rates(r);
+        s += "  gbit_per_s " + fixed(b.gbit_per_s, 3);
+    } else if (r.latency) {
+        s += "  p50_us " + fixed(r.latency->p50, 1) + "  p99_us " + fixed(r.latency->p99, 1);
+    }
+    return s;
+}
+
+} // namespace rdmastat
