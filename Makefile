@@ -5,10 +5,11 @@
 #   make check      install dependencies, build, run unit and lab tests
 #   make fixtures   refresh tests/fixtures from the lab kernel
 #   make bench      time rdmastat against raw NLDEV dumps and rdma (5000 cm_ids)
+#   make bench-ping rdmastat ping against ib_write_bw, ib_write_lat and rping
 BUILD ?= build
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build module demo check unit fixtures bench clean
+.PHONY: all deps configure build module demo check unit fixtures bench bench-ping clean
 
 all: build
 
@@ -60,6 +61,14 @@ bench: deps
 	tests/lab/lab.sh run --out $(BUILD)/bench --bin $(BUILD)/rdmastat --bin $(BUILD)/rdmastat-capture \
 		--bin $(BUILD)/rdmastat-cmids --bin $(BUILD)/rdmastat-timeit tests/lab/scenarios/bench.sh
 	cat $(BUILD)/bench/bench.log
+
+bench-ping: deps
+	$(MAKE) build
+	tests/lab/lab.sh prepare
+	RDMASTAT_LAB_SCENARIO_TIMEOUT=1500 RDMASTAT_LAB_TIMEOUT=1800 \
+		tests/lab/lab.sh run --out $(BUILD)/bench-ping --bin $(BUILD)/rdmastat \
+		--bin $(BUILD)/rdmastat-timeit tests/lab/scenarios/pingbench.sh
+	cat $(BUILD)/bench-ping/pingbench.log
 
 clean:
 	rm -rf $(BUILD)

@@ -245,6 +245,12 @@ TEST_CASE("lab: --lat and --bw between two rdmastat ends", "[lab][ping]") {
         // The same server also serves plain rping clients.
         CHECK(rping_client_ok("bw-rping-" + dev + ".txt"));
         CHECK(rc_of("modes-" + dev + "-server") == 0);
+        // 64 KiB, one byte more than rping takes, in rping mode between rdmastat ends.
+        REQUIRE(rc_of("rping64k-" + dev + ".json") == 0);
+        json big = json_of("rping64k-" + dev + ".json");
+        CHECK(big["size"] == 65536);
+        CHECK(big["completed"] == 10);
+        CHECK(big["validated"] == true);
         // rping cannot do --lat: the client says so instead of hanging.
         CHECK(rc_of("lat-vs-rping-" + dev + ".json") == 2);
         CHECK_THAT(evidence("lat-vs-rping-" + dev + ".json.err"),

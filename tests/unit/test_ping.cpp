@@ -235,8 +235,13 @@ TEST_CASE("ping results render as golden text and JSON", "[ping][render]") {
     server.size = 16;
     server.error = "ping 0: source: peer's advertisement of 12 bytes, expected 16";
 
+    PingResult bw_server = bw;
+    bw_server.server = true;
+    bw_server.completed = bw_server.bytes = 0;
+    bw_server.interrupted = false;
+
     std::ostringstream text, json;
-    for (const PingResult* r : {&client, &bw, &server}) {
+    for (const PingResult* r : {&client, &bw, &server, &bw_server}) {
         write_ping_text(text, *r);
         write_ping_json(json, *r, false);
     }

@@ -44,10 +44,15 @@ void write_ping_text(std::ostream& out, const ping::PingResult& r) {
     else if (r.interrupted)
         out << ": interrupted";
     out << '\n';
-    out << "completed " << r.completed << "  size " << r.size << "  bytes " << r.bytes
-        << "  seconds " << fixed(r.seconds, 3);
+    // A bw server sees writes land without completions: only the client counts.
+    const bool counted = !(r.server && r.mode == Mode::bw);
+    if (counted) out << "completed " << r.completed << "  ";
+    out << "size " << r.size;
+    if (counted) out << "  bytes " << r.bytes;
+    out << "  seconds " << fixed(r.seconds, 3);
     if (r.depth) out << "  depth " << r.depth;
     if (!r.server && r.mode != Mode::bw) out << "  validated " << (r.validate ? "yes" : "no");
+    if (!counted) out << "  (the client counts the writes)";
     out << '\n';
     if (r.latency) {
         const auto& l = *r.latency;
@@ -72,8 +77,10 @@ void write_ping_json(std::ostream& out, const ping::PingResult& r, bool pretty) 
     if (!r.peer.address.empty()) j["peer"] = endpoint(r.peer);
     json_common::put(j, "qp", r.qp);
     j["size"] = r.size;
-    j["completed"] = r.completed;
-    j["bytes"] = r.bytes;
+    if (!(r.server && r.mode == Mode::bw)) {
+        j["completed"] = r.completed;
+        j["bytes"] = r.bytes;
+    }
     j["seconds"] = r.seconds;
     if (r.depth) j["depth"] = r.depth;
     if (!r.server && r.mode != Mode::bw) j["validated"] = r.validate;

@@ -1,5 +1,6 @@
-# Demo (make demo): rping traffic over soft iWARP (siw0) and soft RoCE (rxe0),
-# over IPv4 and IPv6, and what rdmastat shows of it next to the stock tools.
+# Demo (make demo): ping traffic over soft iWARP (siw0) and soft RoCE (rxe0),
+# over IPv4 and IPv6, from rping and from rdmastat ping, and what rdmastat shows
+# of it next to the stock tools.
 . "$LAB/lib.sh"
 
 run() {
@@ -13,6 +14,16 @@ lab_setup || exit 1
 # The clients keep pinging while we look.
 export LAB_RPING_FREEZE=0
 lab_rping_all || exit 1
+# rdmastat's own generator: a persistent server on each device and a validated
+# rping-mode client to each, running while we look.
+rdmastat ping -s -P -a 10.9.0.1 -p 7200 -q >/tmp/demo-ping-s1.log 2>&1 &
+rdmastat ping -s -P -a 10.9.0.2 -p 7201 -q >/tmp/demo-ping-s2.log 2>&1 &
+lab_wait 10 lab_cm_listening 7200 && lab_wait 10 lab_cm_listening 7201 || exit 1
+rdmastat ping -c -a 10.9.0.1 -p 7200 -S 4096 -V --duration 600 >/tmp/demo-ping-c1.log 2>&1 &
+c1=$!
+rdmastat ping -c -a 10.9.0.2 -p 7201 -S 65535 -V --duration 600 >/tmp/demo-ping-c2.log 2>&1 &
+c2=$!
+lab_wait 20 lab_cm_connected_ge 7200 2 && lab_wait 20 lab_cm_connected_ge 7201 2 || exit 1
 
 lab_section "RDMA devices"
 run rdmastat devices
@@ -35,6 +46,23 @@ run rdmastat --source module -a -p -e
 echo "(an unprivileged user sees every id, but owners only of their own:)"
 run su lab -c "rdmastat --source module -a -p"
 rmmod rdmastat
+
+lab_section "rdmastat ping: what the generator itself measures"
+run rdmastat ping -c -a 10.9.0.2 -p 7201 --lat -S 64 -C 1000
+run rdmastat ping -c -a 10.9.0.2 -p 7201 --bw -S 65536 -C 500
+run rdmastat ping -c -a 10.9.0.1 -p 7200 -C 100 -V -j --pretty
+echo "(and against rping, in both directions:)"
+rping -s -a 10.9.0.2 -p 7202 >/dev/null 2>&1 &
+lab_wait 10 lab_cm_listening 7202
+run rdmastat ping -c -a 10.9.0.2 -p 7202 -C 100 -V
+run rping -c -a 10.9.0.1 -p 7200 -C 3 -V -v
+echo "(SIGINT: the long runs stop, tear down and report; then their servers)"
+kill -INT "$c1" "$c2"
+wait "$c1" "$c2"
+cat /tmp/demo-ping-c1.log /tmp/demo-ping-c2.log
+killall -INT rdmastat
+sleep 1
+cat /tmp/demo-ping-s1.log /tmp/demo-ping-s2.log
 
 lab_section "The same connections as iproute2 and ss see them"
 run rdma res show cm_id

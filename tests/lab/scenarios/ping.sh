@@ -111,12 +111,14 @@ lab_section "lat and bw between two rdmastat ends"
 # modes DEV ADDR PORT
 modes() {
 	dev=$1 addr=$2 port=$3
-	rdmastat ping -s -P -a "$addr" -p "$port" -q >"$R/modes-$dev-server.out" 2>&1 &
+	rdmastat ping -s -P -a "$addr" -p "$port" -S 65536 -q >"$R/modes-$dev-server.out" 2>&1 &
 	s=$!
 	lab_wait 10 lab_cm_listening "$port"
 	capture "lat-$dev.json" rdmastat ping -c -a "$addr" -p "$port" --lat -S 64 -C 300 -V -j
 	capture "bw-$dev.json" rdmastat ping -c -a "$addr" -p "$port" --bw -S 65536 -C 2000 -j
 	capture "bw-rping-$dev.txt" rping -c -a "$addr" -p "$port" -C 3 -V
+	# 64 KiB exactly: one byte more than rping takes, between two rdmastat ends.
+	capture "rping64k-$dev.json" rdmastat ping -c -a "$addr" -p "$port" -S 65536 -C 10 -V -j
 	capture "lat-vs-rping-$dev.json" rdmastat ping -c -a "$addr" -p $((port + 10)) --lat -j
 	kill -INT "$s"
 	reap "$s" "$R/modes-$dev-server.rc"
