@@ -101,6 +101,7 @@ done
 echo "}" >>"$R/results.json"
 
 lab_section "rdmastat ping against perftest and rping (median of $RUNS runs)"
+echo "(ratio = rdmastat / anchor: above 1 is better for MiB/s, below 1 for us and ms)"
 printf '%-6s %-44s %12s %12s %8s\n' dev measure rdmastat anchor ratio
 while read -r dev bw_o bw_p lat_o lat_p rp_o rp_r; do
 	awk -v d="$dev" -v a="$bw_o" -v b="$bw_p" -v s="$BW_SIZE" -v n="$BW_ITERS" \
