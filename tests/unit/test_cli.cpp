@@ -13,15 +13,6 @@ using namespace rdmastat;
 using namespace rdmastat::test;
 
 namespace {
-struct Run {
-    int rc;
-    std::string out, err;
-};
-Run run(std::vector<std::string> args) {
-    std::ostringstream out, err;
-    int rc = run_cli(args, out, err);
-    return {rc, out.str(), err.str()};
-}
 const std::string snapshot = std::string(RDMASTAT_FIXTURES) + "/snapshot.json";
 
 std::set<std::string> long_options(const std::string& text, const std::regex& re) {

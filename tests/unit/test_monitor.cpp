@@ -55,16 +55,6 @@ Snapshot snapshot_with_counters() {
     return s;
 }
 
-struct Run {
-    int rc;
-    std::string out, err;
-};
-Run run(std::vector<std::string> args) {
-    std::ostringstream out, err;
-    int rc = run_cli(args, out, err);
-    return {rc, out.str(), err.str()};
-}
-
 } // namespace
 
 TEST_CASE("NLDEV port statistics of rxe match rdma statistic show", "[monitor]") {

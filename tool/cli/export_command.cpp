@@ -80,7 +80,10 @@ int run_serve(const ExportOptions& o, std::ostream& out, std::ostream& err) {
         std::string text;
         {
             std::lock_guard guard(scrape_lock);
-            text = render_scrape(o, errors, nullptr);
+            std::vector<std::string> messages;
+            text = render_scrape(o, errors, &messages);
+            for (const std::string& m : messages)
+                err << "rdmastat: serve: " << m << std::endl;
         }
         res.set_content(text, prometheus_content_type);
     });
