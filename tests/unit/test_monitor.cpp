@@ -7,6 +7,7 @@
 #include "cli/app.h"
 #include "collect/snapshot_file.h"
 #include "collect/stats_parse.h"
+#include "render/monitor.h"
 #include "render/prometheus.h"
 #include "support.h"
 
@@ -225,4 +226,48 @@ TEST_CASE("export of a snapshot file", "[monitor][cli]") {
     CHECK_THAT(missing.out,
                Catch::Contains("rdmastat_scrape_errors_total{source=\"connections\"} 1"));
     CHECK_THAT(missing.err, Catch::StartsWith("rdmastat: export: /nonexistent.json: "));
+}
+
+TEST_CASE("a -w round and -E lines (golden)", "[monitor][render]") {
+    // Between two rounds: the rxe0 counters of the second lab reading, the
+    // passive end of the IPv4 rxe0 rping closed, the siw0 IPv4 listener changed
+    // state and a new id appeared on siw0.
+    Snapshot before = snapshot_with_counters();
+    Snapshot after = before;
+    after.port_counters[0].counters = parse_port_stat(fixture_bytes("stat-rxe0-1-later.bin")).take();
+    std::erase_if(after.connections, [](const Connection& c) {
+        return c.device == "rxe0" && c.local && c.local->port == 7175 && c.state == "CONNECT";
+    });
+    for (Connection& c : after.connections)
+        if (c.device == "siw0" && c.state == "LISTEN" && c.local && c.local->port == 7174)
+            c.state = "DESTROYING";
+    Connection fresh = after.connections.front();
+    fresh.cm_id = 99;
+    fresh.local->port = 40000;
+    after.connections.push_back(fresh);
+
+    WallTime t{std::chrono::milliseconds(1795300874123)};
+    auto events = diff_connections(before.connections, after.connections);
+    REQUIRE(events.size() == 3);
+    std::ostringstream text, lines;
+    render_events(text, events, t);
+    write_events_json(lines, events, t);
+    CHECK(text.str() == golden("events.txt", text.str()));
+    CHECK(lines.str() == golden("events.jsonl", lines.str()));
+
+    WatchRound r;
+    r.time = t;
+    r.interval = 2;
+    r.connections = select(after, Selection{Scope::all, std::nullopt}, Filter());
+    for (const ConnectionEvent& e : events) {
+        if (e.kind == EventKind::closed) r.closed.push_back(e.connection);
+        if (e.kind == EventKind::appeared) r.appeared.push_back(connection_key(e.connection));
+    }
+    r.ports = after.port_counters;
+    r.qp_counters = after.qp_counters;
+    r.previous = &before;
+    r.elapsed = 2;
+    std::ostringstream round;
+    render_watch_round(round, r, TextOptions{true, false, true, false});
+    CHECK(round.str() == golden("watch-round.txt", round.str()));
 }
