@@ -128,7 +128,7 @@ std::vector<MetricFamily> build_metrics(const Snapshot& snap, const ScrapeStats&
     for (const auto& [source, n] : stats.errors)
         errors.add({{"source", source}}, static_cast<double>(n));
     out.push_back(errors.family("rdmastat_scrape_errors_total",
-                                "Sources that failed to read, counted per scrape",
+                                "Failed reads per source (cumulative over the life of serve)",
                                 MetricType::counter));
     return out;
 }
