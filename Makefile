@@ -4,7 +4,8 @@
 #   make demo       boot the lab, start rping over siw and rxe, show rdmastat's views
 #   make check      install dependencies, build, run unit and lab tests
 #   make fixtures   refresh tests/fixtures from the lab kernel
-#   make bench      time rdmastat against raw NLDEV dumps and rdma (5000 cm_ids)
+#   make bench      time rdmastat against raw NLDEV dumps and rdma (5000 cm_ids),
+#                   and one Prometheus scrape of 10000 cm_ids from a snapshot
 #   make bench-ping rdmastat ping against ib_write_bw, ib_write_lat and rping
 BUILD ?= build
 CMAKE_FLAGS ?=
@@ -61,6 +62,7 @@ bench: deps
 	tests/lab/lab.sh run --out $(BUILD)/bench --bin $(BUILD)/rdmastat --bin $(BUILD)/rdmastat-capture \
 		--bin $(BUILD)/rdmastat-cmids --bin $(BUILD)/rdmastat-timeit tests/lab/scenarios/bench.sh
 	cat $(BUILD)/bench/bench.log
+	tests/prometheus/bench.sh $(BUILD)/rdmastat $(BUILD)/rdmastat-timeit
 
 bench-ping: deps
 	$(MAKE) build

@@ -7,6 +7,7 @@ packages=(
 	build-essential cmake pkg-config ninja-build
 	libmnl-dev nlohmann-json3-dev catch2 libcli11-dev libfmt-dev
 	libibverbs-dev librdmacm-dev rdma-core
+	libcpp-httplib-dev prometheus curl jq iproute2
 	groff man-db
 )
 

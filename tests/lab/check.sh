@@ -16,7 +16,7 @@ status=0
 	--bin "$(dirname "$capture")/rdmastat-bind" --bin "$(dirname "$capture")/rdmastat-hostile" \
 	--ko "$module" "$here/scenarios/crosscheck.sh" "$here/scenarios/smoke.sh" \
 	"$here/scenarios/capture.sh" "$here/scenarios/portshare.sh" \
-	"$here/scenarios/module.sh" "$here/scenarios/ping.sh" || status=$?
+	"$here/scenarios/module.sh" "$here/scenarios/monitor.sh" "$here/scenarios/ping.sh" || status=$?
 for log in "$out"/*.log; do
 	name=$(basename "$log" .log)
 	rc=$(cat "$out/$name.rc" 2>/dev/null || echo "?")
@@ -26,4 +26,6 @@ for log in "$out"/*.log; do
 	fi
 done
 [ "$status" -eq 0 ] || { echo "lab: scenarios failed (status $status)"; exit 1; }
+# Prometheus' own linter on the exporter's output taken with rping traffic.
+promtool check metrics <"$out/monitor/export.prom"
 RDMASTAT_LAB_OUT="$out" "$tests" "[lab]"

@@ -32,6 +32,8 @@ documented rdmastat.8 "$rdmastat" --help
 documented rdmastat.8 "$rdmastat" devices --help
 documented rdmastat.8 "$rdmastat" check --help
 documented rdmastat.8 "$rdmastat" lsof --help
+documented rdmastat.8 "$rdmastat" export --help
+documented rdmastat.8 "$rdmastat" serve --help
 documented rdmastat-ping.8 "$rdmastat" ping --help
 [ "$status" = 0 ] && echo "man pages: no warnings, every option documented"
 exit "$status"

@@ -5,10 +5,14 @@
 // (sockdiag-ipv4.bin, sockdiag-ipv6.bin) into DIR.
 // rdmastat-capture --module DIR: writes the rdmastat module's RDMASTAT_CMD_CONN_GET
 // dump as DIR/module-dump.bin (the module must be loaded).
+// Per device port also stat-DEV-PORT.bin (NLDEV statistics reply, or the
+// kernel's refusal) and per device qpcounters-DEV.bin (QP-bound counters).
+// rdmastat-capture --stats DIR: only those statistics files.
 // rdmastat-capture --snapshot FILE: writes what acquire() collects with every
 // need (host sockets, processes, resources) as snapshot JSON ("-": stdout).
 // Run in the lab (tests/lab/scenarios/capture.sh, module.sh) to refresh tests/fixtures.
 #include "cli/acquire.h"
+#include "collect/counters.h"
 #include "collect/module.h"
 #include "collect/nldev.h"
 #include "collect/nldev_parse.h"
@@ -54,21 +58,50 @@ static int capture_snapshot(const std::string& path) {
     return 0;
 }
 
+// NLDEV statistics of every port and the QP-bound counters of every device; a
+// refusal is saved as the kernel's error reply (siw has no counters).
+static void capture_stats(NldevSource& source, const std::string& dir, const Device& d) {
+    for (const Port& p : d.ports) {
+        std::uint32_t index = d.index, port = p.index;
+        save(dir + "/stat-" + d.name + "-" + std::to_string(port) + ".bin",
+             source.socket()
+                 .exchange([&](nlmsghdr* nlh) {
+                     nlh->nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_STAT_GET);
+                     nlh->nlmsg_flags |= NLM_F_ACK;
+                     mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, index);
+                     mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_PORT_INDEX, port);
+                 })
+                 .take());
+    }
+    save(dir + "/qpcounters-" + d.name + ".bin", dump_qp_counters(source, d.index).take());
+}
+
+static int capture_stats_only(const std::string& dir) {
+    auto source = NldevSource::open().take();
+    if (!source) throw Error("RDMA netlink", "not available");
+    for (const Device& d : source->collect(false).take().devices)
+        capture_stats(*source, dir, d);
+    return 0;
+}
+
 int main(int argc, char** argv) {
     std::string mode = argc == 3 ? argv[1] : "";
-    if (argc != 2 && mode != "--module" && mode != "--snapshot") {
-        std::cerr << "usage: rdmastat-capture [--module] DIR\n"
+    if (argc != 2 && mode != "--module" && mode != "--snapshot" && mode != "--stats") {
+        std::cerr << "usage: rdmastat-capture [--module|--stats] DIR\n"
                      "       rdmastat-capture --snapshot FILE\n";
         return 2;
     }
     try {
         if (mode == "--module") return capture_module(argv[2]);
         if (mode == "--snapshot") return capture_snapshot(argv[2]);
+        if (mode == "--stats") return capture_stats_only(argv[2]);
         std::string dir = argv[1];
         auto source = NldevSource::open().take();
         if (!source) throw Error("RDMA netlink", "not available");
         Bytes devices = source->dump(RDMA_NLDEV_CMD_GET).take();
         save(dir + "/devices.bin", devices);
+        for (const Device& d : source->collect(false).take().devices)
+            capture_stats(*source, dir, d);
         for (const Device& d : parse_device_dump(devices).take()) {
             save(dir + "/ports-" + d.name + ".bin",
                  source->dump(RDMA_NLDEV_CMD_PORT_GET, d.index).take());

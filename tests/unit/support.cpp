@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "support.h"
 
+#include "cli/app.h"
 #include "collect/nldev_parse.h"
 #include "collect/snapshot_file.h"
 #include "render/json.h"
@@ -11,6 +12,12 @@
 #include <sstream>
 
 namespace rdmastat::test {
+
+Run run(std::vector<std::string> args) {
+    std::ostringstream out, err;
+    int rc = run_cli(args, out, err);
+    return {rc, out.str(), err.str()};
+}
 
 std::string read_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);

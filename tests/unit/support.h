@@ -61,6 +61,13 @@ template <typename Parse> void require_cut_dumps_refused(const Bytes& bytes, Par
     }
 }
 
+/// run_cli with args, its exit code and both outputs.
+struct Run {
+    int rc;
+    std::string out, err;
+};
+Run run(std::vector<std::string> args);
+
 /// Compares text with tests/golden/NAME; RDMASTAT_UPDATE_GOLDEN=1 rewrites the file.
 /// Returns the golden text (what the test then compares against).
 std::string golden(const std::string& name, const std::string& actual);

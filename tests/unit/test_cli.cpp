@@ -13,15 +13,6 @@ using namespace rdmastat;
 using namespace rdmastat::test;
 
 namespace {
-struct Run {
-    int rc;
-    std::string out, err;
-};
-Run run(std::vector<std::string> args) {
-    std::ostringstream out, err;
-    int rc = run_cli(args, out, err);
-    return {rc, out.str(), err.str()};
-}
 const std::string snapshot = std::string(RDMASTAT_FIXTURES) + "/snapshot.json";
 
 std::set<std::string> long_options(const std::string& text, const std::regex& re) {
@@ -140,7 +131,8 @@ TEST_CASE("help and version exit 0", "[cli]") {
 TEST_CASE("the man page documents every option and no other", "[cli][man]") {
     std::string man = read_file(std::string(RDMASTAT_FIXTURES) + "/../../man/rdmastat.8");
     std::string help = run({"--help"}).out + run({"devices", "--help"}).out +
-                       run({"lsof", "--help"}).out + run({"check", "--help"}).out;
+                       run({"lsof", "--help"}).out + run({"check", "--help"}).out +
+                       run({"export", "--help"}).out + run({"serve", "--help"}).out;
     auto in_help = long_options(help, std::regex("(--[a-z][a-z0-9-]*)"));
     // groff writes "--name" as "\-\-name".
     auto in_man = long_options(man, std::regex(R"(\\-\\-([a-z][a-z0-9\\-]*))"));
@@ -148,7 +140,7 @@ TEST_CASE("the man page documents every option and no other", "[cli][man]") {
     for (auto o : in_man)
         man_options.insert("--" + std::regex_replace(o, std::regex(R"(\\-)"), "-"));
     CHECK(in_help == man_options);
-    for (const char* cmd : {"devices", "lsof", "check"})
+    for (const char* cmd : {"devices", "lsof", "check", "export", "serve"})
         CHECK_THAT(man, Catch::Contains(std::string(".B ") + cmd));
 }
 

@@ -6,6 +6,7 @@
 #include "analysis/summary.h"
 #include "cli/acquire.h"
 #include "cli/commands.h"
+#include "cli/monitor.h"
 #include "common/error.h"
 #include "render/json.h"
 #include "render/text.h"
@@ -25,6 +26,7 @@ struct Options : CommonOptions {
     bool all = false, listening = false, processes = false, extended = false;
     bool summary = false, ipv4 = false, ipv6 = false;
     std::vector<std::string> filter;
+    MonitorOptions monitor;
 };
 
 TextOptions text_options(const Options& o) {
@@ -54,6 +56,9 @@ int run_listing(const Options& o, std::ostream& out, std::ostream& err) {
     if (o.all || o.summary || filter.value().mentions_state()) sel.scope = Scope::all;
     if (o.listening) sel.scope = Scope::listening;
     if (o.ipv4 || o.ipv6) sel.family = o.ipv4 ? AF_INET : AF_INET6; // not both: excluded
+
+    if (o.monitor.active())
+        return run_monitor(o.monitor, o, o.summary, sel, filter.value(), text_options(o), out, err);
 
     Acquired a = acquire(o.input, source_of(o));
     if (a.no_devices && !o.json) {
@@ -108,6 +113,7 @@ SourceChoice source_of(const CommonOptions& o) {
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
     Options o;
     CommonOptions dev_o, check_o;
+    ExportOptions export_o, serve_o;
     CLI::App app("List RDMA connections (rdma_cm ids) like netstat lists TCP sockets.", "rdmastat");
     app.set_version_flag("-V,--version", RDMASTAT_VERSION);
     // Listing options: the devices command takes none of them.
@@ -124,6 +130,8 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     };
     listing[0]->excludes(listing[1]);
     listing[5]->excludes(listing[6]);
+    for (CLI::Option* opt : add_monitor_options(app, o.monitor))
+        listing.push_back(opt);
     add_output_flags(app, o);
     listing.push_back(app.add_option("filter", o.filter,
                                      "ss-style filter: state, src, dst, sport, dport, dev, pid, "
@@ -140,6 +148,8 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     ping->set_help_flag();
     CLI::App* check = app.add_subcommand("check", "Diagnose iWARP port sharing with host TCP");
     add_output_flags(*check, check_o, false);
+    CLI::App* exporter = add_export_command(app, export_o);
+    CLI::App* server = add_serve_command(app, serve_o);
     app.require_subcommand(0, 1);
 
     auto usage_error = [&](const std::string& message) {
@@ -158,11 +168,13 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     } catch (const CLI::ParseError& e) {
         return usage_error(e.what());
     }
-    CLI::App* command = devices->parsed() ? devices
-                        : lsof->parsed()  ? lsof
-                        : check->parsed() ? check
-                        : ping->parsed()  ? ping
-                                          : nullptr;
+    CLI::App* command = devices->parsed()    ? devices
+                        : lsof->parsed()     ? lsof
+                        : check->parsed()    ? check
+                        : exporter->parsed() ? exporter
+                        : server->parsed()   ? server
+                        : ping->parsed()     ? ping
+                                             : nullptr;
     if (command) {
         const std::string name = command->get_name();
         for (const CLI::Option* opt : listing)
@@ -173,6 +185,12 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     }
     if (lsof->parsed()) return run_lsof(lsof->remaining(), o, out, err);
     if (ping->parsed()) return run_ping(ping->remaining(), o, out, err);
+    if (exporter->parsed() || server->parsed()) {
+        ExportOptions& e = exporter->parsed() ? export_o : serve_o;
+        inherit(e, o);
+        if (e.json || e.pretty) return usage_error("-j does not apply to " + command->get_name());
+        return exporter->parsed() ? run_export(e, out, err) : run_serve(e, out, err);
+    }
     inherit(dev_o, o);
     inherit(check_o, o);
     const CommonOptions& chosen = devices->parsed() ? dev_o : check->parsed() ? check_o : o;

@@ -2,6 +2,7 @@
 #include "collect/nldev_parse.h"
 
 #include "collect/attrs.h"
+#include "collect/nldev_walk.h"
 #include "model/names.h"
 
 #include <cinttypes>
@@ -13,43 +14,13 @@
 namespace rdmastat {
 namespace {
 
-Attrs message_attrs(const nlmsghdr* nlh) {
-    return parse_attrs(mnl_nlmsg_get_payload(nlh), mnl_nlmsg_get_payload_len(nlh),
-                       RDMA_NLDEV_ATTR_MAX)
-        .take();
-}
-
-Attrs nested_attrs(const nlattr* nest) {
-    return parse_nested(nest, RDMA_NLDEV_ATTR_MAX).take();
-}
+using nldev::message_attrs;
+using nldev::nested_attrs;
+using nldev::walk_dump;
 
 RawOwner owner_of(const Attrs& a) {
     return RawOwner{a.u32(RDMA_NLDEV_ATTR_RES_PID, "pid"),
                     a.str(RDMA_NLDEV_ATTR_RES_KERN_NAME, "kernel owner name")};
-}
-
-// Walks a dump of command `cmd`, handing each message's attributes to per_message.
-// Errors gain the message number, which is what one needs to find it in a capture.
-template <typename F>
-Status walk_dump(const Bytes& bytes, unsigned cmd, const char* what, F per_message) {
-    unsigned index = 0;
-    auto walked = walk_messages(bytes.data(), bytes.size(), [&](const nlmsghdr* nlh) -> Status {
-        ++index;
-        try {
-            if (RDMA_NL_GET_CLIENT(nlh->nlmsg_type) != RDMA_NL_NLDEV ||
-                RDMA_NL_GET_OP(nlh->nlmsg_type) != cmd)
-                throw Error("unexpected message type " + std::to_string(nlh->nlmsg_type));
-            per_message(message_attrs(nlh));
-        } catch (const Error& e) {
-            return Failure{std::string(what) + " message " + std::to_string(index) + ": " +
-                           e.what()};
-        }
-        return Ok{};
-    });
-    if (!walked) return walked.failure();
-    if (walked.value() != StreamEnd::done)
-        return Failure{std::string(what) + ": dump ended without NLMSG_DONE"};
-    return Ok{};
 }
 
 // Entries of a resource list (RES_CM_ID → RES_CM_ID_ENTRY...), each parsed by fill.

@@ -217,6 +217,36 @@ Resource resource(const Reader& r) {
     return res;
 }
 
+std::vector<Counter> counters(const Reader& r) {
+    Reader c = r.at("counters");
+    if (!c.j.is_object()) throw Error(c.path, "expected an object");
+    std::vector<Counter> out;
+    for (const auto& [key, value] : c.j.items())
+        out.push_back(Counter{key, Reader{value, c.join(key)}.u64()});
+    std::sort(out.begin(), out.end(),
+              [](const Counter& x, const Counter& y) { return x.name < y.name; });
+    return out;
+}
+
+PortCounters port_counters(const Reader& r) {
+    PortCounters p;
+    p.device = r.at("device").str();
+    p.port = r.at("port").u32();
+    p.source = r.opt_str("source").value_or("");
+    p.counters = counters(r);
+    return p;
+}
+
+QpCounters qp_counters(const Reader& r) {
+    QpCounters q;
+    q.device = r.at("device").str();
+    q.port = r.at("port").u32();
+    q.counter_id = r.at("counter_id").u32();
+    r.each("qps", [&](const Reader& n) { q.qps.push_back(n.u32()); });
+    q.counters = counters(r);
+    return q;
+}
+
 // Where a text breaks the snapshot limits: nesting deeper than max_snapshot_depth
 // or an object with more than max_snapshot_object_keys keys (objects keep their
 // keys in order, a linear search per key). One linear pass before parsing, since
@@ -322,6 +352,12 @@ Result<Snapshot> parse_snapshot_json(std::istream& in, const std::string& name) 
         });
         snap.resources_collected = root.has("resources");
         root.each("resources", [&](const Reader& r) { snap.resources.push_back(resource(r)); });
+        // Counters: written by the monitoring commands' snapshots (absent in older files).
+        snap.counters_collected = root.has("port_counters");
+        root.each("port_counters",
+                  [&](const Reader& r) { snap.port_counters.push_back(port_counters(r)); });
+        root.each("qp_counters",
+                  [&](const Reader& r) { snap.qp_counters.push_back(qp_counters(r)); });
         return snap;
     } catch (const Error& e) {
         return Failure{name + ": " + e.what()};

@@ -110,7 +110,7 @@ struct HostSocket {
 /// character device (/dev/infiniband/rdma_cm, /dev/infiniband/uverbsN).
 struct OpenFile {
     std::uint32_t fd = 0;
-    std::string target;              ///< readlink of /proc/PID/fd/FD: "socket:[123]", "/dev/infiniband/uverbs0"
+    std::string target; ///< readlink of /proc/PID/fd/FD: "socket:[123]", "/dev/infiniband/uverbs0"
     std::optional<std::uint64_t> inode; ///< for sockets
 
     bool operator==(const OpenFile&) const = default;
@@ -142,6 +142,37 @@ struct Resource {
     bool operator==(const Resource&) const = default;
 };
 
+/// One hardware counter of a port, as the kernel names it ("sent_pkts", ...).
+struct Counter {
+    std::string name;
+    std::uint64_t value = 0;
+
+    bool operator==(const Counter&) const = default;
+};
+
+/// The counters one device port exposes, read once. A port whose device has no
+/// counters (siw) is listed with none: "n/a", not zero.
+struct PortCounters {
+    std::string device;
+    std::uint32_t port = 0;
+    std::string source;            ///< "nldev" (RDMA netlink statistics) or "sysfs" (hw_counters)
+    std::vector<Counter> counters; ///< sorted by name
+
+    bool operator==(const PortCounters&) const = default;
+};
+
+/// An NLDEV statistics counter bound to QPs (`rdma statistic qp`): per-QP
+/// counters exist only where a driver supports binding and someone bound them.
+struct QpCounters {
+    std::string device;
+    std::uint32_t port = 0;
+    std::uint32_t counter_id = 0;
+    std::vector<std::uint32_t> qps; ///< local QP numbers bound to it
+    std::vector<Counter> counters;  ///< sorted by name
+
+    bool operator==(const QpCounters&) const = default;
+};
+
 /// Everything one collection produced, or a saved one loaded back.
 struct Snapshot {
     static constexpr int schema_version = 1;
@@ -156,6 +187,11 @@ struct Snapshot {
     bool host_sockets_collected = false;
     bool processes_collected = false;
     bool resources_collected = false;
+    /// Port and QP counters: collected by the monitoring commands (-w, export,
+    /// serve); absent from JSON when not collected.
+    std::vector<PortCounters> port_counters;
+    std::vector<QpCounters> qp_counters;
+    bool counters_collected = false;
 };
 
 } // namespace rdmastat

@@ -22,30 +22,6 @@ std::string guid_text(std::uint64_t guid) {
     return buf;
 }
 
-json connection_json(const Connection& c) {
-    json j;
-    j["device"] = c.device;
-    put(j, "port", c.port);
-    j["transport"] = transport_name(c.transport);
-    put(j, "port_space", c.port_space);
-    j["cm_id"] = c.cm_id;
-    j["state"] = c.state;
-    if (c.internal) j["internal"] = true;
-    json_common::put_addresses(j, c);
-    put(j, "mapped", c.mapped);
-    if (c.qp) {
-        json qp = {{"number", c.qp->number}};
-        put(qp, "type", c.qp->type);
-        put(qp, "state", c.qp->state);
-        j["qp"] = qp;
-    } else {
-        j["qp"] = nullptr;
-    }
-    j["owner"] = json_common::owner(c.owner);
-    put(j, "netns", c.netns);
-    return j;
-}
-
 json device_json(const Device& d) {
     json j;
     j["name"] = d.name;
@@ -99,7 +75,29 @@ json resource_json(const Resource& r) {
     return j;
 }
 
-// The arrays only lsof and check collect, each present only when collected.
+json counters_json(const std::vector<Counter>& counters) {
+    json j = json::object();
+    for (const Counter& c : counters)
+        j[c.name] = c.value;
+    return j;
+}
+
+json port_counters_json(const PortCounters& p) {
+    json j = {{"device", p.device}, {"port", p.port}};
+    if (!p.source.empty()) j["source"] = p.source;
+    j["counters"] = counters_json(p.counters);
+    return j;
+}
+
+json qp_counters_json(const QpCounters& q) {
+    return {{"device", q.device},
+            {"port", q.port},
+            {"counter_id", q.counter_id},
+            {"qps", q.qps},
+            {"counters", counters_json(q.counters)}};
+}
+
+// The arrays only some commands collect, each present only when collected.
 void put_host_data(json& j, const Snapshot& snap) {
     auto list = [](const auto& items, auto to_json) {
         json a = json::array();
@@ -113,6 +111,10 @@ void put_host_data(json& j, const Snapshot& snap) {
     if (snap.host_sockets_collected) j["host_sockets"] = list(snap.host_sockets, host_socket);
     if (snap.processes_collected) j["processes"] = list(snap.processes, process_json);
     if (snap.resources_collected) j["resources"] = list(snap.resources, resource_json);
+    if (snap.counters_collected) {
+        j["port_counters"] = list(snap.port_counters, port_counters_json);
+        j["qp_counters"] = list(snap.qp_counters, qp_counters_json);
+    }
 }
 
 json devices_json(const Snapshot& snap) {
@@ -133,7 +135,7 @@ void write_snapshot_json(std::ostream& out, const Snapshot& snap,
     j["devices"] = devices_json(snap);
     json list = json::array();
     for (const Connection* c : connections)
-        list.push_back(connection_json(*c));
+        list.push_back(json_common::connection(*c));
     j["connections"] = std::move(list);
     put_host_data(j, snap);
     emit(out, j, pretty);

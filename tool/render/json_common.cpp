@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "render/json_common.h"
 
+#include "model/names.h"
+
 namespace rdmastat::json_common {
 
 json endpoint(const Endpoint& e) {
@@ -12,6 +14,30 @@ void put_addresses(json& j, const Connection& c) {
     if (c.peer) j["peer"] = endpoint(*c.peer);
     if (c.mapped_local) j["mapped_local"] = endpoint(*c.mapped_local);
     if (c.mapped_peer) j["mapped_peer"] = endpoint(*c.mapped_peer);
+}
+
+json connection(const Connection& c) {
+    json j;
+    j["device"] = c.device;
+    put(j, "port", c.port);
+    j["transport"] = transport_name(c.transport);
+    put(j, "port_space", c.port_space);
+    j["cm_id"] = c.cm_id;
+    j["state"] = c.state;
+    if (c.internal) j["internal"] = true;
+    put_addresses(j, c);
+    put(j, "mapped", c.mapped);
+    if (c.qp) {
+        json qp = {{"number", c.qp->number}};
+        put(qp, "type", c.qp->type);
+        put(qp, "state", c.qp->state);
+        j["qp"] = qp;
+    } else {
+        j["qp"] = nullptr;
+    }
+    j["owner"] = owner(c.owner);
+    put(j, "netns", c.netns);
+    return j;
 }
 
 json owner(const Owner& o) {

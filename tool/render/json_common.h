@@ -22,6 +22,8 @@ template <typename T> void put(json& j, const char* key, const std::optional<T>&
 json endpoint(const Endpoint& e);
 /// A connection's "local", "peer", "mapped_local", "mapped_peer" (each when known).
 void put_addresses(json& j, const Connection& c);
+/// One connection as "connections" holds it in the snapshot schema.
+json connection(const Connection& c);
 /// {"pid","tid","comm","uid","user"} (each when known), {"kernel": NAME}, or {}.
 json owner(const Owner& o);
 /// {"state","local","peer","inode","uid"} plus "pid", "fd", "comm" (the process

@@ -27,6 +27,7 @@ rdma -j res show cq >"$F/rdma-cq.json"
 rdma -j res show mr >"$F/rdma-mr.json"
 rdma -j res show pd >"$F/rdma-pd.json"
 rdma -j res show ctx >"$F/rdma-ctx.json"
+rdma -j statistic show link rxe0/1 >"$F/rdma-stat.json" # siw has none
 ss -Htanpe >"$F/ss-tanpe.txt"
 # What acquire() collects with every need, as root and as an unprivileged user
 # (who may not read root's fds and gets no MR keys); and every fd of the rping
@@ -43,6 +44,13 @@ for p in $(rdma res show cm_id | sed -n 's/.* pid \([0-9]*\) .*/\1/p' | sort -u)
 	echo "$p $(awk '/^Uid:/ { print $2 }' "/proc/$p/status") $(cat "/proc/$p/comm")"
 done >"$F/owners.txt"
 [ ! -x /usr/local/bin/rdmastat ] || rdmastat -j -a --pretty >"$F/snapshot.json"
+# The port statistics again after a second of traffic (every rping resumed):
+# two readings of the same counters, for the rate tests.
+xargs kill -CONT </tmp/lab-rping.pids
+sleep 1
+mkdir -p /tmp/later
+rdmastat-capture --stats /tmp/later >/dev/null
+cp /tmp/later/stat-rxe0-1.bin "$F/stat-rxe0-1-later.bin"
 lab_stop_pings
 
 # Enough ids that one device's cm_id dump spans several messages.

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: MIT
+// [lab] tests of tests/lab/scenarios/monitor.sh: -E -j while rping starts and
+// stops, -w without a terminal during rping traffic, and export beside -a -j.
+#include "support.h"
+
+#include <catch2/catch.hpp>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+using namespace rdmastat::test;
+using nlohmann::json;
+
+namespace {
+
+std::string evidence(const std::string& name) {
+    return lab_evidence("monitor", name);
+}
+
+struct Seen {
+    std::set<std::string> kinds;
+    bool active_end = false, passive_end = false;
+};
+
+} // namespace
+
+TEST_CASE("lab: -E -j sees both ends of each rping appear and close", "[lab]") {
+    // Per cm_id (device/number): its event kinds, and which end of a connection
+    // to port P it was in any event: the active end has peer port P, the
+    // passive end local port P and a peer.
+    for (unsigned port : {7174u, 7175u}) {
+        INFO("rping port " << port);
+        std::map<std::string, Seen> ids;
+        std::istringstream lines(evidence("events.jsonl"));
+        std::string line;
+        std::size_t n = 0;
+        while (std::getline(lines, line)) {
+            json e = json::parse(line);
+            ++n;
+            REQUIRE(e["time"].is_string());
+            const json& c = e["connection"];
+            Seen& s =
+                ids[c["device"].get<std::string>() + "/" + std::to_string(c["cm_id"].get<int>())];
+            s.kinds.insert(e["event"].get<std::string>());
+            auto port_of = [&](const char* key) {
+                return c.contains(key) ? c[key]["port"].get<unsigned>() : 0u;
+            };
+            if (port_of("peer") == port && port_of("local") != port) s.active_end = true;
+            if (port_of("local") == port && port_of("peer") != 0) s.passive_end = true;
+        }
+        REQUIRE(n > 0);
+        auto both = [&](bool Seen::*end) {
+            for (const auto& [id, s] : ids)
+                if (s.*end && s.kinds.count("appeared") && s.kinds.count("closed")) return true;
+            return false;
+        };
+        CHECK(both(&Seen::active_end));
+        CHECK(both(&Seen::passive_end));
+    }
+    CHECK(evidence("events.err").empty());
+}
+
+TEST_CASE("lab: -w without a terminal shows a rate of an rxe port counter", "[lab]") {
+    REQUIRE(lab_rc("monitor", "watch.txt") == 0);
+    std::string text = evidence("watch.txt");
+    // Three blocks, each with the listing and the port counters.
+    std::regex header(R"(rdmastat -w 1 at \S+: \d+ shown)");
+    CHECK(std::distance(std::sregex_iterator(text.begin(), text.end(), header),
+                        std::sregex_iterator()) == 3);
+    // "rxe0  1  sent_pkts  1234  56.0/s": a positive rate in a later round.
+    std::regex rate(R"(\nrxe0 +1 +(\w+) +\d+ +([0-9.]+)/s)");
+    double best = 0;
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), rate);
+         it != std::sregex_iterator(); ++it)
+        best = std::max(best, std::stod((*it)[2]));
+    CHECK(best > 0);
+    CHECK_THAT(text, Catch::Contains("\nsiw0    1     n/a"));
+}
+
+TEST_CASE("lab: export counts the connections -a -j lists", "[lab]") {
+    REQUIRE(lab_rc("monitor", "export.prom") == 0);
+    REQUIRE(lab_rc("monitor", "snapshot.json") == 0);
+    std::map<std::string, double> listed, exported;
+    json doc = json::parse(evidence("snapshot.json"));
+    for (const json& c : doc["connections"])
+        listed[c["device"].get<std::string>() + "/" + c["state"].get<std::string>()] += 1;
+    std::string text = evidence("export.prom");
+    std::regex series(R"re(\nrdmastat_connections\{device="(\w+)",[^}]*state="(\w+)"\} (\d+))re");
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), series);
+         it != std::sregex_iterator(); ++it)
+        exported[(*it)[1].str() + "/" + (*it)[2].str()] += std::stod((*it)[3]);
+    REQUIRE_FALSE(listed.empty());
+    CHECK(exported == listed);
+    CHECK_THAT(text, Catch::Contains("rdmastat_port_counters_available{device=\"rxe0\",port=\"1\","
+                                     "source=\"nldev\"} 1"));
+    CHECK_THAT(text, Catch::Contains("rdmastat_process_connections{"));
+}

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+#include "analysis/diff.h"
+
+#include <map>
+#include <utility>
+
+namespace rdmastat {
+namespace {
+
+using Key = std::pair<std::string, std::uint32_t>;
+
+Key key_of(const Connection& c) {
+    return {c.device, c.cm_id};
+}
+
+} // namespace
+
+std::string_view event_name(EventKind kind) {
+    switch (kind) {
+    case EventKind::appeared:
+        return "appeared";
+    case EventKind::changed:
+        return "changed";
+    case EventKind::closed:
+        return "closed";
+    }
+    return "?";
+}
+
+std::vector<ConnectionEvent> diff_connections(const std::vector<Connection>& before,
+                                              const std::vector<Connection>& after) {
+    std::map<Key, const Connection*> old_ids, new_ids;
+    for (const Connection& c : before)
+        old_ids.emplace(key_of(c), &c);
+    for (const Connection& c : after)
+        new_ids.emplace(key_of(c), &c);
+    std::vector<ConnectionEvent> out;
+    for (const Connection& c : before)
+        if (!new_ids.count(key_of(c))) out.push_back({EventKind::closed, c, std::nullopt});
+    for (const Connection& c : after) {
+        auto it = old_ids.find(key_of(c));
+        if (it == old_ids.end())
+            out.push_back({EventKind::appeared, c, std::nullopt});
+        else if (it->second->state != c.state)
+            out.push_back({EventKind::changed, c, it->second->state});
+    }
+    return out;
+}
+
+std::vector<CounterRate> counter_rates(const std::vector<Counter>& before,
+                                       const std::vector<Counter>& after, double seconds) {
+    std::map<std::string, std::uint64_t> old_values;
+    for (const Counter& c : before)
+        old_values.emplace(c.name, c.value);
+    std::vector<CounterRate> out;
+    for (const Counter& c : after) {
+        CounterRate r{c.name, c.value, std::nullopt};
+        auto it = old_values.find(c.name);
+        if (seconds > 0 && it != old_values.end() && c.value >= it->second)
+            r.per_second = static_cast<double>(c.value - it->second) / seconds;
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+const PortCounters* find_port_counters(const std::vector<PortCounters>& list,
+                                       const std::string& device, std::uint32_t port) {
+    for (const PortCounters& p : list)
+        if (p.device == device && p.port == port) return &p;
+    return nullptr;
+}
+
+} // namespace rdmastat

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+#include "analysis/metrics.h"
+
+#include "analysis/check.h"
+#include "analysis/select.h"
+#include "model/names.h"
+
+namespace rdmastat {
+namespace {
+
+using Labels = std::vector<std::pair<std::string, std::string>>;
+
+// Counts by label set, one sample each, in label order.
+struct Tally {
+    std::map<Labels, double> counts;
+    void add(Labels labels, double n = 1) { counts[std::move(labels)] += n; }
+    MetricFamily family(std::string name, std::string help,
+                        MetricType type = MetricType::gauge) const {
+        MetricFamily f{std::move(name), std::move(help), type, {}};
+        for (const auto& [labels, n] : counts)
+            f.samples.push_back(Sample{labels, n});
+        return f;
+    }
+};
+
+std::string text(const std::optional<std::string>& s) {
+    return s.value_or("");
+}
+std::string number(const std::optional<std::uint32_t>& n) {
+    return n ? std::to_string(*n) : "";
+}
+
+MetricFamily connections(const Snapshot& snap) {
+    Tally t;
+    for (const Connection* c : select(snap, Selection{Scope::all, std::nullopt}, Filter()))
+        t.add({{"device", c->device},
+               {"port", number(c->port)},
+               {"transport", std::string(transport_name(c->transport))},
+               {"port_space", text(c->port_space)},
+               {"state", c->state}});
+    return t.family("rdmastat_connections", "rdma_cm ids (every id rdmastat -a lists)");
+}
+
+MetricFamily qps(const Snapshot& snap) {
+    Tally t;
+    if (snap.resources_collected) {
+        for (const Resource& r : snap.resources) {
+            if (r.kind != "qp") continue;
+            std::string type, state;
+            for (const auto& [key, value] : r.details) {
+                if (key == "type") type = value;
+                if (key == "state") state = value;
+            }
+            t.add({{"device", r.device}, {"type", type}, {"state", state}});
+        }
+    } else {
+        for (const Connection& c : snap.connections)
+            if (c.qp)
+                t.add({{"device", c.device},
+                       {"type", text(c.qp->type)},
+                       {"state", text(c.qp->state)}});
+    }
+    return t.family("rdmastat_qps", "Queue pairs by device, type and state");
+}
+
+MetricFamily port_checks(const Snapshot& snap) {
+    CheckReport report = check_ports(snap);
+    Tally t;
+    for (Verdict v :
+         {Verdict::ok, Verdict::info, Verdict::unknown, Verdict::unreserved, Verdict::conflict})
+        t.add({{"verdict", std::string(verdict_name(v))}}, static_cast<double>(report.count(v)));
+    return t.family("rdmastat_port_checks",
+                    "Ports bound by cm_ids, by port-sharing verdict (rdmastat check)");
+}
+
+void counter_families(const Snapshot& snap, std::vector<MetricFamily>& out) {
+    Tally available, port, qp;
+    for (const PortCounters& p : snap.port_counters) {
+        std::string index = std::to_string(p.port);
+        available.add({{"device", p.device}, {"port", index}, {"source", p.source}},
+                      p.counters.empty() ? 0 : 1);
+        for (const Counter& c : p.counters)
+            port.add({{"device", p.device}, {"port", index}, {"counter", c.name}},
+                     static_cast<double>(c.value));
+    }
+    for (const QpCounters& q : snap.qp_counters)
+        for (const Counter& c : q.counters)
+            qp.add({{"device", q.device},
+                    {"port", std::to_string(q.port)},
+                    {"counter_id", std::to_string(q.counter_id)},
+                    {"counter", c.name}},
+                   static_cast<double>(c.value));
+    out.push_back(available.family("rdmastat_port_counters_available",
+                                   "1 when the port exposes hardware counters, 0 when none"));
+    out.push_back(port.family("rdmastat_port_statistic_total",
+                              "Port hardware counters (NLDEV statistics or sysfs hw_counters)",
+                              MetricType::counter));
+    out.push_back(qp.family("rdmastat_qp_statistic_total",
+                            "Hardware counters of NLDEV statistics counters bound to QPs",
+                            MetricType::counter));
+}
+
+MetricFamily processes(const Snapshot& snap) {
+    Tally t;
+    for (const Connection* c : select(snap, Selection{Scope::all, std::nullopt}, Filter()))
+        t.add({{"pid", number(c->owner.pid)},
+               {"comm", c->owner.kernel ? "[" + *c->owner.kernel + "]" : text(c->owner.comm)}});
+    return t.family("rdmastat_process_connections", "rdma_cm ids by owning process");
+}
+
+} // namespace
+
+std::vector<MetricFamily> build_metrics(const Snapshot& snap, const ScrapeStats& stats,
+                                        const MetricsOptions& opts) {
+    std::vector<MetricFamily> out;
+    out.push_back(connections(snap));
+    out.push_back(qps(snap));
+    out.push_back(port_checks(snap));
+    counter_families(snap, out);
+    if (opts.per_process) out.push_back(processes(snap));
+    out.push_back(MetricFamily{"rdmastat_scrape_duration_seconds",
+                               "Time this scrape took to collect and analyse",
+                               MetricType::gauge,
+                               {Sample{{}, stats.duration_seconds}}});
+    Tally errors;
+    for (const char* source : scrape_sources)
+        errors.add({{"source", source}}, 0);
+    for (const auto& [source, n] : stats.errors)
+        errors.add({{"source", source}}, static_cast<double>(n));
+    out.push_back(errors.family("rdmastat_scrape_errors_total",
+                                "Failed reads per source (cumulative over the life of serve)",
+                                MetricType::counter));
+    return out;
+}
+
+} // namespace rdmastat

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// The monitoring commands: `-w` (watch), `-E` (events), `export` and `serve`.
+/// run_cli (cli/app.cpp) registers their options with the add_* functions and
+/// calls the run_* ones; each returns the exit code and prints its own errors.
+
+#include "analysis/metrics.h"
+#include "analysis/select.h"
+#include "cli/commands.h"
+#include "render/text.h"
+
+#include <CLI/CLI.hpp>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rdmastat {
+
+struct MonitorOptions {
+    std::vector<std::string> watch; ///< -w given: empty or its one SECONDS word
+    bool events = false;            ///< -E
+    double interval = 1;            ///< --interval SECONDS (-E; -w's SECONDS wins for -w)
+    unsigned count = 0;             ///< --count N: stop after N rounds (0: never)
+    const CLI::Option* watch_option = nullptr;
+    bool watch_given() const { return watch_option && watch_option->count() > 0; }
+    bool active() const { return watch_given() || events; }
+};
+
+/// Adds -w [SECONDS], -E, --interval and --count to the listing options;
+/// returns them, for run_cli's check that a subcommand was not given them.
+std::vector<CLI::Option*> add_monitor_options(CLI::App& app, MonitorOptions& o);
+
+/// -w or -E on the listing's selection: sel and filter as the listing would use
+/// them. Returns 2 on a usage error (-w with -E, -j or -s), runs until --count
+/// rounds (or forever) otherwise; a runtime error is thrown as Error.
+int run_monitor(MonitorOptions o, const CommonOptions& common, bool summary, Selection sel,
+                const Filter& filter, const TextOptions& text, std::ostream& out,
+                std::ostream& err);
+
+struct ExportOptions : CommonOptions {
+    bool per_process = false; ///< --per-process
+    std::string listen;       ///< serve --listen ADDR:PORT
+};
+
+CLI::App* add_export_command(CLI::App& app, ExportOptions& o);
+CLI::App* add_serve_command(CLI::App& app, ExportOptions& o);
+
+/// `rdmastat export`: one scrape in Prometheus text on out; 0, or 2 when every
+/// source failed (a partial scrape still prints and exits 0, its errors counted).
+int run_export(const ExportOptions& o, std::ostream& out, std::ostream& err);
+/// `rdmastat serve`: /metrics over HTTP until killed; 2 when it cannot listen.
+int run_serve(const ExportOptions& o, std::ostream& out, std::ostream& err);
+
+/// One collection for the monitoring commands: the snapshot (from input when
+/// given), plus counters and host sockets from the kernel when with_kernel_extras
+/// and no input. A source that fails is counted in errors (by scrape source name,
+/// see analysis/metrics.h) with its message; the rest is still collected.
+struct Scrape {
+    Snapshot snapshot;
+    std::optional<std::string> no_devices;
+    std::map<std::string, std::uint64_t> errors;
+    std::vector<std::string> messages;
+};
+Scrape scrape(const std::optional<std::string>& input, SourceChoice source, bool with_counters,
+              bool with_host_sockets);
+
+} // namespace rdmastat

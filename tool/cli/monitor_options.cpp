@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+// The options of -w, -E, export and serve, registered with run_cli's parser.
+#include "cli/monitor.h"
+
+namespace rdmastat {
+namespace {
+
+void add_scrape_flags(CLI::App& cmd, ExportOptions& o) {
+    cmd.add_option("--input", o.input, "Export a saved JSON snapshot instead of the kernel")
+        ->type_name("FILE");
+    cmd.add_option("--source", o.source, "Where cm_ids come from (as for the listing)")
+        ->type_name("auto|nldev|module")
+        ->check(CLI::IsMember({"auto", "nldev", "module"}).description(""));
+    cmd.add_flag("--per-process", o.per_process,
+                 "Add rdmastat_process_connections, one series per process (cardinality!)");
+}
+
+} // namespace
+
+std::vector<CLI::Option*> add_monitor_options(CLI::App& app, MonitorOptions& o) {
+    CLI::Option* watch =
+        app.add_option("-w,--watch", o.watch,
+                       "Refresh the listing every SECONDS (default 1), marking ids that "
+                       "appeared (+) or closed (-), with port counter rates")
+            ->expected(0, 1)
+            ->type_name("[SECONDS]");
+    o.watch_option = watch;
+    return {
+        watch,
+        app.add_flag("-E,--events", o.events,
+                     "Print a line per cm_id that appears, changes state or closes (-j: JSON "
+                     "lines)"),
+        app.add_option("--interval", o.interval, "Seconds between polls of -E (default 1)")
+            ->type_name("SECONDS"),
+        app.add_option("--count", o.count, "Stop -w or -E after N rounds")->type_name("N"),
+    };
+}
+
+CLI::App* add_export_command(CLI::App& app, ExportOptions& o) {
+    CLI::App* cmd = app.add_subcommand("export", "Print Prometheus metrics once");
+    add_scrape_flags(*cmd, o);
+    return cmd;
+}
+
+CLI::App* add_serve_command(CLI::App& app, ExportOptions& o) {
+    CLI::App* cmd = app.add_subcommand("serve", "Serve Prometheus metrics at /metrics over HTTP");
+    add_scrape_flags(*cmd, o);
+    cmd->add_option("--listen", o.listen, "Address and port to listen on, e.g. 127.0.0.1:9876")
+        ->type_name("ADDR:PORT")
+        ->required();
+    return cmd;
+}
+
+} // namespace rdmastat

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+#include "render/monitor.h"
+
+#include "model/names.h"
+#include "render/json_common.h"
+#include "render/table.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <set>
+#include <sstream>
+
+namespace rdmastat {
+namespace {
+
+std::string endpoint_text(const std::optional<Endpoint>& e) {
+    return e ? e->to_string() : "*:*";
+}
+
+std::string rate_text(const std::optional<double>& r) {
+    if (!r) return "-";
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%.1f/s", *r);
+    return buf;
+}
+
+// Counter rows of one reading against the previous (none: rates "-").
+void counter_rows(Table& t, std::vector<std::string> lead, const std::vector<Counter>& now,
+                  const std::vector<Counter>* before, double elapsed) {
+    static const std::vector<Counter> none;
+    for (const CounterRate& r : counter_rates(before ? *before : none, now, elapsed)) {
+        std::vector<std::string> row = lead;
+        row.push_back(r.name);
+        row.push_back(std::to_string(r.value));
+        row.push_back(rate_text(r.per_second));
+        t.add(std::move(row));
+    }
+}
+
+} // namespace
+
+std::string timestamp_text(WallTime t) {
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+    std::time_t secs = static_cast<std::time_t>(ms / 1000);
+    std::tm tm{};
+    gmtime_r(&secs, &tm);
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03uZ", tm.tm_year + 1900,
+                  tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                  static_cast<unsigned>(ms % 1000));
+    return buf;
+}
+
+std::string connection_key(const Connection& c) {
+    return c.device + "/" + std::to_string(c.cm_id);
+}
+
+void render_events(std::ostream& out, const std::vector<ConnectionEvent>& events, WallTime t) {
+    std::string when = timestamp_text(t);
+    for (const ConnectionEvent& e : events) {
+        const Connection& c = e.connection;
+        out << when << ' ' << event_name(e.kind) << ' ' << printable(c.device) << '/'
+            << (c.port ? std::to_string(*c.port) : "-") << ' ' << transport_name(c.transport) << ' '
+            << endpoint_text(c.local) << ' ' << endpoint_text(c.peer) << ' ';
+        if (e.old_state) out << printable(*e.old_state) << "->";
+        out << printable(c.state) << " cm_id=" << c.cm_id << ' ' << printable(owner_text(c.owner))
+            << '\n';
+    }
+}
+
+void write_events_json(std::ostream& out, const std::vector<ConnectionEvent>& events, WallTime t) {
+    std::string when = timestamp_text(t);
+    for (const ConnectionEvent& e : events) {
+        json_common::json j;
+        j["time"] = when;
+        j["event"] = event_name(e.kind);
+        j["connection"] = json_common::connection(e.connection);
+        if (e.old_state) j["old_state"] = *e.old_state;
+        json_common::emit(out, j, false);
+    }
+}
+
+void render_watch_round(std::ostream& out, const WatchRound& round, const TextOptions& opts) {
+    out << "rdmastat -w " << round.interval << " at " << timestamp_text(round.time) << ": "
+        << round.connections.size() << " shown, " << round.appeared.size() << " appeared, "
+        << round.closed.size() << " closed\n";
+    // The listing renderer, each line prefixed with its mark: "+", "-" or blank.
+    std::vector<const Connection*> shown = round.connections;
+    for (const Connection& c : round.closed)
+        shown.push_back(&c);
+    std::set<std::string> appeared(round.appeared.begin(), round.appeared.end());
+    std::ostringstream listing;
+    render_listing(listing, shown, opts);
+    std::istringstream lines(listing.str());
+    std::string line;
+    std::size_t row = opts.header ? std::size_t(-1) : 0;
+    while (std::getline(lines, line)) {
+        char mark = ' ';
+        if (row != std::size_t(-1)) {
+            if (row >= round.connections.size())
+                mark = '-';
+            else if (appeared.count(connection_key(*shown[row])))
+                mark = '+';
+        }
+        out << mark << ' ' << line << '\n';
+        ++row;
+    }
+
+    out << "\nPort counters\n";
+    if (round.ports.empty()) {
+        out << "n/a (no port counters were read)\n";
+    }
+    Table ports({"Device", "Port", "Counter", "Value", "Rate"});
+    for (const PortCounters& p : round.ports) {
+        std::vector<std::string> lead = {p.device, std::to_string(p.port)};
+        if (p.counters.empty()) {
+            ports.add({p.device, std::to_string(p.port), "n/a", "", ""});
+            continue;
+        }
+        const PortCounters* before =
+            round.previous ? find_port_counters(round.previous->port_counters, p.device, p.port)
+                           : nullptr;
+        counter_rows(ports, lead, p.counters, before ? &before->counters : nullptr, round.elapsed);
+    }
+    if (!ports.empty()) ports.write(out, opts.header);
+
+    out << "\nQP counters\n";
+    if (round.qp_counters.empty()) {
+        out << "n/a (no device has counters bound to QPs)\n";
+        return;
+    }
+    Table qps({"Device", "Port", "Counter-ID", "QPs", "Counter", "Value", "Rate"});
+    for (const QpCounters& q : round.qp_counters) {
+        std::string qpns;
+        for (std::uint32_t n : q.qps)
+            qpns += (qpns.empty() ? "" : ",") + std::to_string(n);
+        const std::vector<Counter>* before = nullptr;
+        if (round.previous)
+            for (const QpCounters& old : round.previous->qp_counters)
+                if (old.device == q.device && old.counter_id == q.counter_id)
+                    before = &old.counters;
+        counter_rows(qps, {q.device, std::to_string(q.port), std::to_string(q.counter_id), qpns},
+                     q.counters, before, round.elapsed);
+    }
+    qps.write(out, opts.header);
+}
+
+} // namespace rdmastat
