@@ -33,5 +33,6 @@ documented rdmastat.8 "$rdmastat" devices --help
 documented rdmastat.8 "$rdmastat" check --help
 documented rdmastat.8 "$rdmastat" lsof --help
 documented rdmastat-ping.8 "$rdmastat" ping --help
+documented rdmastat-kping.8 "$rdmastat" kping --help
 [ "$status" = 0 ] && echo "man pages: no warnings, every option documented"
 exit "$status"

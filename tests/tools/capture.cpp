@@ -5,10 +5,13 @@
 // (sockdiag-ipv4.bin, sockdiag-ipv6.bin) into DIR.
 // rdmastat-capture --module DIR: writes the rdmastat module's RDMASTAT_CMD_CONN_GET
 // dump as DIR/module-dump.bin (the module must be loaded).
+// rdmastat-capture --kping DIR: writes rdmastat_kping's RDMASTAT_KPING_CMD_GET
+// dump as DIR/kping-dump.bin (rdmastat_kping.ko must be loaded).
 // rdmastat-capture --snapshot FILE: writes what acquire() collects with every
 // need (host sockets, processes, resources) as snapshot JSON ("-": stdout).
 // Run in the lab (tests/lab/scenarios/capture.sh, module.sh) to refresh tests/fixtures.
 #include "cli/acquire.h"
+#include "collect/kping.h"
 #include "collect/module.h"
 #include "collect/nldev.h"
 #include "collect/nldev_parse.h"
@@ -39,6 +42,13 @@ static int capture_module(const std::string& dir) {
     return 0;
 }
 
+static int capture_kping(const std::string& dir) {
+    auto source = KpingSource::open().take();
+    if (!source) throw Error("kping source", "rdmastat_kping.ko is not loaded");
+    save(dir + "/kping-dump.bin", source->dump().take());
+    return 0;
+}
+
 static int capture_snapshot(const std::string& path) {
     Acquired a = acquire(std::nullopt, SourceChoice::automatic, Needs{true, true, true});
     std::vector<const Connection*> all;
@@ -56,13 +66,14 @@ static int capture_snapshot(const std::string& path) {
 
 int main(int argc, char** argv) {
     std::string mode = argc == 3 ? argv[1] : "";
-    if (argc != 2 && mode != "--module" && mode != "--snapshot") {
-        std::cerr << "usage: rdmastat-capture [--module] DIR\n"
+    if (argc != 2 && mode != "--module" && mode != "--kping" && mode != "--snapshot") {
+        std::cerr << "usage: rdmastat-capture [--module | --kping] DIR\n"
                      "       rdmastat-capture --snapshot FILE\n";
         return 2;
     }
     try {
         if (mode == "--module") return capture_module(argv[2]);
+        if (mode == "--kping") return capture_kping(argv[2]);
         if (mode == "--snapshot") return capture_snapshot(argv[2]);
         std::string dir = argv[1];
         auto source = NldevSource::open().take();

@@ -8,6 +8,7 @@
 #include "analysis/lsof_select.h"
 #include "cli/acquire.h"
 #include "common/error.h"
+#include "model/kping.h"
 #include "ping/ping.h"
 
 #include <optional>
@@ -75,6 +76,29 @@ std::string ping_help();
 /// when its one connection failed.
 int run_ping(const std::vector<std::string>& args, const CommonOptions& inherited,
              std::ostream& out, std::ostream& err);
+
+struct KpingArgs {
+    std::string command; ///< "start", "stop" or "show"
+    KpingStart start;
+    std::optional<std::uint32_t> id; ///< stop's run; show's only run
+    bool wait = false;               ///< start --wait
+    double wait_timeout_s = 60;
+    bool help = false;
+    CommonOptions common;
+};
+
+/// Parses the words after "kping": start (-s | -c -a ADDR, -p, -C, -S, -V, --mode,
+/// --depth, --mem, --wait, --wait-timeout), stop ID, show [ID]; each with -j and
+/// --pretty. A Failure starts "kping: ".
+Result<KpingArgs> parse_kping_args(const std::vector<std::string>& args);
+
+/// The text of `rdmastat kping --help` (with the three commands' options).
+std::string kping_help();
+
+/// `rdmastat kping`: exit 0 on success, 2 on an error (the module not loaded,
+/// the kernel's refusal, a start --wait whose run failed).
+int run_kping(const std::vector<std::string>& args, const CommonOptions& inherited,
+              std::ostream& out, std::ostream& err);
 
 /// `rdmastat check`: exit 0 when every verdict is OK or INFO, 1 when any is
 /// CONFLICT or UNRESERVED, else 2 when any is UNKNOWN; 2 on an error.
