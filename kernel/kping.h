@@ -123,8 +123,34 @@ int kping_thread(void *arg);
 int kping_wait_count(struct kping_run *run, const u64 *counter, u64 target,
 		     unsigned int ms, const char *what);
 
-/* kping_traffic.c: work requests, completions and the modes. */
+/* kping_traffic.c: work requests and their completions (the run's thread). */
 int kping_post_recv(struct kping_run *run);
+/* Sends an advertisement of buf (NULL: a go-ahead), waits for its completion. */
+int kping_send(struct kping_run *run, const struct kping_buf *buf,
+	       u32 inv_rkey, const char *what);
+/* Sends a go-ahead, invalidating the peer's key in the FRWR_REMOTE mode. */
+int kping_go_ahead(struct kping_run *run, const struct kping_msg *adv);
+/* Waits for the peer's next message (ms 0: no limit), posts the next receive. */
+int kping_recv(struct kping_run *run, struct kping_msg *msg, unsigned int ms,
+	       const char *what);
+/* A fresh key for buf and a fast registration of it (no-op in DMA mode). */
+int kping_reg(struct kping_run *run, struct kping_buf *buf, int access);
+/* Invalidates buf's key unless the peer already did (no-op in DMA mode). */
+int kping_inv(struct kping_run *run, struct kping_buf *buf);
+int kping_post_rdma(struct kping_run *run, enum ib_wr_opcode op,
+		    struct kping_buf *buf, u32 len, const struct kping_msg *peer);
+/* kping_post_rdma() and a wait for its completion. */
+int kping_rdma(struct kping_run *run, enum ib_wr_opcode op,
+	       struct kping_buf *buf, u32 len, const struct kping_msg *peer);
+/* The length of the peer's buffer, which must be from min to max bytes. */
+int kping_peer_len(struct kping_run *run, const struct kping_msg *adv,
+		   u32 min, u32 max);
+/* One operation done; t0 (0: untimed) starts its round trip. */
+void kping_iteration(struct kping_run *run, u64 t0);
+/* Whether a run with done operations has more to do. */
+bool kping_more(struct kping_run *run, u64 done);
+
+/* kping_modes.c: the traffic of the run's mode. */
 int kping_traffic(struct kping_run *run);
 
 /* kping_netlink.c: the generic netlink family. */

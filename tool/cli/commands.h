@@ -32,6 +32,38 @@ void inherit(CommonOptions& sub, const CommonOptions& global);
 /// SourceChoice of o.source (automatic when unset).
 SourceChoice source_of(const CommonOptions& o);
 
+/// What ping and kping do first: refuse the listing's --input and --source,
+/// parse the words after the command's name (a usage error points to `rdmastat
+/// NAME --help`), answer --help, and merge -j and --pretty given before the name
+/// (--pretty needs -j). Returns the exit status when that is all, else nullopt
+/// with parsed filled.
+template <typename Args, typename Parse, typename Help>
+std::optional<int> start_command(const std::string& name, const std::vector<std::string>& words,
+                                 const CommonOptions& inherited, Parse parse, Help help,
+                                 std::ostream& out, std::ostream& err, Args& parsed) {
+    if (inherited.input || inherited.source) {
+        err << "rdmastat: " << name << ": --input and --source do not apply to " << name << '\n';
+        return 2;
+    }
+    auto r = parse(words);
+    if (!r) {
+        err << "rdmastat: " << r.error() << "\nTry 'rdmastat " << name << " --help'.\n";
+        return 2;
+    }
+    parsed = r.take();
+    if (parsed.help) {
+        out << help();
+        return 0;
+    }
+    parsed.common.json = parsed.common.json || inherited.json;
+    parsed.common.pretty = parsed.common.pretty || inherited.pretty;
+    if (parsed.common.pretty && !parsed.common.json) {
+        err << "rdmastat: " << name << ": --pretty needs -j\n";
+        return 2;
+    }
+    return std::nullopt;
+}
+
 struct LsofArgs {
     LsofSelectors selectors;
     bool terse = false; ///< -t

@@ -139,26 +139,11 @@ Result<KpingArgs> parse_kping_args(const std::vector<std::string>& args) {
 
 int run_kping(const std::vector<std::string>& args, const CommonOptions& inherited,
               std::ostream& out, std::ostream& err) {
-    if (inherited.input || inherited.source) {
-        err << "rdmastat: kping: --input and --source do not apply to kping\n";
-        return 2;
-    }
-    auto parsed = parse_kping_args(args);
-    if (!parsed) {
-        err << "rdmastat: " << parsed.error() << "\nTry 'rdmastat kping --help'.\n";
-        return 2;
-    }
-    KpingArgs a = parsed.take();
-    if (a.help) {
-        out << kping_help();
-        return 0;
-    }
-    const bool json = a.common.json || inherited.json;
-    const bool pretty = a.common.pretty || inherited.pretty;
-    if (pretty && !json) {
-        err << "rdmastat: kping: --pretty needs -j\n";
-        return 2;
-    }
+    KpingArgs a;
+    if (auto done =
+            start_command("kping", args, inherited, parse_kping_args, kping_help, out, err, a))
+        return *done;
+    const bool json = a.common.json, pretty = a.common.pretty;
     auto src = open_source();
     if (!src) {
         err << "rdmastat: " << src.error() << '\n';

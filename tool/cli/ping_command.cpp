@@ -93,26 +93,9 @@ Result<PingArgs> parse_ping_args(const std::vector<std::string>& args) {
 
 int run_ping(const std::vector<std::string>& args, const CommonOptions& inherited,
              std::ostream& out, std::ostream& err) {
-    if (inherited.input || inherited.source) {
-        err << "rdmastat: ping: --input and --source do not apply to ping\n";
-        return 2;
-    }
-    auto parsed = parse_ping_args(args);
-    if (!parsed) {
-        err << "rdmastat: " << parsed.error() << "\nTry 'rdmastat ping --help'.\n";
-        return 2;
-    }
-    PingArgs a = parsed.take();
-    if (a.help) {
-        out << ping_help();
-        return 0;
-    }
-    a.common.json = a.common.json || inherited.json;
-    a.common.pretty = a.common.pretty || inherited.pretty;
-    if (a.common.pretty && !a.common.json) {
-        err << "rdmastat: ping: --pretty needs -j\n";
-        return 2;
-    }
+    PingArgs a;
+    if (auto done = start_command("ping", args, inherited, parse_ping_args, ping_help, out, err, a))
+        return *done;
     const bool json = a.common.json;
     const bool progress = !a.quiet && !json && isatty(STDERR_FILENO);
 
