@@ -2,6 +2,7 @@
 // `rdmastat kping start|stop|show`: drives rdmastat_kping.ko over its generic
 // netlink family (collect/kping) and shows its runs (render/kping).
 #include "cli/commands.h"
+#include "cli/parse_words.h"
 #include "collect/kping.h"
 #include "render/kping.h"
 
@@ -105,15 +106,10 @@ std::string kping_help() {
 
 Result<KpingArgs> parse_kping_args(const std::vector<std::string>& args) {
     KpingApp p;
-    std::vector<std::string> reversed(args.rbegin(), args.rend());
-    try {
-        p.app.parse(reversed);
-    } catch (const CLI::CallForHelp&) {
-        p.a.help = true;
-        return p.a;
-    } catch (const CLI::ParseError& e) {
-        return Failure{std::string("kping: ") + e.what()};
-    }
+    auto help = parse_words(p.app, args, "kping");
+    if (!help) return help.failure();
+    p.a.help = help.value();
+    if (p.a.help) return p.a;
     KpingArgs& a = p.a;
     a.command = p.start->parsed() ? "start" : p.stop->parsed() ? "stop" : "show";
     if (a.command != "start") return a;

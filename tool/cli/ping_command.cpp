@@ -2,6 +2,7 @@
 // `rdmastat ping`: options as rping spells them, plus the modes and outputs of
 // a measuring tool. The runs themselves are in ping/.
 #include "cli/commands.h"
+#include "cli/parse_words.h"
 #include "ping/ping.h"
 #include "render/ping.h"
 
@@ -69,15 +70,10 @@ std::string ping_help() {
 
 Result<PingArgs> parse_ping_args(const std::vector<std::string>& args) {
     PingApp p;
-    std::vector<std::string> reversed(args.rbegin(), args.rend());
-    try {
-        p.app.parse(reversed);
-    } catch (const CLI::CallForHelp&) {
-        p.a.help = true;
-        return p.a;
-    } catch (const CLI::ParseError& e) {
-        return Failure{std::string("ping: ") + e.what()};
-    }
+    auto help = parse_words(p.app, args, "ping");
+    if (!help) return help.failure();
+    p.a.help = help.value();
+    if (p.a.help) return p.a;
     PingOptions& o = p.a.ping;
     if (!o.server && !p.client) return Failure{"ping: give -s (server) or -c (client)"};
     if (p.app.count("-S")) o.size = p.size;
