@@ -1,6 +1,6 @@
 # Top-level driver: CMake for the tool and tests, Kbuild for the module, the QEMU lab.
 #   make            build rdmastat (build/rdmastat)
-#   make module     build rdmastat.ko against the lab kernel (KBUILD=, KSRC= for another)
+#   make module     build rdmastat.ko and rdmastat_kping.ko against the lab kernel (KBUILD=, KSRC= for another)
 #   make demo       boot the lab, start rping over siw and rxe, show rdmastat's views
 #   make check      install dependencies, build, run unit and lab tests
 #   make fixtures   refresh tests/fixtures from the lab kernel
@@ -75,4 +75,5 @@ bench-ping: deps
 clean:
 	rm -rf $(BUILD)
 	rm -f rdmastat.ko rdmastat.o rdmastat.mod rdmastat.mod.c Module.symvers modules.order \
+		rdmastat_kping.ko rdmastat_kping.o rdmastat_kping.mod rdmastat_kping.mod.c \
 		kernel/*.o .*.cmd kernel/.*.cmd

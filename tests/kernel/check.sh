@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# ctest's "kernel" test: rdmastat.ko builds against the lab's kernel, refuses to
-# build against a kernel source of another version, and checkpatch finds no
-# errors in kernel/ and the UAPI header. Leaves rdmastat.ko in the repo root
-# for the lab test.
+# ctest's "kernel" test: rdmastat.ko and rdmastat_kping.ko build against the
+# lab's kernel, rdmastat.ko refuses to build against a kernel source of another
+# version, and checkpatch finds no errors in kernel/ and the UAPI headers.
+# Leaves both modules in the repo root for the lab test.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 lab=$repo/tests/lab/lab.sh
@@ -12,7 +12,11 @@ ksrc=$("$lab" ksrc)
 
 echo "== build against $(basename "$kbuild") with KSRC=$ksrc"
 make -s -C "$kbuild" M="$repo" KSRC="$ksrc" modules
-modinfo "$repo/rdmastat.ko" | grep -E '^(vermagic|license|alias):'
+for ko in rdmastat rdmastat_kping; do
+	modinfo "$repo/$ko.ko" | grep -E '^(vermagic|license|alias):'
+	modinfo -F alias "$repo/$ko.ko" | grep -qx "net-pf-16-proto-16-family-$ko" ||
+		{ echo "FAIL: $ko.ko has no generic netlink family alias"; exit 1; }
+done
 
 echo "== a KSRC of another version must not build"
 fake=$(mktemp -d)
@@ -32,7 +36,7 @@ echo "refused, as it should"
 
 echo "== checkpatch"
 out=$(perl "$ksrc/scripts/checkpatch.pl" --no-tree --terse -f \
-	"$repo"/kernel/*.[ch] "$repo/include/uapi/linux/rdmastat.h" || true)
+	"$repo"/kernel/*.[ch] "$repo"/include/uapi/linux/rdmastat*.h || true)
 echo "$out"
 if echo "$out" | grep -q ': ERROR:'; then
 	echo "FAIL: checkpatch errors"

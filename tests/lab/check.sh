@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # ctest's "lab" test: boots the lab once with the freshly built binaries, runs
 # the scenarios, then the [lab] unit tests judge what the guest wrote.
-# usage: check.sh RDMASTAT CAPTURE CMIDS TESTS MODULE OUTDIR
+# usage: check.sh RDMASTAT CAPTURE CMIDS TESTS MODULE KPING OUTDIR
 set -euo pipefail
-[ $# -eq 6 ] || { echo "usage: $0 RDMASTAT CAPTURE CMIDS TESTS MODULE OUTDIR" >&2; exit 2; }
-rdmastat=$1 capture=$2 cmids=$3 tests=$4 module=$5 out=$6
-[ -f "$module" ] || { echo "lab: $module missing (the kernel test builds it)" >&2; exit 1; }
+[ $# -eq 7 ] || { echo "usage: $0 RDMASTAT CAPTURE CMIDS TESTS MODULE KPING OUTDIR" >&2; exit 2; }
+rdmastat=$1 capture=$2 cmids=$3 tests=$4 module=$5 kping=$6 out=$7
+for ko in "$module" "$kping"; do
+	[ -f "$ko" ] || { echo "lab: $ko missing (the kernel test builds it)" >&2; exit 1; }
+done
 here=$(cd "$(dirname "$0")" && pwd)
 
 rm -rf "$out"
@@ -14,9 +16,11 @@ mkdir -p "$out"
 status=0
 "$here/lab.sh" run --out "$out" --bin "$rdmastat" --bin "$capture" --bin "$cmids" \
 	--bin "$(dirname "$capture")/rdmastat-bind" --bin "$(dirname "$capture")/rdmastat-hostile" \
-	--ko "$module" "$here/scenarios/crosscheck.sh" "$here/scenarios/smoke.sh" \
+	--ko "$module" --ko "$kping" "$here/scenarios/crosscheck.sh" "$here/scenarios/smoke.sh" \
 	"$here/scenarios/capture.sh" "$here/scenarios/portshare.sh" \
-	"$here/scenarios/module.sh" "$here/scenarios/monitor.sh" "$here/scenarios/ping.sh" || status=$?
+	"$here/scenarios/module.sh" "$here/scenarios/monitor.sh" "$here/scenarios/ping.sh" \
+	"$here/scenarios/kping.sh" ||
+	status=$?
 for log in "$out"/*.log; do
 	name=$(basename "$log" .log)
 	rc=$(cat "$out/$name.rc" 2>/dev/null || echo "?")

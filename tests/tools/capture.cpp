@@ -8,11 +8,14 @@
 // Per device port also stat-DEV-PORT.bin (NLDEV statistics reply, or the
 // kernel's refusal) and per device qpcounters-DEV.bin (QP-bound counters).
 // rdmastat-capture --stats DIR: only those statistics files.
+// rdmastat-capture --kping DIR: writes rdmastat_kping's RDMASTAT_KPING_CMD_GET
+// dump as DIR/kping-dump.bin (rdmastat_kping.ko must be loaded).
 // rdmastat-capture --snapshot FILE: writes what acquire() collects with every
 // need (host sockets, processes, resources) as snapshot JSON ("-": stdout).
 // Run in the lab (tests/lab/scenarios/capture.sh, module.sh) to refresh tests/fixtures.
 #include "cli/acquire.h"
 #include "collect/counters.h"
+#include "collect/kping.h"
 #include "collect/module.h"
 #include "collect/nldev.h"
 #include "collect/nldev_parse.h"
@@ -40,6 +43,13 @@ static int capture_module(const std::string& dir) {
     if (!source)
         throw Error("module source", "the rdmastat generic netlink family is not registered");
     save(dir + "/module-dump.bin", source->dump().take());
+    return 0;
+}
+
+static int capture_kping(const std::string& dir) {
+    auto source = KpingSource::open().take();
+    if (!source) throw Error("kping source", "rdmastat_kping.ko is not loaded");
+    save(dir + "/kping-dump.bin", source->dump().take());
     return 0;
 }
 
@@ -86,13 +96,15 @@ static int capture_stats_only(const std::string& dir) {
 
 int main(int argc, char** argv) {
     std::string mode = argc == 3 ? argv[1] : "";
-    if (argc != 2 && mode != "--module" && mode != "--snapshot" && mode != "--stats") {
-        std::cerr << "usage: rdmastat-capture [--module|--stats] DIR\n"
+    if (argc != 2 && mode != "--module" && mode != "--kping" && mode != "--snapshot" &&
+        mode != "--stats") {
+        std::cerr << "usage: rdmastat-capture [--module | --kping | --stats] DIR\n"
                      "       rdmastat-capture --snapshot FILE\n";
         return 2;
     }
     try {
         if (mode == "--module") return capture_module(argv[2]);
+        if (mode == "--kping") return capture_kping(argv[2]);
         if (mode == "--snapshot") return capture_snapshot(argv[2]);
         if (mode == "--stats") return capture_stats_only(argv[2]);
         std::string dir = argv[1];

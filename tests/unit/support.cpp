@@ -4,6 +4,7 @@
 #include "cli/app.h"
 #include "collect/nldev_parse.h"
 #include "collect/snapshot_file.h"
+#include "ping/wire.h"
 #include "render/json.h"
 
 #include <catch2/catch.hpp>
@@ -177,6 +178,27 @@ std::string lab_evidence(const std::string& dir, const std::string& name) {
 
 int lab_rc(const std::string& dir, const std::string& name) {
     return std::stoi(lab_evidence(dir, name + ".rc"));
+}
+
+bool rping_ended_ok(int rc, const std::string& said) {
+    if (said.find("mismatch") != std::string::npos || said.find("failed") != std::string::npos)
+        return false;
+    return rc == 0 ||
+           (rc == 255 && said.find("rdma_get_cm_event: Bad file descriptor") != std::string::npos);
+}
+
+std::string our_payload_text(std::uint32_t size, std::uint64_t seq) {
+    std::vector<std::uint8_t> buf(size);
+    ping::fill_rping_payload(buf, seq);
+    return ping::printable_prefix(buf);
+}
+
+std::vector<std::string> lines_starting(const std::string& text, const std::string& prefix) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind(prefix, 0) == 0) out.push_back(line.substr(prefix.size()));
+    return out;
 }
 
 Result<Snapshot> snapshot_from_text(const std::string& text) {

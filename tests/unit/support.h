@@ -44,6 +44,19 @@ std::vector<std::string> compare_with_referee(const std::vector<Connection>& our
 std::string lab_evidence(const std::string& dir, const std::string& name);
 int lab_rc(const std::string& dir, const std::string& name);
 
+/// rping's verdict from its exit status and what it said. Its -V makes it fail
+/// on a mismatch ("data mismatch", "rping client failed"). Debian's rping
+/// (rdma-core 44) also races its CM thread against the channel's destruction at
+/// exit ("rdma_get_cm_event: Bad file descriptor", status 255) after its run is
+/// over: that alone is not a failure of its peer.
+bool rping_ended_ok(int rc, const std::string& said);
+
+/// The text rping -v prints for ping seq of size bytes, made by our generator.
+std::string our_payload_text(std::uint32_t size, std::uint64_t seq);
+
+/// Lines of text that start with prefix, without it.
+std::vector<std::string> lines_starting(const std::string& text, const std::string& prefix);
+
 /// A snapshot from JSON text (named test.json in errors), and every connection
 /// of a snapshot written back as JSON: the round trip --input relies on.
 Result<Snapshot> snapshot_from_text(const std::string& text);

@@ -30,34 +30,8 @@ std::uint32_t pid_of(const std::string& name) {
     return static_cast<std::uint32_t>(std::stoul(evidence(name)));
 }
 
-std::vector<std::string> lines_starting(const std::string& text, const std::string& prefix) {
-    std::vector<std::string> out;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);)
-        if (line.rfind(prefix, 0) == 0) out.push_back(line.substr(prefix.size()));
-    return out;
-}
-
-// rping's verdict from its exit status and what it said. Its -V makes it fail
-// on a mismatch ("data mismatch", "rping client failed"). Debian's rping
-// (rdma-core 44) also races its CM thread against the channel's destruction at
-// exit ("rdma_get_cm_event: Bad file descriptor", status 255) after its run is
-// over: that alone is not a failure of its peer.
-bool rping_ended_ok(int rc, const std::string& said) {
-    if (said.find("mismatch") != std::string::npos || said.find("failed") != std::string::npos)
-        return false;
-    return rc == 0 ||
-           (rc == 255 && said.find("rdma_get_cm_event: Bad file descriptor") != std::string::npos);
-}
 bool rping_client_ok(const std::string& name) {
     return rping_ended_ok(rc_of(name), evidence(name + ".err"));
-}
-
-// The text rping -v prints for ping seq of size bytes, made by our generator.
-std::string our_payload_text(std::uint32_t size, std::uint64_t seq) {
-    std::vector<std::uint8_t> buf(size);
-    ping::fill_rping_payload(buf, seq);
-    return ping::printable_prefix(buf);
 }
 
 const struct {
@@ -204,10 +178,12 @@ TEST_CASE("lab: hostile clients get clear errors and the server keeps serving", 
             CHECK(rc_of("hostile-" + dev + "-" + c.mode) == 0);
             CHECK_THAT(said, Catch::Contains(c.error));
         }
-        // Too long a message fails in the RDMA stack: the server names the
-        // failed step and closes only that connection.
+        // Too long a message fails in the RDMA stack and the server closes only
+        // that connection. rxe completes the RECV in error (named); siw may
+        // instead terminate the connection first, which looks like the client
+        // leaving.
         CHECK(rc_of("hostile-" + dev + "-long") == 0);
-        CHECK_THAT(said, Catch::Contains("RECV completion: "));
+        if (dev == "rxe") CHECK_THAT(said, Catch::Contains("RECV completion: "));
         // A made-up rkey: rxe fails the READ (named); siw's peer answers with
         // a TERMINATE and closes, which the server sees as the client leaving.
         CHECK(rc_of("hostile-" + dev + "-badkey") == 0);

@@ -146,6 +146,10 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         "ping", "rping-compatible RDMA traffic generator (rdmastat ping --help for its options)");
     ping->prefix_command(); // ping's own options: cli/ping_command.cpp parses them
     ping->set_help_flag();
+    CLI::App* kping = app.add_subcommand(
+        "kping", "RDMA ping from the kernel, rdmastat_kping.ko (rdmastat kping --help)");
+    kping->prefix_command(); // kping's own commands: cli/kping_command.cpp parses them
+    kping->set_help_flag();
     CLI::App* check = app.add_subcommand("check", "Diagnose iWARP port sharing with host TCP");
     add_output_flags(*check, check_o, false);
     CLI::App* exporter = add_export_command(app, export_o);
@@ -174,6 +178,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                         : exporter->parsed() ? exporter
                         : server->parsed()   ? server
                         : ping->parsed()     ? ping
+                        : kping->parsed()    ? kping
                                              : nullptr;
     if (command) {
         const std::string name = command->get_name();
@@ -191,6 +196,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         if (e.json || e.pretty) return usage_error("-j does not apply to " + command->get_name());
         return exporter->parsed() ? run_export(e, out, err) : run_serve(e, out, err);
     }
+    if (kping->parsed()) return run_kping(kping->remaining(), o, out, err);
     inherit(dev_o, o);
     inherit(check_o, o);
     const CommonOptions& chosen = devices->parsed() ? dev_o : check->parsed() ? check_o : o;

@@ -8,6 +8,7 @@
 #include "analysis/lsof_select.h"
 #include "cli/acquire.h"
 #include "common/error.h"
+#include "model/kping.h"
 #include "ping/ping.h"
 
 #include <optional>
@@ -30,6 +31,38 @@ void inherit(CommonOptions& sub, const CommonOptions& global);
 
 /// SourceChoice of o.source (automatic when unset).
 SourceChoice source_of(const CommonOptions& o);
+
+/// What ping and kping do first: refuse the listing's --input and --source,
+/// parse the words after the command's name (a usage error points to `rdmastat
+/// NAME --help`), answer --help, and merge -j and --pretty given before the name
+/// (--pretty needs -j). Returns the exit status when that is all, else nullopt
+/// with parsed filled.
+template <typename Args, typename Parse, typename Help>
+std::optional<int> start_command(const std::string& name, const std::vector<std::string>& words,
+                                 const CommonOptions& inherited, Parse parse, Help help,
+                                 std::ostream& out, std::ostream& err, Args& parsed) {
+    if (inherited.input || inherited.source) {
+        err << "rdmastat: " << name << ": --input and --source do not apply to " << name << '\n';
+        return 2;
+    }
+    auto r = parse(words);
+    if (!r) {
+        err << "rdmastat: " << r.error() << "\nTry 'rdmastat " << name << " --help'.\n";
+        return 2;
+    }
+    parsed = r.take();
+    if (parsed.help) {
+        out << help();
+        return 0;
+    }
+    parsed.common.json = parsed.common.json || inherited.json;
+    parsed.common.pretty = parsed.common.pretty || inherited.pretty;
+    if (parsed.common.pretty && !parsed.common.json) {
+        err << "rdmastat: " << name << ": --pretty needs -j\n";
+        return 2;
+    }
+    return std::nullopt;
+}
 
 struct LsofArgs {
     LsofSelectors selectors;
@@ -75,6 +108,29 @@ std::string ping_help();
 /// when its one connection failed.
 int run_ping(const std::vector<std::string>& args, const CommonOptions& inherited,
              std::ostream& out, std::ostream& err);
+
+struct KpingArgs {
+    std::string command; ///< "start", "stop" or "show"
+    KpingStart start;
+    std::optional<std::uint32_t> id; ///< stop's run; show's only run
+    bool wait = false;               ///< start --wait
+    double wait_timeout_s = 60;
+    bool help = false;
+    CommonOptions common;
+};
+
+/// Parses the words after "kping": start (-s | -c -a ADDR, -p, -C, -S, -V, --mode,
+/// --depth, --mem, --wait, --wait-timeout), stop ID, show [ID]; each with -j and
+/// --pretty. A Failure starts "kping: ".
+Result<KpingArgs> parse_kping_args(const std::vector<std::string>& args);
+
+/// The text of `rdmastat kping --help` (with the three commands' options).
+std::string kping_help();
+
+/// `rdmastat kping`: exit 0 on success, 2 on an error (the module not loaded,
+/// the kernel's refusal, a start --wait whose run failed).
+int run_kping(const std::vector<std::string>& args, const CommonOptions& inherited,
+              std::ostream& out, std::ostream& err);
 
 /// `rdmastat check`: exit 0 when every verdict is OK or INFO, 1 when any is
 /// CONFLICT or UNRESERVED, else 2 when any is UNKNOWN; 2 on an error.

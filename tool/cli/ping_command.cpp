@@ -2,6 +2,7 @@
 // `rdmastat ping`: options as rping spells them, plus the modes and outputs of
 // a measuring tool. The runs themselves are in ping/.
 #include "cli/commands.h"
+#include "cli/parse_words.h"
 #include "ping/ping.h"
 #include "render/ping.h"
 
@@ -69,15 +70,10 @@ std::string ping_help() {
 
 Result<PingArgs> parse_ping_args(const std::vector<std::string>& args) {
     PingApp p;
-    std::vector<std::string> reversed(args.rbegin(), args.rend());
-    try {
-        p.app.parse(reversed);
-    } catch (const CLI::CallForHelp&) {
-        p.a.help = true;
-        return p.a;
-    } catch (const CLI::ParseError& e) {
-        return Failure{std::string("ping: ") + e.what()};
-    }
+    auto help = parse_words(p.app, args, "ping");
+    if (!help) return help.failure();
+    p.a.help = help.value();
+    if (p.a.help) return p.a;
     PingOptions& o = p.a.ping;
     if (!o.server && !p.client) return Failure{"ping: give -s (server) or -c (client)"};
     if (p.app.count("-S")) o.size = p.size;
@@ -93,26 +89,9 @@ Result<PingArgs> parse_ping_args(const std::vector<std::string>& args) {
 
 int run_ping(const std::vector<std::string>& args, const CommonOptions& inherited,
              std::ostream& out, std::ostream& err) {
-    if (inherited.input || inherited.source) {
-        err << "rdmastat: ping: --input and --source do not apply to ping\n";
-        return 2;
-    }
-    auto parsed = parse_ping_args(args);
-    if (!parsed) {
-        err << "rdmastat: " << parsed.error() << "\nTry 'rdmastat ping --help'.\n";
-        return 2;
-    }
-    PingArgs a = parsed.take();
-    if (a.help) {
-        out << ping_help();
-        return 0;
-    }
-    a.common.json = a.common.json || inherited.json;
-    a.common.pretty = a.common.pretty || inherited.pretty;
-    if (a.common.pretty && !a.common.json) {
-        err << "rdmastat: ping: --pretty needs -j\n";
-        return 2;
-    }
+    PingArgs a;
+    if (auto done = start_command("ping", args, inherited, parse_ping_args, ping_help, out, err, a))
+        return *done;
     const bool json = a.common.json;
     const bool progress = !a.quiet && !json && isatty(STDERR_FILENO);
 

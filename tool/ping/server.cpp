@@ -12,6 +12,8 @@
 namespace rdmastat::ping {
 namespace {
 
+constexpr int iwarp_settle_ms = 100;
+
 struct Listener {
     rdma_event_channel* ch = nullptr;
     rdma_cm_id* id = nullptr;
@@ -59,6 +61,12 @@ Status accept_and_serve(Link& link, const Hello& hello, const PingOptions& o, co
     if (hooks.note)
         hooks.note("accepted " + describe_peer(r) + " on " + r.device + " (" + mode_name(r.mode) +
                    " mode, QP " + std::to_string(r.qp.value_or(0)) + ")");
+    // In lat and bw the server speaks first. siw's initiator refuses data that
+    // arrives right behind the MPA reply (it fails the connection), so on
+    // iWARP give the client's side a moment to finish establishing.
+    if (r.mode != Mode::rping &&
+        link.id()->verbs->device->transport_type == IBV_TRANSPORT_IWARP)
+        std::this_thread::sleep_for(std::chrono::milliseconds(iwarp_settle_ms));
     s.start = s.last_progress = Clock::now();
     Status st = run_server_mode(s);
     r.seconds = std::chrono::duration<double>(Clock::now() - s.start).count();

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmastat_kping.ko: RDMA traffic from the kernel over rdma_cm, rping's
+ * protocol and rdmastat's modes, controlled over the generic netlink family
+ * described in include/uapi/linux/rdmastat_kping.h.
+ *
+ * kping_mutex guards the list of runs; a run's thread never takes it, so
+ * stopping a run (kthread_stop(), which waits for the thread's teardown) is
+ * done after unlinking it, outside the mutex.
+ */
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <net/genetlink.h>
+#include <uapi/linux/rdmastat_kping.h>
+
+#include "kping.h"
+
+/* Guards kping_runs, kping_next_id and kping_nr_runs. */
+DEFINE_MUTEX(kping_mutex);
+LIST_HEAD(kping_runs);
+static u32 kping_next_id;
+static unsigned int kping_nr_runs;
+
+/* Records the first error of a run; later ones are its consequences. */
+void kping_fail(struct kping_run *run, int err, const char *what)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&run->lock, flags);
+	if (!run->error) {
+		run->error = err;
+		strscpy(run->error_msg, what, sizeof(run->error_msg));
+	}
+	spin_unlock_irqrestore(&run->lock, flags);
+	wake_up(&run->wq);
+}
+
+int kping_run_start(struct net *net, const struct kping_params *p,
+		    struct kping_run **out)
+{
+	struct task_struct *task;
+	struct kping_run *run;
+
+	lockdep_assert_held(&kping_mutex);
+	if (kping_nr_runs >= RDMASTAT_KPING_MAX_RUNS)
+		return -ENOSPC;
+	run = kzalloc(sizeof(*run), GFP_KERNEL);
+	if (!run)
+		return -ENOMEM;
+	run->p = *p;
+	run->net = get_net(net);
+	spin_lock_init(&run->lock);
+	init_waitqueue_head(&run->wq);
+	run->cm_event = -1;
+	run->state = RDMASTAT_KPING_STATE_CONNECTING;
+	/* Ids are not reused while the module is loaded (0 is never one). */
+	run->id = ++kping_next_id;
+	task = kthread_create(kping_thread, run, "kping/%u", run->id);
+	if (IS_ERR(task)) {
+		kping_run_free(run);
+		return PTR_ERR(task);
+	}
+	get_task_struct(task);
+	run->task = task;
+	list_add_tail(&run->node, &kping_runs);
+	kping_nr_runs++;
+	wake_up_process(task);
+	*out = run;
+	return 0;
+}
+
+struct kping_run *kping_run_find(struct net *net, u32 id)
+{
+	struct kping_run *run;
+
+	lockdep_assert_held(&kping_mutex);
+	list_for_each_entry(run, &kping_runs, node)
+		if (run->id == id && net_eq(run->net, net))
+			return run;
+	return NULL;
+}
+
+/* Takes run off the list; the caller then stops it outside kping_mutex. */
+void kping_run_unlink(struct kping_run *run)
+{
+	lockdep_assert_held(&kping_mutex);
+	list_del(&run->node);
+	kping_nr_runs--;
+}
+
+/* Stops the thread, which tears its connection down before it exits. */
+void kping_run_stop(struct kping_run *run)
+{
+	unsigned long flags;
+
+	kthread_stop(run->task);
+	put_task_struct(run->task);
+	run->task = NULL;
+	spin_lock_irqsave(&run->lock, flags);
+	/* A thread stopped before it ran leaves the state it started with. */
+	if (run->state < RDMASTAT_KPING_STATE_DONE)
+		run->state = RDMASTAT_KPING_STATE_STOPPED;
+	spin_unlock_irqrestore(&run->lock, flags);
+}
+
+void kping_run_free(struct kping_run *run)
+{
+	put_net(run->net);
+	kfree(run);
+}
+
+static int __init kping_init(void)
+{
+	return kping_netlink_init();
+}
+
+static void __exit kping_exit(void)
+{
+	struct kping_run *run, *next;
+	LIST_HEAD(runs);
+
+	/* No new requests first; then every run, whatever it is doing. */
+	kping_netlink_exit();
+	mutex_lock(&kping_mutex);
+	list_splice_init(&kping_runs, &runs);
+	kping_nr_runs = 0;
+	mutex_unlock(&kping_mutex);
+	list_for_each_entry_safe(run, next, &runs, node) {
+		list_del(&run->node);
+		kping_run_stop(run);
+		kping_run_free(run);
+	}
+}
+
+module_init(kping_init);
+module_exit(kping_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_AUTHOR("The rdmastat authors");
+MODULE_DESCRIPTION("RDMA ping, latency and bandwidth from the kernel over generic netlink");
+MODULE_ALIAS_GENL_FAMILY("rdmastat_kping");

@@ -1,0 +1,197 @@
+# rdmastat_kping.ko in the lab: the interop matrix (kping against rping and
+# rdmastat ping, both ways, with validation, on siw and rxe, in the DMA and
+# fast-registration modes), kernel-to-kernel remote invalidation, the write and
+# read modes, the listing of kernel-owned ends, stop and rmmod in the middle of
+# runs, the unprivileged user and bad parameters. Writes its evidence to
+# $OUT/kping; the host-side [lab][kping] tests judge it.
+. "$LAB/lib.sh"
+R="$OUT/kping"
+mkdir -p "$R/fixtures"
+capture() { lab_capture "$R" "$@"; }
+KO=/lib/modules/extra/rdmastat_kping.ko
+
+# reap PID RCFILE: wait for PID (killed after 30 s) and write its exit status.
+reap() {
+	(sleep 30; kill -KILL "$1" 2>/dev/null) &
+	_w=$!
+	wait "$1"
+	echo $? >"$2"
+	kill "$_w" 2>/dev/null
+}
+
+# kstart NAME ARGS...: starts a run (JSON record in $R/NAME); prints its id.
+kstart() {
+	_f=$1
+	shift
+	capture "$_f" rdmastat kping start "$@" -j
+	sed -n 's/.*"id":\([0-9]*\).*/\1/p' "$R/$_f"
+}
+
+# kforget NAME: stops the run whose record is $R/NAME.
+kforget() { rdmastat kping stop "$(sed -n 's/.*"id":\([0-9]*\).*/\1/p' "$R/$1")" >/dev/null; }
+
+kended() { rdmastat kping show "$1" -j | grep -q -E '"state":"(done|failed|stopped)"'; }
+
+# kfinish ID NAME: waits for run ID to end, then stops it (its last record in $R/NAME).
+kfinish() {
+	lab_wait 20 kended "$1" || echo "run $1 did not end"
+	capture "$2" rdmastat kping stop "$1" -j
+}
+
+addr_of() { [ "$1" = siw ] && echo 10.9.0.1 || echo 10.9.0.2; }
+
+lab_setup || exit 1
+insmod "$KO" || exit 1
+insmod /lib/modules/extra/rdmastat.ko 2>/dev/null
+
+lab_section "interop matrix"
+p=7400
+for mem in dma frwr-local; do
+	for dev in siw rxe; do
+		a=$(addr_of $dev)
+		# kping server, rping client
+		id=$(kstart "ks-rping-$dev-$mem.start.json" -s -a "$a" -p $p --mem $mem)
+		lab_wait 10 lab_cm_listening $p
+		capture "ks-rping-$dev-$mem.client" rping -c -a "$a" -p $p -C 10 -S 64 -V -v
+		kfinish "$id" "ks-rping-$dev-$mem.json"
+		p=$((p + 1))
+		# rping server, kping client (rping's server takes its own -S only)
+		rping -s -a "$a" -p $p -S 4096 -v >"$R/kc-rping-$dev-$mem.server" \
+			2>"$R/kc-rping-$dev-$mem.server.err" &
+		s=$!
+		lab_wait 10 lab_cm_listening $p
+		capture "kc-rping-$dev-$mem.json" rdmastat kping start -c -a "$a" -p $p -C 10 \
+			-S 4096 -V --mem $mem --wait -j
+		reap $s "$R/kc-rping-$dev-$mem.server.rc"
+		kforget "kc-rping-$dev-$mem.json"
+		p=$((p + 1))
+		# kping server, rdmastat ping client
+		id=$(kstart "ks-ping-$dev-$mem.start.json" -s -a "$a" -p $p --mem $mem)
+		lab_wait 10 lab_cm_listening $p
+		capture "ks-ping-$dev-$mem.client.json" rdmastat ping -c -a "$a" -p $p -C 10 \
+			-S 1000 -V -j
+		kfinish "$id" "ks-ping-$dev-$mem.json"
+		p=$((p + 1))
+		# rdmastat ping server, kping client
+		rdmastat ping -s -a "$a" -p $p -j >"$R/kc-ping-$dev-$mem.server.json" 2>&1 &
+		s=$!
+		lab_wait 10 lab_cm_listening $p
+		capture "kc-ping-$dev-$mem.json" rdmastat kping start -c -a "$a" -p $p -C 10 \
+			-S 1000 -V --mem $mem --wait -j
+		reap $s "$R/kc-ping-$dev-$mem.server.rc"
+		kforget "kc-ping-$dev-$mem.json"
+		p=$((p + 1))
+	done
+done
+
+lab_section "remote invalidation, kernel to kernel"
+for dev in siw rxe; do
+	a=$(addr_of $dev)
+	id=$(kstart "remote-$dev.start.json" -s -a "$a" -p $p --mem frwr-remote)
+	lab_wait 10 lab_cm_listening $p
+	capture "remote-$dev-client.json" rdmastat kping start -c -a "$a" -p $p -C 10 -S 4096 \
+		-V --mem frwr-remote --wait -j
+	kfinish "$id" "remote-$dev-server.json"
+	p=$((p + 1))
+done
+rdmastat kping show -j >"$R/after-matrix.json"
+
+lab_section "write and read modes, and rdmastat ping --bw beside them"
+for dev in siw rxe; do
+	a=$(addr_of $dev)
+	rdmastat ping -s -P -a "$a" -p $p -S 65536 -q >/dev/null 2>&1 &
+	s=$!
+	lab_wait 10 lab_cm_listening $p
+	capture "bw-$dev.json" rdmastat kping start -c -a "$a" -p $p --mode write-bw -C 2000 \
+		-S 65536 --depth 64 --wait -j
+	capture "bw-user-$dev.json" rdmastat ping -c -a "$a" -p $p --bw -C 2000 -S 65536 \
+		--depth 64 -j
+	capture "lat-$dev.json" rdmastat kping start -c -a "$a" -p $p --mode write-lat -C 100 \
+		-S 64 -V --wait -j
+	kill -INT $s
+	reap $s "$R/modes-$dev-server.rc"
+	p=$((p + 1))
+	# a kping server follows the client's hello
+	id=$(kstart "bw-kserver-$dev.start.json" -s -a "$a" -p $p)
+	lab_wait 10 lab_cm_listening $p
+	capture "bw-kserver-$dev-client.json" rdmastat ping -c -a "$a" -p $p --bw -C 2000 \
+		-S 65536 --depth 64 -j
+	kfinish "$id" "bw-kserver-$dev.json"
+	p=$((p + 1))
+	id=$(kstart "read-$dev.start.json" -s -a "$a" -p $p --mem frwr-local)
+	lab_wait 10 lab_cm_listening $p
+	capture "read-$dev.json" rdmastat kping start -c -a "$a" -p $p --mode read-lat -C 100 \
+		-S 4096 --mem frwr-local --wait -j
+	kfinish "$id" "read-$dev-server.json"
+	p=$((p + 1))
+done
+# Ended runs stay listed until stopped: stop them all.
+for id in $(rdmastat kping show -j | grep -o '"id":[0-9]*' | cut -d: -f2); do
+	rdmastat kping stop "$id" >/dev/null
+done
+capture cleared.json rdmastat kping show -j
+
+lab_section "long runs, listed, then stopped in the middle"
+# kping server with an endless rping client; kping client (no count) with an rping server.
+ks=$(kstart long-server.start.json -s -a 10.9.0.1 -p 7480 --mem frwr-local)
+lab_wait 10 lab_cm_listening 7480
+rping -c -a 10.9.0.1 -p 7480 -S 64 >/dev/null 2>&1 &
+rc1=$!
+rping -s -a 10.9.0.2 -p 7481 -S 64 >/dev/null 2>&1 &
+rs1=$!
+lab_wait 10 lab_cm_listening 7481
+kc=$(kstart long-client.start.json -c -a 10.9.0.2 -p 7481 -S 64)
+lab_wait 20 lab_cm_connected_ge 7480 2
+lab_wait 20 lab_cm_connected_ge 7481 2
+sleep 1
+capture listing.txt rdmastat -a -p -e
+capture listing.json rdmastat -a -p -j
+capture listing-module.json rdmastat --source module -a -p -j
+capture rdma-cm_id.json rdma -j res show cm_id
+capture running.json rdmastat kping show -j
+capture running.txt rdmastat kping show
+capture fixtures.txt rdmastat-capture --kping "$R/fixtures"
+capture lab-show.json su lab -c "rdmastat kping show -j"
+capture stop-server.json rdmastat kping stop "$ks"
+capture stop-client.json rdmastat kping stop "$kc"
+reap $rc1 "$R/long-rping-client.rc"
+reap $rs1 "$R/long-rping-server.rc"
+sleep 0.5
+capture after-stop-cm_id.json rdma -j res show cm_id
+capture after-stop.json rdmastat kping show -j
+
+lab_section "the unprivileged user, bad parameters"
+capture lab-start.txt su lab -c "rdmastat kping start -s -a 10.9.0.1 -p 7490"
+capture lab-stop.txt su lab -c "rdmastat kping stop 1"
+capture bad-size.txt rdmastat kping start -c -a 10.9.0.1 -p 7491 -S 3
+capture bad-depth.txt rdmastat kping start -c -a 10.9.0.1 -p 7491 --mode write-bw --depth 5000
+capture bad-stop.txt rdmastat kping stop 99999
+capture after-bad.json rdmastat kping show -j
+
+lab_section "rmmod during runs"
+kstart rmmod-listen.json -s -a 10.9.0.1 -p 7495 >/dev/null
+kstart rmmod-server.json -s -a 10.9.0.2 -p 7496 >/dev/null
+lab_wait 10 lab_cm_listening 7496
+rping -c -a 10.9.0.2 -p 7496 -S 64 >/dev/null 2>&1 &
+rc2=$!
+rdmastat ping -s -a 10.9.0.1 -p 7497 -q >/dev/null 2>&1 &
+s2=$!
+lab_wait 10 lab_cm_listening 7497
+kstart rmmod-client.json -c -a 10.9.0.1 -p 7497 --mode write-bw -S 4096 --depth 16 >/dev/null
+kstart rmmod-connecting.json -c -a 10.9.0.1 -p 7498 >/dev/null
+lab_wait 20 lab_cm_connected_ge 7496 2
+lab_wait 20 lab_cm_connected_ge 7497 2
+sleep 1
+capture rmmod-before.json rdmastat kping show -j
+capture rmmod.txt rmmod rdmastat_kping
+reap $rc2 "$R/rmmod-rping.rc"
+reap $s2 "$R/rmmod-ping-server.rc"
+sleep 0.5
+capture rmmod-after-cm_id.json rdma -j res show cm_id
+grep -c '^rdmastat_kping ' /proc/modules >"$R/loaded-after" || true
+# loaded again, it works again
+insmod "$KO" && capture reload.json rdmastat kping show -j
+rmmod rdmastat_kping
+rmmod rdmastat 2>/dev/null
+dmesg >"$R/dmesg.txt"
+ls -l "$R" | head -100

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: MIT
+// [lab] tests of rdmastat_kping.ko: judge what tests/lab/scenarios/kping.sh
+// wrote in the guest. rping and rdmastat ping are the peers and referees (rping
+// -V and rdmastat ping -V validate what the kernel server echoed; rping -v
+// shows the payload the kernel client must reproduce), rdma the referee of the
+// listing and of the teardown.
+#include "support.h"
+
+#include <catch2/catch.hpp>
+#include <sstream>
+
+using namespace rdmastat;
+using namespace rdmastat::test;
+using nlohmann::json;
+
+namespace {
+
+std::string evidence(const std::string& name) {
+    return lab_evidence("kping", name);
+}
+int rc_of(const std::string& name) {
+    return lab_rc("kping", name);
+}
+json json_of(const std::string& name) {
+    return json::parse(evidence(name));
+}
+
+const struct {
+    const char* name;
+    const char* device;
+} devices[] = {{"siw", "siw0"}, {"rxe", "rxe0"}};
+const char* mems[] = {"dma", "frwr-local"};
+
+// A run that ended on its own, without an error, after count operations of size bytes.
+void check_done(const json& r, const char* role, const std::string& device, const std::string& mem,
+                std::uint64_t count, std::uint64_t size) {
+    INFO(r.dump());
+    CHECK(r["role"] == role);
+    CHECK(r["state"] == "done");
+    CHECK_FALSE(r.contains("error"));
+    CHECK(r["device"] == device);
+    CHECK(r["mem"] == mem);
+    CHECK(r["size"] == size);
+    CHECK(r["iters"] == count);
+}
+
+// rping's cycle, counted on either side: two messages each way per ping; the
+// server READs and WRITEs size bytes per ping.
+void check_ping_counters(const json& r, std::uint64_t count, std::uint64_t size) {
+    INFO(r.dump());
+    CHECK(r["send"]["ops"] == 2 * count);
+    CHECK(r["send"]["bytes"] == 2 * count * 16);
+    CHECK(r["recv"]["ops"] == 2 * count);
+    CHECK(r["recv"]["bytes"] == 2 * count * 16);
+    const bool server = r["role"] == "server";
+    CHECK(r["read"]["ops"] == (server ? count : 0));
+    CHECK(r["read"]["bytes"] == (server ? count * size : 0));
+    CHECK(r["write"]["ops"] == (server ? count : 0));
+    CHECK(r["write"]["bytes"] == (server ? count * size : 0));
+}
+
+// Fast registration: one key per buffer per ping, each invalidated locally
+// (the client has two buffers, the server one).
+void check_registrations(const json& r, const std::string& mem, std::uint64_t count) {
+    INFO(r.dump());
+    const std::uint64_t per = r["role"] == "client" ? 2 : 1;
+    CHECK(r["reg_ops"] == (mem == "dma" ? 0 : per * count));
+    CHECK(r["inv_ops"] == (mem == "dma" ? 0 : per * count));
+    CHECK(r["remote_inv_ops"] == 0);
+}
+
+bool kernel_owned_by_kping(const json& c) {
+    return c.contains("owner") && c["owner"].value("kernel", "") == "rdmastat_kping";
+}
+
+} // namespace
+
+TEST_CASE("lab: a kping server serves rping and rdmastat ping clients", "[lab][kping]") {
+    for (const auto& d : devices)
+        for (const std::string mem : mems) {
+            const std::string tag = std::string(d.name) + "-" + mem;
+            INFO(tag);
+            // rping -C 10 -S 64 -V: rping validated every echo.
+            CHECK(rping_ended_ok(rc_of("ks-rping-" + tag + ".client"),
+                                 evidence("ks-rping-" + tag + ".client")));
+            CHECK(lines_starting(evidence("ks-rping-" + tag + ".client"), "ping data: ").size() ==
+                  10);
+            REQUIRE(rc_of("ks-rping-" + tag + ".json") == 0);
+            json s = json_of("ks-rping-" + tag + ".json");
+            check_done(s, "server", d.device, mem, 10, 65535);
+            check_ping_counters(s, 10, 64);
+            check_registrations(s, mem, 10);
+
+            // rdmastat ping -C 10 -S 1000 -V against the kernel server.
+            REQUIRE(rc_of("ks-ping-" + tag + ".client.json") == 0);
+            json c = json_of("ks-ping-" + tag + ".client.json");
+            CHECK(c["completed"] == 10);
+            CHECK(c["validated"] == true);
+            CHECK_FALSE(c.contains("error"));
+            json k = json_of("ks-ping-" + tag + ".json");
+            check_done(k, "server", d.device, mem, 10, 65535);
+            check_ping_counters(k, 10, 1000);
+            check_registrations(k, mem, 10);
+        }
+}
+
+TEST_CASE("lab: a kping client pings rping and rdmastat ping servers, validated", "[lab][kping]") {
+    for (const auto& d : devices)
+        for (const std::string mem : mems) {
+            const std::string tag = std::string(d.name) + "-" + mem;
+            INFO(tag << evidence("kc-rping-" + tag + ".json.err"));
+            REQUIRE(rc_of("kc-rping-" + tag + ".json") == 0);
+            json r = json_of("kc-rping-" + tag + ".json");
+            check_done(r, "client", d.device, mem, 10, 4096);
+            CHECK(r["validate"] == true);
+            check_ping_counters(r, 10, 4096);
+            check_registrations(r, mem, 10);
+            CHECK(r["latency_us"]["min"].get<double>() > 0);
+            // What rping's server read from the kernel client is rping's own payload.
+            const std::string said = evidence("kc-rping-" + tag + ".server");
+            auto data = lines_starting(said, "server ping data: ");
+            REQUIRE(data.size() == 10);
+            for (std::size_t seq = 0; seq < data.size(); ++seq)
+                CHECK(data[seq] == our_payload_text(4096, seq));
+            CHECK(rping_ended_ok(std::stoi(evidence("kc-rping-" + tag + ".server.rc")),
+                                 said + evidence("kc-rping-" + tag + ".server.err")));
+
+            REQUIRE(rc_of("kc-ping-" + tag + ".json") == 0);
+            json k = json_of("kc-ping-" + tag + ".json");
+            check_done(k, "client", d.device, mem, 10, 1000);
+            check_ping_counters(k, 10, 1000);
+            json s = json_of("kc-ping-" + tag + ".server.json");
+            CHECK(s["completed"] == 10);
+            CHECK(s["size"] == 1000);
+            CHECK_FALSE(s.contains("error"));
+        }
+}
+
+TEST_CASE("lab: a kping server invalidates a kping client's keys remotely", "[lab][kping]") {
+    for (const auto& d : devices) {
+        INFO(d.name);
+        REQUIRE(rc_of(std::string("remote-") + d.name + "-client.json") == 0);
+        json c = json_of(std::string("remote-") + d.name + "-client.json");
+        check_done(c, "client", d.device, "frwr-remote", 10, 4096);
+        check_ping_counters(c, 10, 4096);
+        CHECK(c["reg_ops"] == 20);
+        // Every key the client advertised came back invalidated by the server's go-ahead.
+        CHECK(c["remote_inv_ops"] == 20);
+        CHECK(c["inv_ops"] == 0);
+        json s = json_of(std::string("remote-") + d.name + "-server.json");
+        check_done(s, "server", d.device, "frwr-remote", 10, 65535);
+        check_ping_counters(s, 10, 4096);
+    }
+}
+
+TEST_CASE("lab: kping's write and read modes, with rdmastat ping as the peer", "[lab][kping]") {
+    for (const auto& d : devices) {
+        const std::string dev = d.name;
+        INFO(dev << evidence("bw-" + dev + ".json.err"));
+        REQUIRE(rc_of("bw-" + dev + ".json") == 0);
+        json bw = json_of("bw-" + dev + ".json");
+        check_done(bw, "client", d.device, "dma", 2000, 65536);
+        CHECK(bw["mode"] == "write-bw");
+        CHECK(bw["depth"] == 64);
+        CHECK(bw["write"]["ops"] == 2000);
+        CHECK(bw["write"]["bytes"] == 2000ull * 65536);
+        CHECK(bw["seconds"].get<double>() > 0);
+        // The same load from user space, against the same server.
+        json user = json_of("bw-user-" + dev + ".json");
+        CHECK(user["completed"] == 2000);
+        CHECK(user["bytes"] == 2000ull * 65536);
+
+        json lat = json_of("lat-" + dev + ".json");
+        check_done(lat, "client", d.device, "dma", 100, 64);
+        CHECK(lat["mode"] == "write-lat");
+        CHECK(lat["write"]["ops"] == 100);
+        CHECK(lat["latency_us"]["max"].get<double>() >= lat["latency_us"]["min"].get<double>());
+
+        // rdmastat ping --bw against a kernel server, which follows its hello.
+        json uc = json_of("bw-kserver-" + dev + "-client.json");
+        INFO(uc.dump());
+        CHECK(uc["completed"] == 2000);
+        CHECK_FALSE(uc.contains("error"));
+        json ks = json_of("bw-kserver-" + dev + ".json");
+        CHECK(ks["mode"] == "write-bw");
+        CHECK(ks["state"] == "done");
+        CHECK(ks["size"] == 65536);
+        CHECK(ks["send"]["ops"] == 1); // its advertisement; the writes land silently
+
+        json rd = json_of("read-" + dev + ".json");
+        check_done(rd, "client", d.device, "frwr-local", 100, 4096);
+        CHECK(rd["mode"] == "read-lat");
+        CHECK(rd["read"]["bytes"] == 100ull * 4096);
+        json rs = json_of("read-" + dev + "-server.json");
+        CHECK(rs["mode"] == "read-lat");
+        CHECK(rs["state"] == "done");
+    }
+    CHECK(json_of("cleared.json")["runs"].empty());
+}
+
+TEST_CASE("lab: the listing shows kping's ends as kernel-owned", "[lab][kping]") {
+    const std::string text = evidence("listing.txt");
+    CHECK_THAT(text, Catch::Contains("[rdmastat_kping]"));
+    for (const char* name : {"listing.json", "listing-module.json"}) {
+        INFO(name);
+        json listing = json_of(name);
+        int listen = 0, server = 0, client = 0;
+        for (const json& c : listing["connections"]) {
+            if (!kernel_owned_by_kping(c)) continue;
+            CHECK_FALSE(c["owner"].contains("pid"));
+            const int local = c["local"]["port"], peer = c["peer"].value("port", 0);
+            if (c["state"] == "LISTEN" && local == 7480) ++listen;
+            if (c["state"] == "CONNECT" && local == 7480) ++server;
+            if (c["state"] == "CONNECT" && peer == 7481) ++client;
+        }
+        CHECK(listen == 1);
+        CHECK(server == 1);
+        CHECK(client == 1);
+    }
+    // The referee: rdma names a kernel owner as comm, without a pid.
+    json rdma = json_of("rdma-cm_id.json");
+    int kernel = 0;
+    for (const json& id : rdma)
+        if (id.value("comm", "") == "rdmastat_kping" && !id.contains("pid")) ++kernel;
+    CHECK(kernel == 3);
+}
+
+TEST_CASE("lab: kping runs stopped in the middle tear everything down", "[lab][kping]") {
+    json running = json_of("running.json");
+    REQUIRE(running["runs"].size() == 2);
+    for (const json& r : running["runs"]) {
+        CHECK(r["state"] == "running");
+        CHECK(r["iters"].get<std::uint64_t>() > 0);
+    }
+    // Any user may read the runs.
+    CHECK(json_of("lab-show.json")["runs"].size() == 2);
+    for (const char* name : {"stop-server.json", "stop-client.json"}) {
+        INFO(name << evidence(std::string(name) + ".err"));
+        REQUIRE(rc_of(name) == 0);
+    }
+    CHECK_THAT(evidence("stop-server.json"), Catch::Contains("stopped"));
+    CHECK_THAT(evidence("stop-client.json"), Catch::Contains("stopped"));
+    // The user-space peers saw the connection end, and nothing is left.
+    CHECK(json_of("after-stop.json")["runs"].empty());
+    CHECK(evidence("after-stop-cm_id.json").find("rdmastat_kping") == std::string::npos);
+}
+
+TEST_CASE("lab: rmmod during kping runs leaves nothing behind", "[lab][kping]") {
+    json before = json_of("rmmod-before.json");
+    int running = 0;
+    for (const json& r : before["runs"])
+        running += r["state"] == "running";
+    CHECK(running == 2);
+    INFO(evidence("rmmod.txt.err"));
+    CHECK(rc_of("rmmod.txt") == 0);
+    CHECK(evidence("loaded-after") == "0\n");
+    CHECK(evidence("rmmod-after-cm_id.json").find("rdmastat_kping") == std::string::npos);
+    CHECK(json_of("reload.json")["runs"].empty());
+    // dmesg: no warning, bug or leak report anywhere in the boot.
+    const std::string dmesg = evidence("dmesg.txt");
+    for (const char* bad : {"WARNING", "BUG", "Oops", "leak", "refcount", "general protection",
+                            "INFO: task", "still in use"})
+        CHECK(dmesg.find(bad) == std::string::npos);
+}
+
+TEST_CASE("lab: unprivileged users and bad parameters are refused clearly", "[lab][kping]") {
+    for (const char* name : {"lab-start.txt", "lab-stop.txt"}) {
+        INFO(name);
+        CHECK(rc_of(name) == 2);
+        CHECK_THAT(evidence(std::string(name) + ".err"), Catch::Contains("CAP_NET_ADMIN"));
+    }
+    CHECK(rc_of("bad-size.txt") == 2);
+    CHECK_THAT(evidence("bad-size.txt.err"), Catch::Contains("RDMASTAT_KPING_A_SIZE"));
+    CHECK(rc_of("bad-depth.txt") == 2);
+    CHECK_THAT(evidence("bad-depth.txt.err"), Catch::Contains("RDMASTAT_KPING_A_DEPTH"));
+    CHECK(rc_of("bad-stop.txt") == 2);
+    CHECK_THAT(evidence("bad-stop.txt.err"), Catch::Contains("no run with this id"));
+    // Nothing was started by the refused requests.
+    CHECK(json_of("after-bad.json")["runs"].empty());
+}

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: MIT
+// `rdmastat kping start|stop|show`: drives rdmastat_kping.ko over its generic
+// netlink family (collect/kping) and shows its runs (render/kping).
+#include "cli/commands.h"
+#include "cli/parse_words.h"
+#include "collect/kping.h"
+#include "render/kping.h"
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <linux/rdmastat_kping.h>
+#include <thread>
+
+namespace rdmastat {
+namespace {
+
+struct KpingApp {
+    CLI::App app{"RDMA ping from the kernel: rdmastat_kping.ko's runs", "rdmastat kping"};
+    KpingArgs a;
+    bool client = false;
+    std::string address, mode = "ping", mem = "dma";
+    std::uint32_t count = 0, size = 0, depth = 0;
+    CLI::App *start, *stop, *show;
+
+    KpingApp() {
+        app.require_subcommand(1, 1);
+        add_output(app);
+        start = app.add_subcommand("start", "Start a run (needs CAP_NET_ADMIN)");
+        auto* s = start->add_flag("-s,--server", a.start.server, "Serve one client");
+        auto* c = start->add_flag("-c,--client", client, "Connect to the server at -a");
+        s->excludes(c);
+        start
+            ->add_option("-a,--address", address,
+                         "Server address: to connect to, or to bind (default 0.0.0.0)")
+            ->type_name("ADDR");
+        start->add_option("-p,--port", a.start.port, "Port (default 7174, as rping)")
+            ->type_name("PORT")
+            ->check(CLI::Range(1, 65535));
+        start->add_option("-C,--count", count, "Operations (0, the default: no limit)")
+            ->type_name("COUNT");
+        start
+            ->add_option("-S,--size", size,
+                         "Bytes per operation (client default 64; server default 65535)")
+            ->type_name("SIZE");
+        start->add_flag("-V,--validate", a.start.validate, "Client: check the echoed data");
+        start->add_option("--mode", mode, "ping (rping's cycle), write-lat, write-bw, read-lat")
+            ->type_name("MODE");
+        start->add_option("--depth", depth, "Outstanding writes in write-bw (default 128)")
+            ->type_name("N");
+        start->add_option("--mem", mem, "dma, frwr-local or frwr-remote (default dma)")
+            ->type_name("MEM");
+        start->add_flag("-w,--wait", a.wait, "Wait for the run to end and show its last record");
+        start
+            ->add_option("--wait-timeout", a.wait_timeout_s,
+                         "Seconds --wait waits before it stops the run (default 60)")
+            ->type_name("SECONDS");
+        add_output(*start);
+        stop = app.add_subcommand("stop", "Stop a run and forget it (needs CAP_NET_ADMIN)");
+        stop->add_option("id", a.id, "The run's id")->required();
+        add_output(*stop);
+        show = app.add_subcommand("show", "Show runs and their statistics");
+        show->add_option("id", a.id, "Only this run");
+        add_output(*show);
+    }
+
+    void add_output(CLI::App& sub) {
+        sub.add_flag("-j,--json", a.common.json, "JSON output (schema in rdmastat-kping(8))");
+        sub.add_flag("--pretty", a.common.pretty, "Indent JSON output (with -j)");
+    }
+};
+
+Result<KpingSource> open_source() {
+    auto src = KpingSource::open();
+    if (!src) return Failure{"kping: " + src.error(), src.error_code()};
+    if (!src.value()) return Failure{"kping: rdmastat_kping.ko is not loaded"};
+    return std::move(*src.value());
+}
+
+// Polls until the run ended; stops it after timeout seconds.
+Result<KpingRun> wait_for_end(KpingSource& src, std::uint32_t id, double timeout) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout);
+    for (;;) {
+        auto runs = src.collect();
+        if (!runs) return runs.failure();
+        const KpingRun* found = nullptr;
+        for (const KpingRun& r : runs.value())
+            if (r.id == id) found = &r;
+        if (!found) return Failure{"kping: run " + std::to_string(id) + " was stopped meanwhile"};
+        if (found->state >= RDMASTAT_KPING_STATE_DONE) return *found;
+        if (std::chrono::steady_clock::now() > deadline) {
+            auto last = src.stop(id);
+            if (!last) return last.failure();
+            return Failure{"kping: run " + std::to_string(id) + " still running after " +
+                           std::to_string(static_cast<int>(timeout)) + " s: stopped it"};
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+}
+
+} // namespace
+
+std::string kping_help() {
+    KpingApp p;
+    return p.app.help() + "\n" + p.start->help() + "\n" + p.stop->help() + "\n" + p.show->help();
+}
+
+Result<KpingArgs> parse_kping_args(const std::vector<std::string>& args) {
+    KpingApp p;
+    auto help = parse_words(p.app, args, "kping");
+    if (!help) return help.failure();
+    p.a.help = help.value();
+    if (p.a.help) return p.a;
+    KpingArgs& a = p.a;
+    a.command = p.start->parsed() ? "start" : p.stop->parsed() ? "stop" : "show";
+    if (a.command != "start") return a;
+    if (!a.start.server && !p.client)
+        return Failure{"kping: start: give -s (server) or -c (client)"};
+    if (p.address.empty() && p.client) return Failure{"kping: start: a client needs -a ADDR"};
+    auto ip = IpAddress::parse(p.address.empty() ? "0.0.0.0" : p.address);
+    if (!ip) return Failure{"kping: start: '" + p.address + "' is not an IPv4 or IPv6 address"};
+    a.start.address = *ip;
+    auto mode = kping_mode_from_name(p.mode);
+    if (!mode) return Failure{"kping: start: unknown --mode '" + p.mode + "'"};
+    auto mem = kping_mem_from_name(p.mem);
+    if (!mem) return Failure{"kping: start: unknown --mem '" + p.mem + "'"};
+    if (a.start.server && *mode != RDMASTAT_KPING_MODE_PING)
+        return Failure{"kping: start: --mode is the client's (a server follows its client)"};
+    a.start.mode = *mode;
+    a.start.mem = *mem;
+    if (p.start->count("-C")) a.start.count = p.count;
+    if (p.start->count("-S")) a.start.size = p.size;
+    if (p.start->count("--depth")) a.start.depth = p.depth;
+    return a;
+}
+
+int run_kping(const std::vector<std::string>& args, const CommonOptions& inherited,
+              std::ostream& out, std::ostream& err) {
+    KpingArgs a;
+    if (auto done =
+            start_command("kping", args, inherited, parse_kping_args, kping_help, out, err, a))
+        return *done;
+    const bool json = a.common.json, pretty = a.common.pretty;
+    auto src = open_source();
+    if (!src) {
+        err << "rdmastat: " << src.error() << '\n';
+        return 2;
+    }
+    auto show_one = [&](const KpingRun& r) {
+        if (json)
+            write_kping_run_json(out, r, pretty);
+        else
+            write_kping_text(out, {r});
+    };
+    if (a.command == "show") {
+        auto runs = src.value().collect();
+        if (!runs) {
+            err << "rdmastat: kping: " << runs.error() << '\n';
+            return 2;
+        }
+        std::vector<KpingRun> shown;
+        for (const KpingRun& r : runs.value())
+            if (!a.id || r.id == *a.id) shown.push_back(r);
+        if (a.id && shown.empty()) {
+            err << "rdmastat: kping: no run " << *a.id << '\n';
+            return 2;
+        }
+        if (json)
+            write_kping_json(out, shown, pretty);
+        else
+            write_kping_text(out, shown);
+        return 0;
+    }
+    Result<KpingRun> r =
+        a.command == "stop" ? src.value().stop(a.id.value_or(0)) : src.value().start(a.start);
+    if (r && a.command == "start" && a.wait)
+        r = wait_for_end(src.value(), r.value().id, a.wait_timeout_s);
+    if (!r) {
+        err << "rdmastat: " << r.error() << '\n';
+        return 2;
+    }
+    show_one(r.value());
+    return r.value().state == RDMASTAT_KPING_STATE_FAILED ? 2 : 0;
+}
+
+} // namespace rdmastat
