@@ -2,13 +2,18 @@
 #   make            build rdmastat (build/rdmastat)
 #   make module     build rdmastat.ko against the lab kernel (KBUILD=, KSRC= for another)
 #   make demo       boot the lab, start rping over siw and rxe, show rdmastat's views
-#   make check      install dependencies, build, run unit and lab tests
+#   make check      install dependencies, build, run unit and lab tests, and
+#                   (make sanitize) the unit tests and fuzzers under ASan+UBSan
+#   make sanitize   build-asan: clang, ASan+UBSan, libFuzzer targets; unit tests, then
+#                   each fuzzer for FUZZ_SECONDS (default 20)
 #   make fixtures   refresh tests/fixtures from the lab kernel
 #   make bench      time rdmastat against raw NLDEV dumps and rdma (5000 cm_ids)
 BUILD ?= build
+ASAN_BUILD ?= build-asan
+FUZZ_SECONDS ?= 20
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build module demo check unit fixtures bench clean
+.PHONY: all deps configure build module demo check unit sanitize fixtures bench clean
 
 all: build
 
@@ -33,8 +38,17 @@ module:
 unit: build
 	cd $(BUILD) && ctest --output-on-failure -L unit
 
+sanitize:
+	CC=clang-14 CXX=clang++-14 cmake -S . -B $(ASAN_BUILD) -G Ninja -DRDMASTAT_WERROR=ON \
+		-DRDMASTAT_LAB=OFF -DRDMASTAT_SANITIZE=ON -DRDMASTAT_FUZZ=ON \
+		-DRDMASTAT_FUZZ_SECONDS=$(FUZZ_SECONDS) $(CMAKE_FLAGS)
+	cmake --build $(ASAN_BUILD)
+	cd $(ASAN_BUILD) && ctest --output-on-failure -L unit
+	cd $(ASAN_BUILD) && ctest --output-on-failure -L fuzz -j2
+
 check: deps
 	$(MAKE) build
+	$(MAKE) sanitize
 	tests/lab/lab.sh prepare
 	cd $(BUILD) && ctest --output-on-failure
 
@@ -62,6 +76,6 @@ bench: deps
 	cat $(BUILD)/bench/bench.log
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD)
 	rm -f rdmastat.ko rdmastat.o rdmastat.mod rdmastat.mod.c Module.symvers modules.order \
 		kernel/*.o .*.cmd kernel/.*.cmd

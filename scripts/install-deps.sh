@@ -8,6 +8,7 @@ packages=(
 	libmnl-dev nlohmann-json3-dev catch2 libcli11-dev libfmt-dev
 	libibverbs-dev librdmacm-dev rdma-core
 	groff man-db
+	clang-14 libclang-rt-14-dev
 )
 
 missing=()

@@ -81,7 +81,8 @@ bool spec_matches(const InetSpec& spec, const Endpoints& e) {
     if (spec.family && *spec.family != e.family) return false;
     if (spec.protocol && spec.protocol != e.protocol) return false;
     return std::any_of(e.list.begin(), e.list.end(), [&](const auto& item) {
-        const auto& [ep, local] = item;
+        const auto& ep = item.first; // not a structured binding: clang 14 cannot capture one
+        const bool local = item.second;
         if (spec.address && !(local ? address_covers(ep.address, *spec.address)
                                     : unmapped(ep.address) == unmapped(*spec.address)))
             return false;
@@ -259,7 +260,8 @@ LsofResult select_lsof(const Snapshot& snap, const LsofSelectors& sel) {
     collect_files(snap, sel.inet(), b);
     LsofResult out;
     bool unowned_socket = false;
-    for (auto& [key, h] : b.holders()) {
+    for (auto& entry : b.holders()) {
+        LsofHolder& h = entry.second;
         if (excluded(h, sel)) continue;
         std::erase_if(h.files, [&](const LsofFile& f) { return !selected(h, f, sel); });
         if (h.files.empty()) continue;
