@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// One JSON document read from a stream in blocks (the text is never held whole:
+/// a snapshot of a million connections is 300 MB) and built as a document except
+/// the elements of the root object's arrays, each handed over as soon as it is
+/// complete, then dropped.
+
+#include "common/error.h"
+
+#include <cstddef>
+#include <functional>
+#include <istream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+namespace rdmastat {
+
+/// Called per element of an array that is a value of the root object: the
+/// array's key, the element's index, the element. It may throw Error: the
+/// first such error is kept, and no element is handed over after it.
+using ElementHandler =
+    std::function<void(const std::string& list, std::size_t index, const nlohmann::ordered_json&)>;
+
+struct StreamedJson {
+    /// The document with the root's arrays present but empty.
+    nlohmann::ordered_json root;
+    /// Why the text is not read: "not valid JSON at byte N: REASON", nesting
+    /// deeper than max_depth ("JSON nested deeper than D levels at byte N"), an
+    /// object with more than max_keys keys ("JSON object with more than K keys
+    /// at byte N"), or a read error. Limits are judged a block (64 KiB) ahead of
+    /// the parser, so one there wins over a syntax error before it in the block.
+    std::optional<std::string> error;
+    /// The first Error of the handler, or "KEY: given twice" for a root key
+    /// given twice.
+    std::optional<std::string> element_error;
+};
+
+StreamedJson parse_json_stream(std::istream& in, std::size_t max_depth, std::size_t max_keys,
+                               const ElementHandler& on_element);
+
+} // namespace rdmastat
