@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 
 namespace rdmastat {
@@ -238,13 +239,14 @@ void collect_files(const Snapshot& snap, bool with_sockets, Builder& b) {
         return std::tuple(x->fd.value_or(0), x->local.address, x->local.port) <
                std::tuple(y->fd.value_or(0), y->local.address, y->local.port);
     });
+    const ConnectionIndex ids(snap);
     for (const HostSocket* s : socks) {
         LsofHolder& h = b.holder(s->pid, nullptr);
         LsofFile f;
         f.kind = LsofKind::socket;
         if (s->pid) f.fd = s->fd;
         f.socket = s;
-        if (!s->pid) f.carries = connection_of(snap, *s);
+        if (!s->pid) f.carries = ids.of(*s);
         h.files.push_back(f);
     }
 }
@@ -269,6 +271,9 @@ LsofResult select_lsof(const Snapshot& snap, const LsofSelectors& sel) {
             unowned_socket |= f.socket && !f.socket->pid && !f.carries;
         out.holders.push_back(std::move(h));
     }
+    std::set<std::uint32_t> listed_pids;
+    for (const LsofHolder& h : out.holders)
+        if (h.pid) listed_pids.insert(*h.pid);
     for (const Process& p : snap.processes) {
         if (p.inspected) continue;
         LsofHolder h;
@@ -276,8 +281,7 @@ LsofResult select_lsof(const Snapshot& snap, const LsofSelectors& sel) {
         h.comm = p.comm;
         h.uid = p.uid;
         h.user = p.user;
-        bool listed = std::any_of(out.holders.begin(), out.holders.end(),
-                                  [&](const LsofHolder& l) { return l.pid == p.pid; });
+        bool listed = listed_pids.count(p.pid) > 0;
         if (!excluded(h, sel) && (listed || process_matches(h, sel)))
             out.uninspected.push_back(&p);
         else
