@@ -7,7 +7,8 @@
 #   make sanitize   build-asan: clang, ASan+UBSan, libFuzzer targets; unit tests, then
 #                   each fuzzer for FUZZ_SECONDS (default 20)
 #   make fixtures   refresh tests/fixtures from the lab kernel
-#   make bench      time rdmastat against raw NLDEV dumps and rdma (5000 cm_ids)
+#   make bench      the scale benchmark (bench/run.sh): rdmastat against raw NLDEV dumps
+#                   and rdma at 1k and 10k cm_ids, and a 1M-connection snapshot
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_SECONDS ?= 20
@@ -71,9 +72,7 @@ fixtures: deps
 bench: deps
 	$(MAKE) build
 	tests/lab/lab.sh prepare
-	tests/lab/lab.sh run --out $(BUILD)/bench --bin $(BUILD)/rdmastat --bin $(BUILD)/rdmastat-capture \
-		--bin $(BUILD)/rdmastat-cmids --bin $(BUILD)/rdmastat-timeit tests/lab/scenarios/bench.sh
-	cat $(BUILD)/bench/bench.log
+	BUILD=$(BUILD) bench/run.sh
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)
