@@ -191,7 +191,11 @@ class Builder : public nlohmann::json_sax<json> {
         return true;
     }
     bool open(json v) {
-        stack_.push_back(place(std::move(v)));
+        json* at = place(std::move(v));
+        // An ordered object is a vector of members: growing it one key at a time
+        // copied every member's key several times per object.
+        if (at->is_object()) at->get_ref<json::object_t&>().reserve(16);
+        stack_.push_back(at);
         keys_.emplace_back();
         return true;
     }

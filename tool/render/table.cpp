@@ -29,6 +29,11 @@ std::size_t utf8_length(std::string_view s, std::size_t i) {
 } // namespace
 
 void append_printable(std::string& out, std::string_view s) {
+    // Printable ASCII, nearly every cell, is kept as is.
+    if (std::all_of(s.begin(), s.end(), [](char ch) { return ch >= 0x20 && ch < 0x7f; })) {
+        out += s;
+        return;
+    }
     static constexpr char hex[] = "0123456789abcdef";
     auto byte = [&](std::size_t k) { return static_cast<std::uint8_t>(s[k]); };
     for (std::size_t i = 0; i < s.size();) {
