@@ -6,6 +6,15 @@
 #include <vector>
 
 namespace rdmastat {
+
+struct JsonElementAccess {
+    static std::vector<JsonEvent>& events(JsonElement& e) { return e.events_; }
+    static void clear(JsonElement& e) {
+        e.events_.clear();
+        e.document_.reset();
+    }
+};
+
 namespace {
 
 using json = nlohmann::ordered_json;
@@ -114,23 +123,45 @@ class Input {
 };
 
 // The root's arrays are the bulk of a snapshot (a million connections, say):
-// each element is built as a small document, turned into its model struct at
-// once and dropped. Everything else is kept as parsed, for the checks at the
-// end. The first error of the model is kept while the parser goes on, so that a
-// text that is not JSON, or breaks the limits, is reported as such first.
+// each element is recorded as events, handed over at once and dropped.
+// Everything else is kept as parsed, for the checks at the end. The first error of the model is
+// kept while the parser goes on, so that a text that is not JSON, or breaks the limits, is reported
+// as such first.
 class Builder : public nlohmann::json_sax<json> {
   public:
     explicit Builder(const ElementHandler& on_element) : on_element_(on_element) {}
 
-    bool null() override { return value(nullptr); }
-    bool boolean(bool v) override { return value(v); }
-    bool number_integer(number_integer_t v) override { return value(v); }
-    bool number_unsigned(number_unsigned_t v) override { return value(v); }
-    bool number_float(number_float_t v, const string_t&) override { return value(v); }
-    bool string(string_t& v) override { return value(std::move(v)); }
-    bool binary(binary_t& v) override { return value(std::move(v)); }
-    bool start_object(std::size_t) override { return open(json::object()); }
+    bool null() override { return in_element() ? event(Kind::null) : value(nullptr); }
+    bool boolean(bool v) override {
+        return in_element() ? event(Kind::boolean, {}, v ? 1 : 0) : value(v);
+    }
+    bool number_integer(number_integer_t v) override {
+        return in_element() ? event(Kind::signed_number, {}, static_cast<std::uint64_t>(v))
+                            : value(v);
+    }
+    bool number_unsigned(number_unsigned_t v) override {
+        return in_element() ? event(Kind::unsigned_number, {}, v) : value(v);
+    }
+    bool number_float(number_float_t v, const string_t&) override {
+        if (!in_element()) return value(v);
+        event(Kind::float_number);
+        JsonElementAccess::events(element_).back().real = v;
+        return true;
+    }
+    bool string(string_t& v) override {
+        return in_element() ? event(Kind::string, std::move(v)) : value(std::move(v));
+    }
+    bool binary(binary_t&) override { return null(); } // JSON text has none
+    bool start_object(std::size_t) override {
+        if (!in_element()) return open(json::object());
+        ++depth_;
+        return event(Kind::begin_object);
+    }
     bool start_array(std::size_t) override {
+        if (in_element()) {
+            ++depth_;
+            return event(Kind::begin_array);
+        }
         if (stack_.size() == 1 && stack_[0]->is_object()) { // a list of the root: streamed
             streaming_ = true;
             index_ = 0;
@@ -142,12 +173,21 @@ class Builder : public nlohmann::json_sax<json> {
         return open(json::array());
     }
     bool key(string_t& k) override {
+        if (in_element() && depth_ > 0) return event(Kind::key, std::move(k));
         if (stack_.size() == 1 && root.contains(k)) fail(Error(k, "given twice"));
         keys_.back() = std::move(k);
         return true;
     }
-    bool end_object() override { return close(); }
+    bool end_object() override {
+        if (!in_element()) return close();
+        --depth_;
+        return event(Kind::end_object);
+    }
     bool end_array() override {
+        if (in_element() && depth_ > 0) {
+            --depth_;
+            return event(Kind::end_array);
+        }
         if (streaming_ && stack_.size() == 2) {
             streaming_ = false;
             stack_.pop_back();
@@ -167,18 +207,23 @@ class Builder : public nlohmann::json_sax<json> {
     std::optional<std::string> element; ///< the first element on_element refused
 
   private:
+    using Kind = JsonEvent::Kind;
+
+    // Inside a streamed list (at its level or deeper): events are recorded.
+    bool in_element() const { return streaming_ && stack_.size() == 2; }
+    bool event(Kind kind, std::string text = {}, std::uint64_t number = 0) {
+        JsonElementAccess::events(element_).push_back(JsonEvent{kind, std::move(text), number, 0});
+        if (depth_ == 0) element_done(); // a whole element: a scalar or a closed container
+        return true;
+    }
     void fail(const Error& e) {
         if (!element) element = e.what();
     }
-    // Where a new value goes: the element being built, its parent, or the root.
+    // Where a new value goes outside the lists: its parent, or the root.
     json* place(json v) {
         if (stack_.empty()) {
             root = std::move(v);
             return &root;
-        }
-        if (streaming_ && stack_.size() == 2) {
-            element_ = std::move(v);
-            return &element_;
         }
         json& parent = *stack_.back();
         if (parent.is_object()) return &(parent[keys_.back()] = std::move(v));
@@ -186,23 +231,17 @@ class Builder : public nlohmann::json_sax<json> {
         return &parent.back();
     }
     bool value(json v) {
-        json* at = place(std::move(v));
-        if (at == &element_) element_done();
+        place(std::move(v));
         return true;
     }
     bool open(json v) {
-        json* at = place(std::move(v));
-        // An ordered object is a vector of members: growing it one key at a time
-        // copied every member's key several times per object.
-        if (at->is_object()) at->get_ref<json::object_t&>().reserve(16);
-        stack_.push_back(at);
+        stack_.push_back(place(std::move(v)));
         keys_.emplace_back();
         return true;
     }
     bool close() {
         stack_.pop_back();
         keys_.pop_back();
-        if (streaming_ && stack_.size() == 2) element_done();
         return true;
     }
     void element_done() {
@@ -214,17 +253,53 @@ class Builder : public nlohmann::json_sax<json> {
             }
         }
         ++index_;
-        element_ = json();
+        JsonElementAccess::clear(element_);
     }
     static std::string reason(std::string_view what);
 
     const ElementHandler& on_element_;
-    std::vector<json*> stack_;      // open containers, root first
+    std::vector<json*> stack_;      // open containers outside the lists, root first
     std::vector<std::string> keys_; // per open container: an object's current key
     bool streaming_ = false;
     std::size_t index_ = 0;
-    json element_;
+    std::size_t depth_ = 0; // open containers inside the current element
+    JsonElement element_;
 };
+
+// The document of events[i...], advancing i past it.
+json build(const std::vector<JsonEvent>& events, std::size_t& i) {
+    const JsonEvent& e = events[i++];
+    switch (e.kind) {
+    case JsonEvent::Kind::boolean:
+        return e.number != 0;
+    case JsonEvent::Kind::unsigned_number:
+        return e.number;
+    case JsonEvent::Kind::signed_number:
+        return static_cast<std::int64_t>(e.number);
+    case JsonEvent::Kind::float_number:
+        return e.real;
+    case JsonEvent::Kind::string:
+        return e.text;
+    case JsonEvent::Kind::begin_object: {
+        json o = json::object();
+        while (events[i].kind == JsonEvent::Kind::key) {
+            const std::string& k = events[i++].text;
+            o[k] = build(events, i);
+        }
+        ++i; // end_object
+        return o;
+    }
+    case JsonEvent::Kind::begin_array: {
+        json a = json::array();
+        while (events[i].kind != JsonEvent::Kind::end_array)
+            a.push_back(build(events, i));
+        ++i;
+        return a;
+    }
+    default:
+        return nullptr;
+    }
+}
 
 // "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error ..."
 // → "syntax error ...": the position is reported as a byte offset instead.
@@ -237,6 +312,14 @@ std::string Builder::reason(std::string_view what) {
 }
 
 } // namespace
+
+const nlohmann::ordered_json& JsonElement::document() const {
+    if (!document_) {
+        std::size_t i = 0;
+        document_ = events_.empty() ? json() : build(events_, i);
+    }
+    return *document_;
+}
 
 StreamedJson parse_json_stream(std::istream& in, std::size_t max_depth, std::size_t max_keys,
                                const ElementHandler& on_element) {

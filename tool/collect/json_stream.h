@@ -9,19 +9,55 @@
 #include "common/error.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <istream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace rdmastat {
+
+/// One parser event inside an element, in document order.
+struct JsonEvent {
+    enum class Kind : std::uint8_t {
+        null,
+        boolean, ///< value in number (0 or 1)
+        unsigned_number,
+        signed_number, ///< a negative integer, in number as two's complement
+        float_number,  ///< value in real
+        string,        ///< text
+        key,           ///< text
+        begin_object,
+        end_object,
+        begin_array,
+        end_array,
+    };
+    Kind kind = Kind::null;
+    std::string text;
+    std::uint64_t number = 0;
+    double real = 0;
+};
+
+/// An element of a root list as its events; the document they make is built
+/// only when asked for (a fast reader may need none).
+class JsonElement {
+  public:
+    const std::vector<JsonEvent>& events() const { return events_; }
+    const nlohmann::ordered_json& document() const;
+
+  private:
+    friend struct JsonElementAccess; // json_stream.cpp fills it
+    std::vector<JsonEvent> events_;
+    mutable std::optional<nlohmann::ordered_json> document_;
+};
 
 /// Called per element of an array that is a value of the root object: the
 /// array's key, the element's index, the element. It may throw Error: the
 /// first such error is kept, and no element is handed over after it.
 using ElementHandler =
-    std::function<void(const std::string& list, std::size_t index, const nlohmann::ordered_json&)>;
+    std::function<void(const std::string& list, std::size_t index, const JsonElement&)>;
 
 struct StreamedJson {
     /// The document with the root's arrays present but empty.

@@ -2,6 +2,7 @@
 #include "collect/snapshot_file.h"
 
 #include "collect/json_stream.h"
+#include "collect/snapshot_fast.h"
 #include "model/names.h"
 
 #include <algorithm>
@@ -240,8 +241,14 @@ Result<Snapshot> parse_snapshot_json(std::istream& in, const std::string& name) 
     Snapshot snap;
     snap.source = "file";
     std::set<std::uint32_t> pids;
-    auto element = [&](const std::string& list, std::size_t index, const json& j) {
-        Reader r{j, nullptr, list, index};
+    auto element = [&](const std::string& list, std::size_t index, const JsonElement& e) {
+        if (list == "connections") {
+            if (auto c = fast_connection(e.events())) {
+                snap.connections.push_back(std::move(*c));
+                return;
+            }
+        }
+        Reader r{e.document(), nullptr, list, index};
         if (list == "devices") {
             snap.devices.push_back(device(r));
         } else if (list == "connections") {

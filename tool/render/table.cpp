@@ -56,12 +56,15 @@ std::string printable(std::string_view s) {
     return out;
 }
 
+void Table::cell(std::string_view text) {
+    append_printable(text_, text);
+    ends_.push_back(text_.size());
+}
+
 void Table::add(const std::vector<std::string>& row) {
-    for (const std::string& cell : row) {
-        append_printable(text_, cell);
-        ends_.push_back(text_.size());
-    }
-    rows_.push_back(ends_.size());
+    for (const std::string& c : row)
+        cell(c);
+    end_row();
 }
 
 void Table::write(std::ostream& out, bool with_header) const {

@@ -24,6 +24,9 @@ class Table {
     explicit Table(std::vector<std::string> headers) : headers_(std::move(headers)) {}
     /// Adds a row, each cell made printable(); it must have one cell per header.
     void add(const std::vector<std::string>& row);
+    /// The same one cell at a time: cell() per column, then end_row().
+    void cell(std::string_view text);
+    void end_row() { rows_.push_back(ends_.size()); }
     bool empty() const { return rows_.empty(); }
     void write(std::ostream& out, bool with_header = true) const;
 

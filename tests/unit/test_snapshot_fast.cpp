@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+// Snapshot loading has a fast path for connections of the usual shape and the
+// general one (a document per element, which names errors). An unknown key
+// sends a connection down the general path: both must read the same thing.
+#include "render/json.h"
+#include "support.h"
+
+#include <catch2/catch.hpp>
+#include <sstream>
+
+using namespace rdmastat;
+using namespace rdmastat::test;
+
+namespace {
+
+std::string rendered(const Snapshot& s) {
+    std::vector<const Connection*> all;
+    for (const Connection& c : s.connections)
+        all.push_back(&c);
+    std::ostringstream out;
+    write_snapshot_json(out, s, all, false);
+    return out.str();
+}
+
+} // namespace
+
+TEST_CASE("connections read by the fast and the general path agree", "[snapshot]") {
+    for (const char* name : {"snapshot.json", "snapshot-host-user.json"}) {
+        INFO(name);
+        nlohmann::ordered_json doc = nlohmann::ordered_json::parse(fixture_text(name));
+        // Every optional field somewhere, and nulls where absent is allowed.
+        auto& conns = doc["connections"];
+        REQUIRE(conns.size() >= 3);
+        conns[0]["mapped"] = true;
+        conns[0]["mapped_local"] = conns[0]["local"];
+        conns[0]["netns"] = 4026531840u;
+        conns[1]["internal"] = true;
+        conns[1]["port_space"] = nullptr;
+        conns[1]["owner"] = {{"kernel", "nvme_rdma"}};
+        conns[2]["qp"] = nullptr;
+        conns[2]["owner"]["tid"] = 7;
+        Snapshot fast = snapshot_from_text(doc.dump()).take();
+        for (auto& c : conns)
+            c["unknown_key"] = {1, 2};
+        Snapshot general = snapshot_from_text(doc.dump()).take();
+        REQUIRE(fast.connections.size() == conns.size());
+        CHECK(rendered(fast) == rendered(general));
+        CHECK(fast.connections[0].netns == 4026531840u);
+        CHECK(fast.connections[1].internal);
+        CHECK(fast.connections[2].owner.tid == 7u);
+    }
+}
