@@ -50,5 +50,8 @@ if [ "$BENCH_HOST_CONNECTIONS" -gt 0 ]; then
 	rm -f "$snap"
 fi
 
-cat "$out/lab/bench.tsv" "$out/host.tsv" 2>/dev/null | awk -f "$here/report.awk" \
-	-v json="$out/results.json"
+# Only what this run measured.
+results=()
+[ "$BENCH_LAB" != 1 ] || results+=("$out/lab/bench.tsv")
+[ "$BENCH_HOST_CONNECTIONS" -le 0 ] || results+=("$out/host.tsv")
+cat "${results[@]}" /dev/null | awk -f "$here/report.awk" -v json="$out/results.json"

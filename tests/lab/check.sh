@@ -16,7 +16,7 @@ status=0
 	--bin "$(dirname "$capture")/rdmastat-bind" \
 	--ko "$module" "$here/scenarios/crosscheck.sh" "$here/scenarios/smoke.sh" \
 	"$here/scenarios/capture.sh" "$here/scenarios/portshare.sh" \
-	"$here/scenarios/module.sh" || status=$?
+	"$here/scenarios/module.sh" "$here/scenarios/churn.sh" || status=$?
 for log in "$out"/*.log; do
 	name=$(basename "$log" .log)
 	rc=$(cat "$out/$name.rc" 2>/dev/null || echo "?")
