@@ -12,19 +12,6 @@ using namespace rdmastat;
 using namespace rdmastat::test;
 using ordered = nlohmann::ordered_json;
 
-namespace {
-
-std::string written(const Snapshot& s, bool pretty) {
-    std::vector<const Connection*> all;
-    for (const Connection& c : s.connections)
-        all.push_back(&c);
-    std::ostringstream out;
-    write_snapshot_json(out, s, all, pretty);
-    return out.str();
-}
-
-} // namespace
-
 TEST_CASE("the streamed snapshot is what nlohmann would dump", "[render]") {
     for (const char* name : {"snapshot.json", "snapshot-host-user.json"}) {
         Snapshot s = snapshot_from_text(fixture_text(name)).take();
@@ -37,7 +24,7 @@ TEST_CASE("the streamed snapshot is what nlohmann would dump", "[render]") {
         s.connections.at(2).mapped_local = s.connections.at(2).local;
         for (bool pretty : {false, true}) {
             INFO(name << (pretty ? " indented" : " compact"));
-            std::string text = written(s, pretty);
+            std::string text = snapshot_to_text(s, pretty);
             REQUIRE(text.back() == '\n');
             ordered doc = ordered::parse(text);
             CHECK(doc["connections"].size() == s.connections.size());
@@ -50,8 +37,9 @@ TEST_CASE("the streamed snapshot is what nlohmann would dump", "[render]") {
 TEST_CASE("an empty listing streams as an empty array", "[render]") {
     Snapshot s;
     s.source = "nldev";
-    CHECK(written(s, false) ==
+    CHECK(snapshot_to_text(s, false) ==
           "{\"version\":1,\"source\":\"nldev\",\"devices\":[],\"connections\":[]}\n");
-    CHECK(written(s, true) == "{\n  \"version\": 1,\n  \"source\": \"nldev\",\n  \"devices\": [],\n"
-                              "  \"connections\": []\n}\n");
+    CHECK(snapshot_to_text(s, true) ==
+          "{\n  \"version\": 1,\n  \"source\": \"nldev\",\n  \"devices\": [],\n"
+          "  \"connections\": []\n}\n");
 }
