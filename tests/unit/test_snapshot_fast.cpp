@@ -37,3 +37,13 @@ TEST_CASE("connections read by the fast and the general path agree", "[snapshot]
         CHECK(fast.connections[2].owner.tid == 7u);
     }
 }
+
+TEST_CASE("a root list given twice is refused, not merged", "[snapshot]") {
+    // Each list is read as it streams by: a second one would add to the first.
+    auto r = snapshot_from_text(
+        R"({"version": 1, "source": "nldev", "connections": [], "connections": []})");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error() == "test.json: connections: given twice");
+    CHECK(snapshot_from_text(R"({"version": 1, "version": 1})").error() ==
+          "test.json: version: given twice");
+}
