@@ -1,8 +1,8 @@
 # The scale benchmark's lab scenario (bench/run.sh prepends BENCH_N, BENCH_RUNS,
 # BENCH_PAIRS). For each N: N bound ids (10% bound only, 90% listening; 5000
 # ports per address, address aliases on both veths beyond 2 addresses), plus
-# BENCH_PAIRS connected pairs with traffic on siw and rxe; then each command
-# BENCH_RUNS times: median and best wall time and peak RSS into $OUT/bench.tsv.
+# BENCH_PAIRS connected pairs with traffic on siw and rxe; then BENCH_RUNS
+# rounds of every command: each run's wall time and peak RSS into $OUT/bench.tsv.
 . "$LAB/lib.sh"
 N=${BENCH_N:-1000 10000}
 RUNS=${BENCH_RUNS:-5}
@@ -31,12 +31,27 @@ addresses() {
 # up FILE PID: PID printed "ready" to FILE, or died (then FILE says why).
 up() { grep -q ready "$1" || ! kill -0 "$2" 2>/dev/null; }
 
-measure() { # NAME CMD...: one tsv line
+# one NAME CMD...: one run of CMD, a line "N CM_IDS NAME MICROSECONDS MAXRSS_KIB".
+one() {
 	_name=$1
 	shift
-	_r=$(rdmastat-timeit "$RUNS" "$@") || { echo "bench: $_name failed"; exit 1; }
-	printf '%s\t%s\t%s\t%s\n' "$n" "$ids" "$_name" "$_r" | tr ' ' '\t' >>"$OUT/bench.tsv"
-	echo "  $_name: $_r" | tee -a "$OUT/progress"
+	_r=$(rdmastat-timeit 1 "$@") || { echo "bench: $_name failed"; exit 1; }
+	set -- $_r
+	printf '%s\t%s\t%s\t%s\t%s\n' "$n" "$ids" "$_name" "$1" "$3" >>"$OUT/bench.tsv"
+}
+
+# Every command once, in turn: rounds rather than one command's runs in a row,
+# so that a busy host slows every command alike and the ratios hold.
+round() {
+	one floor rdmastat-capture --floor
+	one rdmastat_ape rdmastat -a -p -e
+	one rdmastat_aj rdmastat -a -j
+	one rdmastat_lsof rdmastat lsof
+	one rdma_cm_qp sh -c '/usr/bin/rdma res show cm_id && /usr/bin/rdma res show qp'
+	one rdma_j_cm /usr/bin/rdma -j res show cm_id
+	# Where the time goes: startup alone, and the same ids from a saved snapshot.
+	one rdmastat_startup rdmastat --version
+	one rdmastat_input_ape rdmastat --input /tmp/saved.json -a -p -e
 }
 
 : >"$OUT/bench.tsv"
@@ -72,16 +87,13 @@ for n in $N; do
 		echo "bench: $ids cm_ids listed, expected at least $n"
 		exit 1
 	fi
-	measure floor rdmastat-capture --floor
-	measure rdmastat_ape rdmastat -a -p -e
-	measure rdmastat_aj rdmastat -a -j
-	measure rdmastat_lsof rdmastat lsof
-	measure rdma_cm_qp sh -c '/usr/bin/rdma res show cm_id && /usr/bin/rdma res show qp'
-	measure rdma_j_cm /usr/bin/rdma -j res show cm_id
-	# Where the time goes: startup alone, and the same ids from a saved snapshot.
-	measure rdmastat_startup rdmastat --version
 	rdmastat -a -j >/tmp/saved.json
-	measure rdmastat_input_ape rdmastat --input /tmp/saved.json -a -p -e
+	r=0
+	while [ "$r" -lt "$RUNS" ]; do
+		round
+		r=$((r + 1))
+		echo "  round $r of $RUNS done" | tee -a "$OUT/progress"
+	done
 	kill "$bulk"
 	wait "$bulk" 2>/dev/null
 done

@@ -43,9 +43,11 @@ if [ "$BENCH_HOST_CONNECTIONS" -gt 0 ]; then
 		text) args=(-a -p -e) ;;
 		json) args=(-a -j) ;;
 		esac
-		r=$("$build/rdmastat-timeit" 3 "$build/rdmastat" --input "$snap" "${args[@]}")
-		printf '%s\t%s\t%s\t%s\n' "$BENCH_HOST_CONNECTIONS" "$BENCH_HOST_CONNECTIONS" \
-			"host_$mode" "$r" | tr ' ' '\t' >>"$out/host.tsv"
+		for _ in 1 2 3; do
+			read -r us _ rss < <("$build/rdmastat-timeit" 1 "$build/rdmastat" --input "$snap" "${args[@]}")
+			printf '%s\t%s\t%s\t%s\t%s\n' "$BENCH_HOST_CONNECTIONS" "$BENCH_HOST_CONNECTIONS" \
+				"host_$mode" "$us" "$rss" >>"$out/host.tsv"
+		done
 	done
 	rm -f "$snap"
 fi
