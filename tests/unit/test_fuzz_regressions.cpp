@@ -4,6 +4,7 @@
 // UBSan (make check, build-asan), where the old bugs would abort the run.
 #include "collect/module_parse.h"
 #include "collect/nldev_parse.h"
+#include "collect/snapshot_file.h"
 #include "collect/sockdiag_parse.h"
 #include "support.h"
 
@@ -11,6 +12,7 @@
 #include <limits>
 
 using namespace rdmastat;
+using rdmastat::test::snapshot_from_text;
 namespace fs = std::filesystem;
 
 namespace {
@@ -45,4 +47,13 @@ TEST_CASE("fuzz regressions: extended-ack attributes after an odd-sized echoed r
         CHECK_FALSE(parse_module_dump(b).ok());
     for (const Bytes& b : regressions("sockdiag"))
         CHECK_FALSE(parse_inet_diag_dump(b).ok());
+}
+
+TEST_CASE("fuzz regressions: a number with a fraction as a whole list element") {
+    // the element was handed over (and cleared) before its value was stored
+    // in it: a write before the start of an empty vector (found by fuzz_snapshot)
+    for (const Bytes& b : regressions("snapshot"))
+        CHECK_FALSE(snapshot_from_text(std::string(b.begin(), b.end())).ok());
+    CHECK(snapshot_from_text(R"({"version": 1, "connections": [1.5]})").error() ==
+          "test.json: connections[0]: expected an object");
 }

@@ -34,6 +34,7 @@ TEST_CASE("lab: listings under churn all succeed and are well-formed", "[lab][ch
         CHECK(c == 0);
         json list = json::parse(lab_evidence("churn", "list-" + std::to_string(round) + ".json"));
         REQUIRE(list.at("version") == 1);
+        CHECK(list.at("source") == "nldev");
         REQUIRE(list.at("connections").is_array());
         for (const json& conn : list["connections"]) {
             CHECK(conn.at("device").is_string());

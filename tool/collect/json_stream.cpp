@@ -143,10 +143,7 @@ class Builder : public nlohmann::json_sax<json> {
         return in_element() ? event(Kind::unsigned_number, {}, v) : value(v);
     }
     bool number_float(number_float_t v, const string_t&) override {
-        if (!in_element()) return value(v);
-        event(Kind::float_number);
-        JsonElementAccess::events(element_).back().real = v;
-        return true;
+        return in_element() ? event(Kind::float_number, {}, 0, v) : value(v);
     }
     bool string(string_t& v) override {
         return in_element() ? event(Kind::string, std::move(v)) : value(std::move(v));
@@ -211,8 +208,9 @@ class Builder : public nlohmann::json_sax<json> {
 
     // Inside a streamed list (at its level or deeper): events are recorded.
     bool in_element() const { return streaming_ && stack_.size() == 2; }
-    bool event(Kind kind, std::string text = {}, std::uint64_t number = 0) {
-        JsonElementAccess::events(element_).push_back(JsonEvent{kind, std::move(text), number, 0});
+    bool event(Kind kind, std::string text = {}, std::uint64_t number = 0, double real = 0) {
+        JsonElementAccess::events(element_).push_back(
+            JsonEvent{kind, std::move(text), number, real});
         if (depth_ == 0) element_done(); // a whole element: a scalar or a closed container
         return true;
     }

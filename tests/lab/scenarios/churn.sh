@@ -6,6 +6,7 @@
 R="$OUT/churn"
 mkdir -p "$R"
 lab_setup || exit 1
+rmmod rdmastat 2>/dev/null # an earlier scenario may leave it loaded: NLDEV here
 
 rdmastat-cmids -a 10.9.0.1 -n 200 -t 25 -c >"$R/created-siw" 2>&1 &
 siw=$!
