@@ -2,15 +2,21 @@
 #   make            build rdmastat (build/rdmastat)
 #   make module     build rdmastat.ko and rdmastat_kping.ko against the lab kernel (KBUILD=, KSRC= for another)
 #   make demo       boot the lab, start rping over siw and rxe, show rdmastat's views
-#   make check      install dependencies, build, run unit and lab tests
+#   make check      install dependencies, build, run unit and lab tests, and
+#                   (make sanitize) the unit tests and fuzzers under ASan+UBSan
+#   make sanitize   build-asan: clang, ASan+UBSan, libFuzzer targets; unit tests, then
+#                   each fuzzer for FUZZ_SECONDS (default 20)
 #   make fixtures   refresh tests/fixtures from the lab kernel
-#   make bench      time rdmastat against raw NLDEV dumps and rdma (5000 cm_ids),
+#   make bench      the scale benchmark (bench/run.sh): rdmastat against raw NLDEV dumps
+#                   and rdma at 1k and 10k cm_ids, and a 1M-connection snapshot
 #                   and one Prometheus scrape of 10000 cm_ids from a snapshot
 #   make bench-ping rdmastat ping against ib_write_bw, ib_write_lat and rping
 BUILD ?= build
+ASAN_BUILD ?= build-asan
+FUZZ_SECONDS ?= 20
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build module demo check unit fixtures bench bench-ping clean
+.PHONY: all deps configure build module demo check unit sanitize fixtures bench bench-ping clean
 
 all: build
 
@@ -35,8 +41,17 @@ module:
 unit: build
 	cd $(BUILD) && ctest --output-on-failure -L unit
 
+sanitize:
+	CC=clang-14 CXX=clang++-14 cmake -S . -B $(ASAN_BUILD) -G Ninja -DRDMASTAT_WERROR=ON \
+		-DRDMASTAT_LAB=OFF -DRDMASTAT_SANITIZE=ON -DRDMASTAT_FUZZ=ON \
+		-DRDMASTAT_FUZZ_SECONDS=$(FUZZ_SECONDS) $(CMAKE_FLAGS)
+	cmake --build $(ASAN_BUILD)
+	cd $(ASAN_BUILD) && ctest --output-on-failure -L unit
+	cd $(ASAN_BUILD) && ctest --output-on-failure -L fuzz -j2
+
 check: deps
 	$(MAKE) build
+	$(MAKE) sanitize
 	tests/lab/lab.sh prepare
 	cd $(BUILD) && ctest --output-on-failure
 
@@ -59,9 +74,7 @@ fixtures: deps
 bench: deps
 	$(MAKE) build
 	tests/lab/lab.sh prepare
-	tests/lab/lab.sh run --out $(BUILD)/bench --bin $(BUILD)/rdmastat --bin $(BUILD)/rdmastat-capture \
-		--bin $(BUILD)/rdmastat-cmids --bin $(BUILD)/rdmastat-timeit tests/lab/scenarios/bench.sh
-	cat $(BUILD)/bench/bench.log
+	BUILD=$(BUILD) bench/run.sh
 	tests/prometheus/bench.sh $(BUILD)/rdmastat $(BUILD)/rdmastat-timeit
 
 bench-ping: deps
@@ -73,7 +86,7 @@ bench-ping: deps
 	cat $(BUILD)/bench-ping/pingbench.log
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD)
 	rm -f rdmastat.ko rdmastat.o rdmastat.mod rdmastat.mod.c Module.symvers modules.order \
 		rdmastat_kping.ko rdmastat_kping.o rdmastat_kping.mod rdmastat_kping.mod.c \
 		kernel/*.o .*.cmd kernel/.*.cmd

@@ -9,6 +9,7 @@ packages=(
 	libibverbs-dev librdmacm-dev rdma-core
 	libcpp-httplib-dev prometheus curl jq iproute2
 	groff man-db
+	clang-14 libclang-rt-14-dev
 )
 
 missing=()

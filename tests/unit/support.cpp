@@ -206,12 +206,12 @@ Result<Snapshot> snapshot_from_text(const std::string& text) {
     return parse_snapshot_json(in, "test.json");
 }
 
-std::string snapshot_to_text(const Snapshot& s) {
+std::string snapshot_to_text(const Snapshot& s, bool pretty) {
     std::vector<const Connection*> all;
     for (const auto& c : s.connections)
         all.push_back(&c);
     std::ostringstream out;
-    write_snapshot_json(out, s, all, false);
+    write_snapshot_json(out, s, all, pretty);
     return out.str();
 }
 

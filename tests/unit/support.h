@@ -60,7 +60,7 @@ std::vector<std::string> lines_starting(const std::string& text, const std::stri
 /// A snapshot from JSON text (named test.json in errors), and every connection
 /// of a snapshot written back as JSON: the round trip --input relies on.
 Result<Snapshot> snapshot_from_text(const std::string& text);
-std::string snapshot_to_text(const Snapshot& s);
+std::string snapshot_to_text(const Snapshot& s, bool pretty = false);
 
 /// A whole dump cut at the end, in the middle and inside the first header: parse
 /// must refuse every cut (never answer from part of a dump).

@@ -63,9 +63,9 @@ TEST_CASE("siw's kernel sockets in the lab capture are attributed to their cm_id
     for (const HostSocket& s : sockets)
         attributed += s.rdma_device.has_value();
     CHECK(attributed == 6);
-    // connection_of finds the cm_id back; the owner is the rping process.
+    // ConnectionIndex finds the cm_id back; the owner is the rping process.
     for (const HostSocket& s : sockets) {
-        const Connection* c = connection_of(snap, s);
+        const Connection* c = ConnectionIndex(snap).of(s);
         CHECK((c != nullptr) == s.rdma_device.has_value());
         if (c) CHECK(c->owner.comm == "rping");
     }
@@ -138,8 +138,8 @@ TEST_CASE("attribution keeps what a saved snapshot carried and fills the rest", 
     auto out = attribute_host_sockets(s);
     CHECK(attribution(out[0]) == "siw0/9");
     CHECK(attribution(out[1]) == "siw0/1");
-    CHECK(connection_of(s, out[0]) == nullptr); // no such cm_id in the snapshot
-    CHECK(connection_of(s, out[1]) == &s.connections[0]);
+    CHECK(ConnectionIndex(s).of(out[0]) == nullptr); // no such cm_id in the snapshot
+    CHECK(ConnectionIndex(s).of(out[1]) == &s.connections[0]);
 }
 
 TEST_CASE("address overlap follows Linux bind rules", "[attribution]") {

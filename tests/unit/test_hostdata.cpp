@@ -242,7 +242,8 @@ void judge_rping_fds(const std::string& dir) {
         if (target.starts_with("/dev/infiniband/"))
             expected[pid].push_back(OpenFile{fd, target, std::nullopt});
     REQUIRE(expected.size() == 8); // a server and a client per device and family
-    for (const auto& [p, files] : expected) {
+    for (const auto& [pid_, files] : expected) {
+        const std::uint32_t p = pid_; // clang 14 cannot capture a structured binding
         INFO("pid " << p);
         auto it = std::find_if(s.processes.begin(), s.processes.end(),
                                [&](const Process& proc) { return proc.pid == p; });

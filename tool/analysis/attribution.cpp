@@ -79,11 +79,16 @@ Snapshot with_attribution(Snapshot snap) {
     return snap;
 }
 
-const Connection* connection_of(const Snapshot& snap, const HostSocket& s) {
-    if (!s.rdma_device || !s.rdma_cm_id) return nullptr;
+ConnectionIndex::ConnectionIndex(const Snapshot& snap) {
+    // The first of an id reported twice, as a scan in snapshot order would find.
     for (const Connection& c : snap.connections)
-        if (c.cm_id == *s.rdma_cm_id && c.device == *s.rdma_device) return &c;
-    return nullptr;
+        by_id_.try_emplace({c.device, c.cm_id}, &c);
+}
+
+const Connection* ConnectionIndex::of(const HostSocket& s) const {
+    if (!s.rdma_device || !s.rdma_cm_id) return nullptr;
+    auto it = by_id_.find({*s.rdma_device, *s.rdma_cm_id});
+    return it == by_id_.end() ? nullptr : it->second;
 }
 
 } // namespace rdmastat

@@ -8,6 +8,9 @@
 
 #include "model/model.h"
 
+#include <map>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace rdmastat {
@@ -32,8 +35,17 @@ std::vector<HostSocket> attribute_host_sockets(const Snapshot& snap);
 /// snap with its host sockets attributed (attribute_host_sockets).
 Snapshot with_attribution(Snapshot snap);
 
-/// The Connection a socket is attributed to (rdma_device and rdma_cm_id), or nullptr
-/// when it is not attributed or the snapshot lacks that cm_id.
-const Connection* connection_of(const Snapshot& snap, const HostSocket& s);
+/// The Connections of a snapshot by device and cm id, indexed once: a listing of
+/// ten thousand siw ids has as many kernel sockets to look up.
+class ConnectionIndex {
+  public:
+    explicit ConnectionIndex(const Snapshot& snap);
+    /// The Connection s is attributed to (rdma_device and rdma_cm_id), or nullptr
+    /// when it is not attributed or the snapshot lacks that cm_id.
+    const Connection* of(const HostSocket& s) const;
+
+  private:
+    std::map<std::pair<std::string, std::uint32_t>, const Connection*> by_id_;
+};
 
 } // namespace rdmastat

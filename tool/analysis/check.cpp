@@ -26,7 +26,8 @@ struct Judgement {
 /// indexed once.
 class Judge {
   public:
-    explicit Judge(const Snapshot& snap) : snap_(snap), sockets_(attribute_host_sockets(snap)) {
+    explicit Judge(const Snapshot& snap)
+        : snap_(snap), sockets_(attribute_host_sockets(snap)), ids_(snap) {
         for (const Process& p : snap.processes) {
             processes_[p.pid] = &p;
             uninspected_ += !p.inspected;
@@ -82,7 +83,7 @@ class Judge {
 
     std::string holder(const HostSocket& s) const {
         if (s.pid) return "held by " + std::to_string(*s.pid) + "/" + comm_of(s).value_or("?");
-        if (const Connection* c = connection_of(snap_, s)) {
+        if (const Connection* c = ids_.of(s)) {
             std::string text =
                 "the kernel socket of " + c->device + " cm_id " + std::to_string(c->cm_id);
             if (c->owner.pid)
@@ -161,6 +162,7 @@ class Judge {
 
     const Snapshot& snap_;
     std::vector<HostSocket> sockets_; ///< attributed
+    ConnectionIndex ids_;             ///< the cm_ids sockets are attributed to
     std::multimap<std::uint16_t, const HostSocket*> by_port_;
     std::map<std::pair<std::string, std::uint32_t>, const HostSocket*> carrying_; ///< by cm_id
     std::map<std::uint32_t, const Process*> processes_;

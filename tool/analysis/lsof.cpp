@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 
 namespace rdmastat {
@@ -81,7 +82,8 @@ bool spec_matches(const InetSpec& spec, const Endpoints& e) {
     if (spec.family && *spec.family != e.family) return false;
     if (spec.protocol && spec.protocol != e.protocol) return false;
     return std::any_of(e.list.begin(), e.list.end(), [&](const auto& item) {
-        const auto& [ep, local] = item;
+        const auto& ep = item.first; // not a structured binding: clang 14 cannot capture one
+        const bool local = item.second;
         if (spec.address && !(local ? address_covers(ep.address, *spec.address)
                                     : unmapped(ep.address) == unmapped(*spec.address)))
             return false;
@@ -237,13 +239,14 @@ void collect_files(const Snapshot& snap, bool with_sockets, Builder& b) {
         return std::tuple(x->fd.value_or(0), x->local.address, x->local.port) <
                std::tuple(y->fd.value_or(0), y->local.address, y->local.port);
     });
+    const ConnectionIndex ids(snap);
     for (const HostSocket* s : socks) {
         LsofHolder& h = b.holder(s->pid, nullptr);
         LsofFile f;
         f.kind = LsofKind::socket;
         if (s->pid) f.fd = s->fd;
         f.socket = s;
-        if (!s->pid) f.carries = connection_of(snap, *s);
+        if (!s->pid) f.carries = ids.of(*s);
         h.files.push_back(f);
     }
 }
@@ -259,7 +262,8 @@ LsofResult select_lsof(const Snapshot& snap, const LsofSelectors& sel) {
     collect_files(snap, sel.inet(), b);
     LsofResult out;
     bool unowned_socket = false;
-    for (auto& [key, h] : b.holders()) {
+    for (auto& entry : b.holders()) {
+        LsofHolder& h = entry.second;
         if (excluded(h, sel)) continue;
         std::erase_if(h.files, [&](const LsofFile& f) { return !selected(h, f, sel); });
         if (h.files.empty()) continue;
@@ -267,6 +271,9 @@ LsofResult select_lsof(const Snapshot& snap, const LsofSelectors& sel) {
             unowned_socket |= f.socket && !f.socket->pid && !f.carries;
         out.holders.push_back(std::move(h));
     }
+    std::set<std::uint32_t> listed_pids;
+    for (const LsofHolder& h : out.holders)
+        if (h.pid) listed_pids.insert(*h.pid);
     for (const Process& p : snap.processes) {
         if (p.inspected) continue;
         LsofHolder h;
@@ -274,8 +281,7 @@ LsofResult select_lsof(const Snapshot& snap, const LsofSelectors& sel) {
         h.comm = p.comm;
         h.uid = p.uid;
         h.user = p.user;
-        bool listed = std::any_of(out.holders.begin(), out.holders.end(),
-                                  [&](const LsofHolder& l) { return l.pid == p.pid; });
+        bool listed = listed_pids.count(p.pid) > 0;
         if (!excluded(h, sel) && (listed || process_matches(h, sel)))
             out.uninspected.push_back(&p);
         else

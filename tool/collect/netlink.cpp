@@ -3,11 +3,12 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <optional>
 #include <cstring>
 #include <ctime>
 #include <libmnl/libmnl.h>
+#include <limits>
 #include <linux/netlink.h>
+#include <optional>
 #include <sys/socket.h>
 
 namespace rdmastat {
@@ -22,17 +23,21 @@ std::string errno_text(int err) {
 }
 
 Failure kernel_failure(int error, const nlattr* msg_attr) {
-    std::string text = errno_text(-error);
+    // INT_MIN has no negation: a message claiming it reads as an unknown error.
+    const int code =
+        error == std::numeric_limits<int>::min() ? std::numeric_limits<int>::max() : -error;
+    std::string text = errno_text(code);
     if (msg_attr) {
         auto msg = attr_string(msg_attr, "extack message");
         if (msg) text += ": " + msg.value();
     }
-    return Failure{text, -error};
+    return Failure{text, code};
 }
 
 // The extended-ack TLVs of an NLMSG_ERROR or NLMSG_DONE, starting at offset.
 const nlattr* extack_message(const nlmsghdr* nlh, std::size_t offset) {
     if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS)) return nullptr;
+    offset = MNL_ALIGN(offset); // the echoed request may have any length; TLVs start aligned
     std::size_t payload = nlh->nlmsg_len - NLMSG_HDRLEN;
     if (offset > payload) return nullptr;
     auto* base = static_cast<const std::uint8_t*>(mnl_nlmsg_get_payload(nlh)) + offset;
@@ -48,7 +53,8 @@ template <typename F> Status for_each_message(const std::uint8_t* data, std::siz
     while (off < len) {
         std::size_t left = len - off;
         if (left < sizeof(nlmsghdr))
-            return Failure{"malformed netlink message (" + std::to_string(left) + " trailing bytes)"};
+            return Failure{"malformed netlink message (" + std::to_string(left) +
+                           " trailing bytes)"};
         auto* nlh = reinterpret_cast<const nlmsghdr*>(data + off);
         if (nlh->nlmsg_len < NLMSG_HDRLEN || nlh->nlmsg_len > left)
             return Failure{"malformed netlink message (length " + std::to_string(nlh->nlmsg_len) +
@@ -70,7 +76,7 @@ template <typename F> Status for_each_attr(const void* data, std::size_t len, F 
                            ", " + std::to_string(attr->nla_len) + " bytes declared, " +
                            std::to_string(left) + " left)"};
         f(attr);
-        off += std::min(left, std::size_t{MNL_ALIGN(attr->nla_len)});
+        off += std::min(left, static_cast<std::size_t>(MNL_ALIGN(attr->nla_len)));
     }
     if (off < len)
         return Failure{"truncated attribute (" + std::to_string(len - off) + " stray bytes)"};
@@ -126,15 +132,14 @@ Result<Bytes> NetlinkSocket::exchange(const std::function<void(nlmsghdr*)>& fill
             return Failure{"receive: " + errno_text(errno), errno};
         }
         bool last = false;
-        auto scanned = for_each_message(buf.data(), static_cast<std::size_t>(n),
-                                        [&](const nlmsghdr* m) -> Status {
-                                            // A dedicated socket sees only our conversation.
-                                            if (m->nlmsg_seq != seq || m->nlmsg_pid != portid_)
-                                                return Failure{"netlink reply out of sequence"};
-                                            last |= m->nlmsg_type == NLMSG_DONE ||
-                                                    m->nlmsg_type == NLMSG_ERROR;
-                                            return Ok{};
-                                        });
+        auto scanned = for_each_message(
+            buf.data(), static_cast<std::size_t>(n), [&](const nlmsghdr* m) -> Status {
+                // A dedicated socket sees only our conversation.
+                if (m->nlmsg_seq != seq || m->nlmsg_pid != portid_)
+                    return Failure{"netlink reply out of sequence"};
+                last |= m->nlmsg_type == NLMSG_DONE || m->nlmsg_type == NLMSG_ERROR;
+                return Ok{};
+            });
         if (!scanned) return scanned.failure();
         out.insert(out.end(), buf.begin(), buf.begin() + n);
         if (last) return out;

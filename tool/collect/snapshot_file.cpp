@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "collect/snapshot_file.h"
 
+#include "collect/json_stream.h"
+#include "collect/snapshot_fast.h"
 #include "model/names.h"
 
 #include <algorithm>
@@ -23,74 +25,90 @@ namespace {
 // Ordered: a resource's details keep the order they were written in.
 using json = nlohmann::ordered_json;
 
-// Reading throws Error with the JSON path; parse_snapshot_json turns it into a Failure.
+// Reading throws Error with the JSON path; parse_snapshot_json turns it into a
+// Failure. The path is spelled out only for the message: a million connections
+// must not each build a string per field.
 struct Reader {
     const json& j;
-    std::string path;
+    const Reader* parent = nullptr;
+    std::string_view key;             ///< member name in parent (or a root list's name)
+    std::optional<std::size_t> index; ///< element of parent, or of the root list key
 
-    Reader at(const std::string& key) const {
-        if (!j.is_object()) throw Error(path, "expected an object");
-        auto it = j.find(key);
-        if (it == j.end()) throw Error(join(key), "missing");
-        return Reader{*it, join(key)};
+    std::string path() const {
+        std::string p = parent ? parent->path() : "";
+        if (!key.empty()) p += (p.empty() ? "" : ".") + std::string(key);
+        if (index) p += "[" + std::to_string(*index) + "]";
+        return p;
     }
-    bool has(const std::string& key) const {
-        if (!j.is_object()) throw Error(path, "expected an object");
-        return j.contains(key) && !j.at(key).is_null();
+    std::string join(std::string_view k) const {
+        std::string p = path();
+        return p.empty() ? std::string(k) : p + "." + std::string(k);
     }
-    std::string join(const std::string& key) const { return path.empty() ? key : path + "." + key; }
+
+    // key must outlive the Reader: a literal, or a key of the document.
+    Reader at(std::string_view k) const {
+        if (!j.is_object()) throw Error(path(), "expected an object");
+        auto it = j.find(k);
+        if (it == j.end()) throw Error(join(k), "missing");
+        return Reader{*it, this, k, std::nullopt};
+    }
+    bool has(std::string_view k) const {
+        if (!j.is_object()) throw Error(path(), "expected an object");
+        auto it = j.find(k);
+        return it != j.end() && !it->is_null();
+    }
 
     std::string str() const {
-        if (!j.is_string()) throw Error(path, "expected a string");
+        if (!j.is_string()) throw Error(path(), "expected a string");
         return j.get<std::string>();
     }
     template <typename T> T uint(std::uint64_t max) const {
         if (!j.is_number_unsigned() || j.get<std::uint64_t>() > max)
-            throw Error(path, "expected a number from 0 to " + std::to_string(max));
+            throw Error(path(), "expected a number from 0 to " + std::to_string(max));
         return static_cast<T>(j.get<std::uint64_t>());
     }
     std::uint32_t u32() const { return uint<std::uint32_t>(0xffffffffu); }
 
-    std::optional<std::string> opt_str(const std::string& key) const {
-        return has(key) ? std::optional(at(key).str()) : std::nullopt;
+    std::optional<std::string> opt_str(std::string_view k) const {
+        return has(k) ? std::optional(at(k).str()) : std::nullopt;
     }
-    std::optional<std::uint32_t> opt_u32(const std::string& key) const {
-        return has(key) ? std::optional(at(key).u32()) : std::nullopt;
+    std::optional<std::uint32_t> opt_u32(std::string_view k) const {
+        return has(k) ? std::optional(at(k).u32()) : std::nullopt;
     }
     bool boolean() const {
-        if (!j.is_boolean()) throw Error(path, "expected true or false");
+        if (!j.is_boolean()) throw Error(path(), "expected true or false");
         return j.get<bool>();
     }
     std::uint64_t u64() const { return uint<std::uint64_t>(~std::uint64_t{0}); }
-    std::optional<std::uint64_t> opt_u64(const std::string& key) const {
-        return has(key) ? std::optional(at(key).u64()) : std::nullopt;
+    std::optional<std::uint64_t> opt_u64(std::string_view k) const {
+        return has(k) ? std::optional(at(k).u64()) : std::nullopt;
     }
-    std::optional<bool> opt_bool(const std::string& key) const {
-        return has(key) ? std::optional(at(key).boolean()) : std::nullopt;
+    std::optional<bool> opt_bool(std::string_view k) const {
+        return has(k) ? std::optional(at(k).boolean()) : std::nullopt;
     }
-    template <typename F> void each(const std::string& key, F f) const {
-        if (!has(key)) return;
-        Reader list = at(key);
-        if (!list.j.is_array()) throw Error(list.path, "expected an array");
+    template <typename F> void each(std::string_view k, F f) const {
+        if (!has(k)) return;
+        Reader list = at(k);
+        if (!list.j.is_array()) throw Error(list.path(), "expected an array");
         for (std::size_t i = 0; i < list.j.size(); ++i)
-            f(Reader{list.j[i], list.path + "[" + std::to_string(i) + "]"});
+            f(Reader{list.j[i], &list, {}, i});
     }
 };
 
 Transport transport(const Reader& r) {
     std::string name = r.str();
     auto t = transport_from_name(name);
-    if (!t) throw Error(r.path, "unknown transport '" + name + "'");
+    if (!t) throw Error(r.path(), "unknown transport '" + name + "'");
     return *t;
 }
 
-std::optional<Endpoint> endpoint(const Reader& parent, const std::string& key) {
+std::optional<Endpoint> endpoint(const Reader& parent, std::string_view key) {
     if (!parent.has(key)) return std::nullopt;
     Reader r = parent.at(key);
     Endpoint e;
     Reader addr = r.at("address");
     auto ip = IpAddress::parse(addr.str());
-    if (!ip) throw Error(addr.path, "'" + addr.str() + "' is not an IP address");
+    if (!ip) throw Error(addr.path(), "'" + addr.str() + "' is not an IP address");
     e.address = *ip;
     e.port = r.at("port").uint<std::uint16_t>(0xffff);
     return e;
@@ -124,7 +142,7 @@ Device device(const Reader& r) {
         std::uint64_t v = 0;
         auto [end, ec] = std::from_chars(hex.data(), hex.data() + hex.size(), v, 16);
         if (hex.empty() || hex.size() > 16 || ec != std::errc() || end != hex.data() + hex.size())
-            throw Error(g.path, "'" + text + "' is not a GUID");
+            throw Error(g.path(), "'" + text + "' is not a GUID");
         d.node_guid = v;
     }
     r.each("ports", [&](const Reader& p) {
@@ -166,7 +184,7 @@ Connection connection(const Reader& r) {
     return c;
 }
 
-Endpoint required_endpoint(const Reader& parent, const std::string& key) {
+Endpoint required_endpoint(const Reader& parent, std::string_view key) {
     if (!parent.has(key)) throw Error(parent.join(key), "missing");
     return *endpoint(parent, key);
 }
@@ -210,19 +228,20 @@ Resource resource(const Reader& r) {
     if (r.has("owner")) res.owner = owner(r.at("owner"));
     if (r.has("details")) {
         Reader d = r.at("details");
-        if (!d.j.is_object()) throw Error(d.path, "expected an object");
+        if (!d.j.is_object()) throw Error(d.path(), "expected an object");
         for (const auto& [key, value] : d.j.items())
-            res.details.emplace_back(key, Reader{value, d.join(key)}.str());
+            res.details.emplace_back(key, Reader{value, &d, key, std::nullopt}.str());
     }
     return res;
 }
 
+// A counters object: name to value, sorted by name (NLDEV's order is not kept).
 std::vector<Counter> counters(const Reader& r) {
     Reader c = r.at("counters");
-    if (!c.j.is_object()) throw Error(c.path, "expected an object");
+    if (!c.j.is_object()) throw Error(c.path(), "expected an object");
     std::vector<Counter> out;
     for (const auto& [key, value] : c.j.items())
-        out.push_back(Counter{key, Reader{value, c.join(key)}.u64()});
+        out.push_back(Counter{key, Reader{value, &c, key, std::nullopt}.u64()});
     std::sort(out.begin(), out.end(),
               [](const Counter& x, const Counter& y) { return x.name < y.name; });
     return out;
@@ -247,117 +266,61 @@ QpCounters qp_counters(const Reader& r) {
     return q;
 }
 
-// Where a text breaks the snapshot limits: nesting deeper than max_snapshot_depth
-// or an object with more than max_snapshot_object_keys keys (objects keep their
-// keys in order, a linear search per key). One linear pass before parsing, since
-// nlohmann's callback parser rescans a parent array per element (quadratic).
-// Positions count bytes read, as the parser's do. nullopt when within the limits;
-// the JSON itself is judged by the parser.
-std::optional<std::string> shape_violation(std::string_view text) {
-    std::vector<std::size_t> keys; // per open container; npos marks an array
-    constexpr std::size_t array = std::string_view::npos;
-    bool in_string = false, escaped = false;
-    for (std::size_t at = 0; at < text.size(); ++at) {
-        char ch = text[at];
-        if (in_string) {
-            if (escaped)
-                escaped = false;
-            else if (ch == '\\')
-                escaped = true;
-            else if (ch == '"')
-                in_string = false;
-            continue;
-        }
-        switch (ch) {
-        case '"':
-            in_string = true;
-            break;
-        case '{':
-        case '[':
-            if (keys.size() >= static_cast<std::size_t>(max_snapshot_depth))
-                return "JSON nested deeper than " + std::to_string(max_snapshot_depth) +
-                       " levels at byte " + std::to_string(at + 1);
-            keys.push_back(ch == '{' ? 0 : array);
-            break;
-        case '}':
-        case ']':
-            if (!keys.empty()) keys.pop_back();
-            break;
-        case ':':
-            if (!keys.empty() && keys.back() != array && ++keys.back() > max_snapshot_object_keys)
-                return "JSON object with more than " + std::to_string(max_snapshot_object_keys) +
-                       " keys at byte " + std::to_string(at + 1);
-            break;
-        default:
-            break;
-        }
-    }
-    return std::nullopt;
-}
-
-// "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error ..."
-// → "syntax error ...": the position is reported as a byte offset instead.
-std::string parse_error_reason(const json::parse_error& e) {
-    std::string_view what = e.what();
-    if (auto p = what.find("] "); what.starts_with("[json.exception.") && p != what.npos)
-        what.remove_prefix(p + 2);
-    if (auto p = what.find(": "); what.starts_with("parse error") && p != what.npos)
-        what.remove_prefix(p + 2);
-    return std::string(what);
-}
-
 } // namespace
 
 Result<Snapshot> parse_snapshot_json(std::istream& in, const std::string& name) {
-    std::string text;
-    json doc;
+    Snapshot snap;
+    snap.source = "file";
+    std::set<std::uint32_t> pids;
+    auto element = [&](const std::string& list, std::size_t index, const JsonElement& e) {
+        if (list == "connections") {
+            if (auto c = fast_connection(e.events())) {
+                snap.connections.push_back(std::move(*c));
+                return;
+            }
+        }
+        Reader r{e.document(), nullptr, list, index};
+        if (list == "devices") {
+            snap.devices.push_back(device(r));
+        } else if (list == "connections") {
+            snap.connections.push_back(connection(r));
+        } else if (list == "host_sockets") {
+            snap.host_sockets.push_back(host_socket(r));
+        } else if (list == "processes") {
+            Process p = process(r);
+            // lsof and check look processes up by pid: two entries would disagree.
+            if (!pids.insert(p.pid).second)
+                throw Error(r.path() + ".pid", "pid " + std::to_string(p.pid) + " listed twice");
+            snap.processes.push_back(std::move(p));
+        } else if (list == "resources") {
+            snap.resources.push_back(resource(r));
+        } else if (list == "port_counters") {
+            snap.port_counters.push_back(port_counters(r));
+        } else if (list == "qp_counters") {
+            snap.qp_counters.push_back(qp_counters(r));
+        }
+    };
+    StreamedJson doc = parse_json_stream(in, max_snapshot_depth, max_snapshot_object_keys, element);
+    if (doc.error) return Failure{name + ": " + *doc.error};
     try {
-        std::ostringstream all;
-        all << in.rdbuf();
-        text = std::move(all).str();
-        if (auto violation = shape_violation(text)) return Failure{name + ": " + *violation};
-        doc = json::parse(text);
-    } catch (const json::parse_error& e) {
-        return Failure{name + ": not valid JSON at byte " + std::to_string(e.byte) + ": " +
-                       parse_error_reason(e)};
-    } catch (const std::exception& e) {
-        // A read error of the stream (libstdc++ throws it from the file buffer).
-        return Failure{name + ": " + e.what()};
-    }
-    try {
-        Reader root{doc, ""};
-        if (!doc.is_object()) throw Error("top level", "expected an object");
+        Reader root{doc.root, nullptr, {}, std::nullopt};
+        if (!doc.root.is_object()) throw Error("top level", "expected an object");
         auto version = root.at("version").u32();
         if (version != Snapshot::schema_version)
             throw Error("version", "schema version " + std::to_string(version) +
                                        " is not supported (this rdmastat reads version " +
                                        std::to_string(Snapshot::schema_version) + ")");
-        Snapshot snap;
-        snap.source = "file";
-        root.each("devices", [&](const Reader& r) { snap.devices.push_back(device(r)); });
-        root.each("connections",
-                  [&](const Reader& r) { snap.connections.push_back(connection(r)); });
+        if (doc.element_error) throw Error(*doc.element_error);
+        // A list given as something else than an array (null means absent).
+        for (const char* key : {"devices", "connections", "host_sockets", "processes", "resources",
+                                "port_counters", "qp_counters"})
+            root.each(key, [](const Reader&) {});
         // Present only when the writer collected them (lsof, check).
         snap.host_sockets_collected = root.has("host_sockets");
-        root.each("host_sockets",
-                  [&](const Reader& r) { snap.host_sockets.push_back(host_socket(r)); });
         snap.processes_collected = root.has("processes");
-        std::set<std::uint32_t> pids;
-        root.each("processes", [&](const Reader& r) {
-            Process p = process(r);
-            // lsof and check look processes up by pid: two entries would disagree.
-            if (!pids.insert(p.pid).second)
-                throw Error(r.path + ".pid", "pid " + std::to_string(p.pid) + " listed twice");
-            snap.processes.push_back(std::move(p));
-        });
         snap.resources_collected = root.has("resources");
-        root.each("resources", [&](const Reader& r) { snap.resources.push_back(resource(r)); });
         // Counters: written by the monitoring commands' snapshots (absent in older files).
         snap.counters_collected = root.has("port_counters");
-        root.each("port_counters",
-                  [&](const Reader& r) { snap.port_counters.push_back(port_counters(r)); });
-        root.each("qp_counters",
-                  [&](const Reader& r) { snap.qp_counters.push_back(qp_counters(r)); });
         return snap;
     } catch (const Error& e) {
         return Failure{name + ": " + e.what()};

@@ -23,7 +23,9 @@ inline constexpr std::size_t max_snapshot_object_keys = 1000;
 /// Failure naming the JSON path, e.g. "connections[2].local.address". Text that
 /// is not JSON is a Failure "NAME: not valid JSON at byte N: REASON", and nesting
 /// deeper than max_snapshot_depth, or an object with more than
-/// max_snapshot_object_keys keys, is refused as soon as it is read.
+/// max_snapshot_object_keys keys, is refused as soon as it is read (see
+/// parse_json_stream). The text is read in blocks and never held whole; a root
+/// key given twice is a Failure "KEY: given twice".
 /// "host_sockets", "processes" and "resources" are read when present, and their
 /// Snapshot::*_collected flags say whether they were.
 Result<Snapshot> parse_snapshot_json(std::istream& in, const std::string& name);

@@ -3,10 +3,13 @@
 
 #include "model/names.h"
 #include "render/json_common.h"
+#include "render/json_writer.h"
 
 #include <cinttypes>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <string_view>
+#include <type_traits>
 
 namespace rdmastat {
 namespace {
@@ -20,6 +23,77 @@ std::string guid_text(std::uint64_t guid) {
                   (guid >> 48) & 0xffff, (guid >> 32) & 0xffff, (guid >> 16) & 0xffff,
                   guid & 0xffff);
     return buf;
+}
+
+void write_endpoint(JsonWriter& w, std::string_view key, const std::optional<Endpoint>& e) {
+    if (!e) return;
+    w.key(key);
+    w.begin_object();
+    w.key("address");
+    w.string(e->address.to_string());
+    w.key("port");
+    w.number(e->port);
+    w.end_object();
+}
+
+template <typename T>
+void write_opt(JsonWriter& w, std::string_view key, const std::optional<T>& v) {
+    if (!v) return;
+    w.key(key);
+    if constexpr (std::is_same_v<T, std::string>)
+        w.string(*v);
+    else if constexpr (std::is_same_v<T, bool>)
+        w.boolean(*v);
+    else
+        w.number(*v);
+}
+
+// The keys of connection_json in rdmastat(8), written as they are made: a listing
+// of a million connections is never one document in memory. Same keys and order
+// as json_common::owner and put_addresses give the lsof and check renderers.
+void write_connection(JsonWriter& w, const Connection& c) {
+    w.begin_object();
+    w.key("device");
+    w.string(c.device);
+    write_opt(w, "port", c.port);
+    w.key("transport");
+    w.string(transport_name(c.transport));
+    write_opt(w, "port_space", c.port_space);
+    w.key("cm_id");
+    w.number(c.cm_id);
+    w.key("state");
+    w.string(c.state);
+    if (c.internal) write_opt(w, "internal", std::optional(true));
+    write_endpoint(w, "local", c.local);
+    write_endpoint(w, "peer", c.peer);
+    write_endpoint(w, "mapped_local", c.mapped_local);
+    write_endpoint(w, "mapped_peer", c.mapped_peer);
+    write_opt(w, "mapped", c.mapped);
+    w.key("qp");
+    if (c.qp) {
+        w.begin_object();
+        w.key("number");
+        w.number(c.qp->number);
+        write_opt(w, "type", c.qp->type);
+        write_opt(w, "state", c.qp->state);
+        w.end_object();
+    } else {
+        w.null();
+    }
+    w.key("owner");
+    w.begin_object();
+    if (c.owner.kernel) {
+        write_opt(w, "kernel", c.owner.kernel);
+    } else {
+        write_opt(w, "pid", c.owner.pid);
+        write_opt(w, "tid", c.owner.tid);
+        write_opt(w, "comm", c.owner.comm);
+        write_opt(w, "uid", c.owner.uid);
+        write_opt(w, "user", c.owner.user);
+    }
+    w.end_object();
+    write_opt(w, "netns", c.netns);
+    w.end_object();
 }
 
 json device_json(const Device& d) {
@@ -131,14 +205,34 @@ using json_common::header;
 
 void write_snapshot_json(std::ostream& out, const Snapshot& snap,
                          const std::vector<const Connection*>& connections, bool pretty) {
-    json j = header(snap);
-    j["devices"] = devices_json(snap);
-    json list = json::array();
-    for (const Connection* c : connections)
-        list.push_back(json_common::connection(*c));
-    j["connections"] = std::move(list);
-    put_host_data(j, snap);
-    emit(out, j, pretty);
+    std::string buf;
+    JsonWriter w(buf, pretty);
+    w.begin_object();
+    const json head = header(snap);
+    for (const auto& [key, value] : head.items()) {
+        w.key(key);
+        w.value(value);
+    }
+    w.key("devices");
+    w.value(devices_json(snap));
+    w.key("connections");
+    w.begin_array();
+    for (const Connection* c : connections) {
+        write_connection(w, *c);
+        if (buf.size() >= 64 * 1024) {
+            out << buf;
+            buf.clear();
+        }
+    }
+    w.end_array();
+    json host = json::object();
+    put_host_data(host, snap);
+    for (const auto& [key, value] : host.items()) {
+        w.key(key);
+        w.value(value);
+    }
+    w.end_object();
+    out << buf << '\n';
 }
 
 void write_devices_json(std::ostream& out, const Snapshot& snap, bool pretty) {

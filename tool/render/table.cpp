@@ -28,11 +28,14 @@ std::size_t utf8_length(std::string_view s, std::size_t i) {
 
 } // namespace
 
-std::string printable(std::string_view s) {
+void append_printable(std::string& out, std::string_view s) {
+    // Printable ASCII, nearly every cell, is kept as is.
+    if (std::all_of(s.begin(), s.end(), [](char ch) { return ch >= 0x20 && ch < 0x7f; })) {
+        out += s;
+        return;
+    }
     static constexpr char hex[] = "0123456789abcdef";
     auto byte = [&](std::size_t k) { return static_cast<std::uint8_t>(s[k]); };
-    std::string out;
-    out.reserve(s.size());
     for (std::size_t i = 0; i < s.size();) {
         std::size_t n = utf8_length(s, i);
         bool escape = n == 0 || (n == 1 && (byte(i) < 0x20 || byte(i) == 0x7f)) ||
@@ -44,38 +47,62 @@ std::string printable(std::string_view s) {
                 out += s[i];
         }
     }
+}
+
+std::string printable(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    append_printable(out, s);
     return out;
 }
 
-void Table::add(std::vector<std::string> row) {
-    for (std::string& cell : row)
-        cell = printable(cell);
-    rows_.push_back(std::move(row));
+void Table::cell(std::string_view text) {
+    append_printable(text_, text);
+    ends_.push_back(text_.size());
+}
+
+void Table::add(const std::vector<std::string>& row) {
+    for (const std::string& c : row)
+        cell(c);
+    end_row();
 }
 
 void Table::write(std::ostream& out, bool with_header) const {
+    auto cell = [&](std::size_t k) {
+        std::size_t begin = k == 0 ? 0 : ends_[k - 1];
+        return std::string_view(text_).substr(begin, ends_[k] - begin);
+    };
     std::vector<std::size_t> width(headers_.size(), 0);
-    auto measure = [&](const std::vector<std::string>& row) {
-        for (std::size_t i = 0; i < row.size() && i < width.size(); ++i)
-            width[i] = std::max(width[i], row[i].size());
-    };
-    if (with_header) measure(headers_);
-    for (const auto& r : rows_)
-        measure(r);
+    if (with_header)
+        for (std::size_t i = 0; i < headers_.size(); ++i)
+            width[i] = headers_[i].size();
+    for (std::size_t r = 0, k = 0; r < rows_.size(); ++r)
+        for (std::size_t i = 0; k < rows_[r]; ++i, ++k)
+            if (i < width.size()) width[i] = std::max(width[i], cell(k).size());
 
-    auto emit = [&](const std::vector<std::string>& row) {
-        std::string line;
-        for (std::size_t i = 0; i < row.size() && i < width.size(); ++i) {
-            line += row[i];
-            if (i + 1 < row.size()) line.append(width[i] - row[i].size() + 2, ' ');
+    std::string buf;
+    auto emit = [&](std::size_t n, auto get) {
+        std::size_t start = buf.size();
+        for (std::size_t i = 0; i < n && i < width.size(); ++i) {
+            std::string_view c = get(i);
+            buf += c;
+            if (i + 1 < n) buf.append(width[i] - c.size() + 2, ' ');
         }
-        while (!line.empty() && line.back() == ' ')
-            line.pop_back();
-        out << line << '\n';
+        while (buf.size() > start && buf.back() == ' ')
+            buf.pop_back();
+        buf += '\n';
+        if (buf.size() >= 64 * 1024) {
+            out << buf;
+            buf.clear();
+        }
     };
-    if (with_header) emit(headers_);
-    for (const auto& r : rows_)
-        emit(r);
+    if (with_header)
+        emit(headers_.size(), [&](std::size_t i) { return std::string_view(headers_[i]); });
+    for (std::size_t r = 0; r < rows_.size(); ++r) {
+        std::size_t first = r == 0 ? 0 : rows_[r - 1];
+        emit(rows_[r] - first, [&](std::size_t i) { return cell(first + i); });
+    }
+    out << buf;
 }
 
 } // namespace rdmastat

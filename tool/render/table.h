@@ -16,18 +16,27 @@ namespace rdmastat {
 /// ps does: C0 controls, DEL, bytes that are not part of valid UTF-8, and the UTF-8
 /// encoding of C1 controls (U+0080..U+009F). Valid printable UTF-8 is kept.
 std::string printable(std::string_view s);
+/// printable(s) appended to out.
+void append_printable(std::string& out, std::string_view s);
 
 class Table {
   public:
     explicit Table(std::vector<std::string> headers) : headers_(std::move(headers)) {}
     /// Adds a row, each cell made printable(); it must have one cell per header.
-    void add(std::vector<std::string> row);
+    void add(const std::vector<std::string>& row);
+    /// The same one cell at a time: cell() per column, then end_row().
+    void cell(std::string_view text);
+    void end_row() { rows_.push_back(ends_.size()); }
     bool empty() const { return rows_.empty(); }
     void write(std::ostream& out, bool with_header = true) const;
 
   private:
     std::vector<std::string> headers_;
-    std::vector<std::vector<std::string>> rows_;
+    // Every cell's text in one string (a million rows stay compact): ends_ has
+    // each cell's end offset in text_, rows_ each row's end index in ends_.
+    std::string text_;
+    std::vector<std::size_t> ends_;
+    std::vector<std::size_t> rows_;
 };
 
 } // namespace rdmastat

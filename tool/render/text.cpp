@@ -51,27 +51,24 @@ void render_listing(std::ostream& out, const std::vector<const Connection*>& con
         headers.insert(headers.end(), {"User", "CM-ID", "PS", "QPN", "QP-Type", "QP-State"});
     if (opts.processes) headers.push_back("PID/Program");
     Table table(std::move(headers));
+    // Cells go straight into the table: a listing may have a million rows.
     for (const Connection* c : connections) {
-        std::vector<std::string> row = {std::string(transport_name(c->transport)),
-                                        c->device,
-                                        num_or_dash(c->port),
-                                        address_text(c->local, c->mapped_local, opts.extended),
-                                        address_text(c->peer, c->mapped_peer, opts.extended),
-                                        c->state};
+        table.cell(transport_name(c->transport));
+        table.cell(c->device);
+        table.cell(num_or_dash(c->port));
+        table.cell(address_text(c->local, c->mapped_local, opts.extended));
+        table.cell(address_text(c->peer, c->mapped_peer, opts.extended));
+        table.cell(c->state);
         if (opts.extended) {
-            row.push_back(user_text(c->owner, opts.numeric));
-            row.push_back(std::to_string(c->cm_id) + (c->internal ? "(internal)" : ""));
-            row.push_back(or_dash(c->port_space));
-            if (c->qp) {
-                row.push_back(std::to_string(c->qp->number));
-                row.push_back(or_dash(c->qp->type));
-                row.push_back(or_dash(c->qp->state));
-            } else {
-                row.insert(row.end(), {"-", "-", "-"});
-            }
+            table.cell(user_text(c->owner, opts.numeric));
+            table.cell(std::to_string(c->cm_id) + (c->internal ? "(internal)" : ""));
+            table.cell(or_dash(c->port_space));
+            table.cell(c->qp ? std::to_string(c->qp->number) : "-");
+            table.cell(c->qp ? or_dash(c->qp->type) : "-");
+            table.cell(c->qp ? or_dash(c->qp->state) : "-");
         }
-        if (opts.processes) row.push_back(owner_text(c->owner));
-        table.add(std::move(row));
+        if (opts.processes) table.cell(owner_text(c->owner));
+        table.end_row();
     }
     table.write(out, opts.header);
 }

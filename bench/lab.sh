@@ -1,0 +1,102 @@
+# The scale benchmark's lab scenario (bench/run.sh prepends BENCH_N, BENCH_RUNS,
+# BENCH_PAIRS). For each N: N bound ids (10% bound only, 90% listening; 5000
+# ports per address, address aliases on both veths beyond 2 addresses), plus
+# BENCH_PAIRS connected pairs with traffic on siw and rxe; then BENCH_RUNS
+# rounds of every command: each run's wall time and peak RSS into $OUT/bench.tsv.
+. "$LAB/lib.sh"
+N=${BENCH_N:-1000 10000}
+RUNS=${BENCH_RUNS:-5}
+PAIRS=${BENCH_PAIRS:-200}
+PER_ADDR=5000
+lab_setup || exit 1
+
+# Addresses for n ids: 10.9.0.1 (siw0), 10.9.0.2 (rxe0), then /32 aliases
+# 10.9.0.11.. alternately on veth0 (siw) and veth1 (rxe).
+addresses() {
+	_k=$((($1 + PER_ADDR - 1) / PER_ADDR))
+	[ "$_k" -ge 2 ] || _k=2
+	_i=0
+	while [ "$_i" -lt "$_k" ]; do
+		case $_i in
+		0) echo 10.9.0.1 ;;
+		1) echo 10.9.0.2 ;;
+		*) _a=10.9.0.$((9 + _i))
+			ip addr add "$_a/32" dev "veth$((_i % 2))" 2>/dev/null
+			echo "$_a" ;;
+		esac
+		_i=$((_i + 1))
+	done
+}
+
+# up FILE PID: PID printed "ready" to FILE, or died (then FILE says why).
+up() { grep -q ready "$1" || ! kill -0 "$2" 2>/dev/null; }
+
+# one NAME CMD...: one run of CMD, a line "N CM_IDS NAME MICROSECONDS MAXRSS_KIB".
+one() {
+	_name=$1
+	shift
+	_r=$(rdmastat-timeit 1 "$@") || { echo "bench: $_name failed"; exit 1; }
+	set -- $_r
+	printf '%s\t%s\t%s\t%s\t%s\n' "$n" "$ids" "$_name" "$1" "$3" >>"$OUT/bench.tsv"
+}
+
+# Every command once, in turn: rounds rather than one command's runs in a row,
+# so that a busy host slows every command alike and the ratios hold.
+round() {
+	one floor rdmastat-capture --floor
+	one rdmastat_ape rdmastat -a -p -e
+	one rdmastat_aj rdmastat -a -j
+	one rdmastat_lsof rdmastat lsof
+	one rdma_cm_qp sh -c '/usr/bin/rdma res show cm_id && /usr/bin/rdma res show qp'
+	one rdma_j_cm /usr/bin/rdma -j res show cm_id
+	# Where the time goes: startup alone, and the same ids from a saved snapshot.
+	one rdmastat_startup rdmastat --version
+	one rdmastat_input_ape rdmastat --input /tmp/saved.json -a -p -e
+}
+
+: >"$OUT/bench.tsv"
+# Pairs in processes of 40 (20 on each device): one process's 33rd siw QP was
+# refused (EOPNOTSUPP) in this lab.
+pairs=""
+left=$PAIRS
+while [ "$left" -gt 0 ]; do
+	k=$((left < 40 ? left : 40))
+	rdmastat-cmids -a 10.9.0.1 -a 10.9.0.2 -n 0 -C "$k" -t 36000 >"$OUT/pairs-$left.out" 2>&1 &
+	p=$!
+	lab_wait 900 up "$OUT/pairs-$left.out" "$p"
+	grep -q ready "$OUT/pairs-$left.out" || { cat "$OUT/pairs-$left.out"; echo "bench: pairs not ready"; exit 1; }
+	pairs="$pairs $p"
+	left=$((left - k))
+done
+echo "$PAIRS connected pairs ready" | tee -a "$OUT/progress"
+for n in $N; do
+	set --
+	for a in $(addresses "$n"); do set -- "$@" -a "$a"; done
+	t0=$(date +%s)
+	rdmastat-cmids "$@" -n "$n" -P 10000 -b 10 -t 36000 >"$OUT/cmids-$n.out" 2>&1 &
+	bulk=$!
+	lab_wait 3600 up "$OUT/cmids-$n.out" "$bulk"
+	if ! grep -q ready "$OUT/cmids-$n.out"; then
+		cat "$OUT/cmids-$n.out"
+		echo "bench: $n ids not ready"
+		exit 1
+	fi
+	ids=$(rdmastat -a -H | wc -l)
+	echo "N=$n: $ids cm_ids ($(($# / 2)) addresses, created in $(($(date +%s) - t0)) s)" | tee -a "$OUT/progress"
+	if [ "$ids" -lt "$n" ]; then
+		echo "bench: $ids cm_ids listed, expected at least $n"
+		exit 1
+	fi
+	rdmastat -a -j >/tmp/saved.json
+	r=0
+	while [ "$r" -lt "$RUNS" ]; do
+		round
+		r=$((r + 1))
+		echo "  round $r of $RUNS done" | tee -a "$OUT/progress"
+	done
+	kill "$bulk"
+	wait "$bulk" 2>/dev/null
+done
+kill $pairs
+wait $pairs 2>/dev/null
+exit 0

@@ -1,0 +1,87 @@
+# The benchmark's report: reads one line per run, "N CM_IDS NAME MICROSECONDS
+# MAXRSS_KIB" (tab-separated, from bench/lab.sh and bench/run.sh), prints per N
+# a table of medians with ratios against the raw dumps (floor) and against rdma
+# res show cm_id + qp, then whether the targets hold; writes everything, each
+# run included, as JSON to the file json.
+BEGIN {
+	FS = "\t"
+	label["floor"] = "raw cm_id+QP dumps (capture --floor)"
+	label["rdmastat_ape"] = "rdmastat -a -p -e"
+	label["rdmastat_aj"] = "rdmastat -a -j"
+	label["rdmastat_lsof"] = "rdmastat lsof"
+	label["rdma_cm_qp"] = "rdma res show cm_id + qp"
+	label["rdma_j_cm"] = "rdma -j res show cm_id"
+	label["rdmastat_startup"] = "rdmastat --version (startup only)"
+	label["rdmastat_input_ape"] = "rdmastat --input saved.json -a -p -e"
+	label["host_text"] = "rdmastat --input 1M.json -a -p -e"
+	label["host_json"] = "rdmastat --input 1M.json -a -j"
+}
+NF == 5 {
+	key = $1 SUBSEP $3
+	if (!($1 in seen)) { seen[$1] = 1; order[++ns] = $1 }
+	if (!(key in count)) { names[$1] = names[$1] " " $3; keys[++nk] = key }
+	ids[$1] = $2
+	times[key, ++count[key]] = $4
+	if ($5 > rss[key]) rss[key] = $5
+}
+# Median and best of each command's runs.
+function summarize(   k, key, c, i, j, v, t) {
+	for (k = 1; k <= nk; k++) {
+		key = keys[k]; c = count[key]
+		for (i = 1; i <= c; i++) v[i] = times[key, i]
+		for (i = 2; i <= c; i++) { t = v[i]; for (j = i - 1; j >= 1 && v[j] > t; j--) v[j + 1] = v[j]; v[j + 1] = t }
+		median[key] = c % 2 ? v[(c + 1) / 2] : (v[c / 2] + v[c / 2 + 1]) / 2
+		best[key] = v[1]
+	}
+}
+function ms(us) { return sprintf("%.1f", us / 1000) }
+function ratio(a, b) { return b > 0 ? sprintf("%.2f", a / b) : "-" }
+function verdict(ok) { return ok ? "holds" : "MISSED" }
+function target(text, ok, value) {
+	nt++
+	tt[nt] = text; tok[nt] = ok; tv[nt] = value
+	printf "  %-62s %-7s %s\n", text, verdict(ok), value
+}
+END {
+	summarize()
+	for (s = 1; s <= ns; s++) {
+		n = order[s]
+		f = median[n, "floor"]; r = median[n, "rdma_cm_qp"]
+		printf "\nN=%s (%s cm_ids), median of %d runs\n", n, ids[n], count[n, "floor"] ? count[n, "floor"] : count[n, "host_text"]
+		printf "%-40s %10s %10s %9s %8s %8s\n", "command", "median ms", "best ms", "RSS MiB", "/floor", "/rdma"
+		m = split(substr(names[n], 2), list, " ")
+		for (i = 1; i <= m; i++) {
+			k = n SUBSEP list[i]
+			printf "%-40s %10s %10s %9.1f %8s %8s\n", label[list[i]], ms(median[k]), ms(best[k]),
+				rss[k] / 1024, ratio(median[k], f), ratio(median[k], r)
+		}
+	}
+	printf "\ntargets\n"
+	if ((10000, "rdmastat_ape") in median) {
+		a = median[10000, "rdmastat_ape"]; f = median[10000, "floor"]; r = median[10000, "rdma_cm_qp"]
+		target("N=10000: rdmastat -a -p -e <= 1.5x raw cm_id+QP dumps", a <= 1.5 * f, ratio(a, f) "x")
+		target("N=10000: rdmastat -a -p -e <= 0.15x rdma res show cm_id + qp", a <= 0.15 * r, ratio(a, r) "x")
+		for (c in label) if ((10000, c) in rss && c ~ /^rdmastat/)
+			target("N=10000: " label[c] " peak RSS < 64 MiB", rss[10000, c] < 65536,
+				sprintf("%.1f MiB", rss[10000, c] / 1024))
+	}
+	for (s = 1; s <= ns; s++) for (c in label) if ((order[s], c) in median && c ~ /^host_/)
+		target(label[c] ": < 4 s, < 1 GiB", median[order[s], c] < 4e6 && rss[order[s], c] < 1048576,
+			sprintf("%.2f s, %.0f MiB", median[order[s], c] / 1e6, rss[order[s], c] / 1024))
+	if (json == "") exit
+	printf "{\"results\": [" > json
+	for (k = 1; k <= nk; k++) {
+		split(keys[k], v, SUBSEP)
+		runs = ""
+		for (i = 1; i <= count[keys[k]]; i++) runs = runs (i > 1 ? ", " : "") times[keys[k], i]
+		printf "%s\n  {\"n\": %s, \"cm_ids\": %s, \"command\": \"%s\", \"label\": \"%s\", \"median_us\": %s, \"best_us\": %s, \"max_rss_kib\": %s, \"runs_us\": [%s]}", \
+			(k > 1 ? "," : ""), v[1], ids[v[1]], v[2], label[v[2]], median[keys[k]], best[keys[k]], rss[keys[k]], runs > json
+	}
+	printf "\n], \"targets\": [" > json
+	for (i = 1; i <= nt; i++)
+		printf "%s\n  {\"target\": \"%s\", \"holds\": %s, \"value\": \"%s\"}", (i > 1 ? "," : ""), tt[i],
+			tok[i] ? "true" : "false", tv[i] > json
+	printf "\n]}\n" > json
+	close(json)
+	printf "\nresults: %s\n", json
+}

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# make bench: the scale benchmark (not a test). In one lab boot, for each N in
+# BENCH_N, times rdmastat against iproute2's rdma and against the raw NLDEV
+# dumps (bench/lab.sh); on the host, loads and renders a synthetic snapshot of
+# BENCH_HOST_CONNECTIONS connections. Prints the table and whether the targets
+# hold; keeps the results as JSON in $BUILD/bench/results.json.
+# Environment: BUILD (default build), BENCH_N (default "1000 10000"), BENCH_RUNS
+# (5), BENCH_PAIRS (200), BENCH_HOST_CONNECTIONS (1000000; 0 skips), BENCH_LAB
+# (1; 0 skips the lab), RDMASTAT_LAB_MEM (guest MiB), RDMASTAT_LAB_TIMEOUT.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build=${BUILD:-build}
+out=$build/bench
+mkdir -p "$out"
+: "${BENCH_N:=1000 10000}" "${BENCH_RUNS:=5}" "${BENCH_PAIRS:=200}"
+: "${BENCH_HOST_CONNECTIONS:=1000000}" "${BENCH_LAB:=1}"
+
+if [ "$BENCH_LAB" = 1 ]; then
+	# The guest cannot see this environment: the parameters go into the scenario.
+	mkdir -p "$out/scenario"
+	{
+		printf 'BENCH_N="%s"\nBENCH_RUNS=%s\nBENCH_PAIRS=%s\n' "$BENCH_N" "$BENCH_RUNS" "$BENCH_PAIRS"
+		cat "$here/lab.sh"
+	} >"$out/scenario/bench.sh"
+	rm -f "$out/lab/bench.tsv"
+	RDMASTAT_LAB_TIMEOUT=${RDMASTAT_LAB_TIMEOUT:-7200} \
+		RDMASTAT_LAB_SCENARIO_TIMEOUT=${RDMASTAT_LAB_SCENARIO_TIMEOUT:-7000} \
+		"$here/../tests/lab/lab.sh" run --out "$out/lab" --bin "$build/rdmastat" \
+		--bin "$build/rdmastat-capture" --bin "$build/rdmastat-cmids" \
+		--bin "$build/rdmastat-timeit" "$out/scenario/bench.sh" || {
+		cat "$out/lab/bench.log"
+		exit 1
+	}
+	cat "$out/lab/bench.log"
+fi
+
+if [ "$BENCH_HOST_CONNECTIONS" -gt 0 ]; then
+	snap=$out/host-snapshot.json
+	"$build/rdmastat-gensnap" "$BENCH_HOST_CONNECTIONS" >"$snap"
+	: >"$out/host.tsv"
+	for mode in text json; do
+		case $mode in
+		text) args=(-a -p -e) ;;
+		json) args=(-a -j) ;;
+		esac
+		for _ in 1 2 3; do
+			read -r us _ rss < <("$build/rdmastat-timeit" 1 "$build/rdmastat" --input "$snap" "${args[@]}")
+			printf '%s\t%s\t%s\t%s\t%s\n' "$BENCH_HOST_CONNECTIONS" "$BENCH_HOST_CONNECTIONS" \
+				"host_$mode" "$us" "$rss" >>"$out/host.tsv"
+		done
+	done
+	rm -f "$snap"
+fi
+
+# Only what this run measured.
+results=()
+[ "$BENCH_LAB" != 1 ] || results+=("$out/lab/bench.tsv")
+[ "$BENCH_HOST_CONNECTIONS" -le 0 ] || results+=("$out/host.tsv")
+cat "${results[@]}" /dev/null | awk -f "$here/report.awk" -v json="$out/results.json"

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: MIT
+// libFuzzer target: every NLDEV dump parser gets the same bytes (a whole dump,
+// as NetlinkSocket::request returns it). Parsers must return a Failure, never crash.
+#include "collect/nldev_parse.h"
+
+#include <cstddef>
+#include <cstdint>
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    using namespace rdmastat;
+    const Bytes bytes(data, data + size);
+    (void)parse_device_dump(bytes);
+    (void)parse_port_dump(bytes);
+    (void)parse_cm_id_dump(bytes);
+    (void)parse_chardev_driver(bytes);
+    (void)parse_qp_dump(bytes);
+    (void)parse_cq_dump(bytes);
+    (void)parse_mr_dump(bytes);
+    (void)parse_pd_dump(bytes);
+    (void)parse_ctx_dump(bytes);
+    return 0;
+}

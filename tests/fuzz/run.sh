@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# ctest's fuzz-NAME tests: runs one libFuzzer target for a bounded time from its
+# seed corpus and fails on any crash, leak, sanitizer report or timeout.
+# usage: run.sh TARGET SECONDS WORKDIR SEED...
+#   SEED: a file (copied into the corpus as is), a directory (its files), or a
+#   FILE.lines text file whose every line becomes one input (printf %b
+#   escapes: \n for a newline).
+# The corpus the run grows and any crashing input (crash-*, leak-*, timeout-*)
+# stay in WORKDIR; replay one with: TARGET WORKDIR/crash-...
+set -euo pipefail
+[ $# -ge 4 ] || { echo "usage: $0 TARGET SECONDS WORKDIR SEED..." >&2; exit 2; }
+target=$1 seconds=$2 work=$3
+shift 3
+rm -rf "$work"
+mkdir -p "$work/corpus"
+n=0
+add() { n=$((n + 1)) && cp "$1" "$work/corpus/seed-$n"; }
+for seed in "$@"; do
+	if [ -d "$seed" ]; then
+		for f in "$seed"/*; do [ -f "$f" ] && add "$f"; done
+	elif [[ $seed == *.lines ]]; then
+		while IFS= read -r line; do
+			n=$((n + 1)) && printf '%b' "$line" >"$work/corpus/seed-$n"
+		done <"$seed"
+	else
+		add "$seed"
+	fi
+done
+echo "$(basename "$target"): $n seeds, ${seconds}s"
+# -max_len: bigger than every seed (the many-id capture is 123 kB) so the mutator keeps them whole.
+status=0
+"$target" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -max_len=131072 \
+	-print_final_stats=1 -artifact_prefix="$work/" "$work/corpus" >"$work/fuzz.log" 2>&1 || status=$?
+grep -E '^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)|#[0-9]+ +DONE' \
+	"$work/fuzz.log" || true
+if [ "$status" -ne 0 ]; then
+	tail -n 60 "$work/fuzz.log"
+	ls "$work"/crash-* "$work"/leak-* "$work"/timeout-* "$work"/oom-* 2>/dev/null || true
+	exit 1
+fi

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+// Snapshot loading has a fast path for connections of the usual shape and the
+// general one (a document per element, which names errors). An unknown key
+// sends a connection down the general path: both must read the same thing.
+#include "render/json.h"
+#include "support.h"
+
+#include <catch2/catch.hpp>
+#include <sstream>
+
+using namespace rdmastat;
+using namespace rdmastat::test;
+
+TEST_CASE("connections read by the fast and the general path agree", "[snapshot]") {
+    for (const char* name : {"snapshot.json", "snapshot-host-user.json"}) {
+        INFO(name);
+        nlohmann::ordered_json doc = nlohmann::ordered_json::parse(fixture_text(name));
+        // Every optional field somewhere, and nulls where absent is allowed.
+        auto& conns = doc["connections"];
+        REQUIRE(conns.size() >= 3);
+        conns[0]["mapped"] = true;
+        conns[0]["mapped_local"] = conns[0]["local"];
+        conns[0]["netns"] = 4026531840u;
+        conns[1]["internal"] = true;
+        conns[1]["port_space"] = nullptr;
+        conns[1]["owner"] = {{"kernel", "nvme_rdma"}};
+        conns[2]["qp"] = nullptr;
+        conns[2]["owner"]["tid"] = 7;
+        Snapshot fast = snapshot_from_text(doc.dump()).take();
+        for (auto& c : conns)
+            c["unknown_key"] = {1, 2};
+        Snapshot general = snapshot_from_text(doc.dump()).take();
+        REQUIRE(fast.connections.size() == conns.size());
+        CHECK(snapshot_to_text(fast) == snapshot_to_text(general));
+        CHECK(fast.connections[0].netns == 4026531840u);
+        CHECK(fast.connections[1].internal);
+        CHECK(fast.connections[2].owner.tid == 7u);
+    }
+}
+
+TEST_CASE("a root list given twice is refused, not merged", "[snapshot]") {
+    // Each list is read as it streams by: a second one would add to the first.
+    auto r = snapshot_from_text(
+        R"({"version": 1, "source": "nldev", "connections": [], "connections": []})");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error() == "test.json: connections: given twice");
+    CHECK(snapshot_from_text(R"({"version": 1, "version": 1})").error() ==
+          "test.json: version: given twice");
+}

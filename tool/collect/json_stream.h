@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// One JSON document read from a stream in blocks (the text is never held whole:
+/// a snapshot of a million connections is 300 MB) and built as a document except
+/// the elements of the root object's arrays, each handed over as soon as it is
+/// complete, then dropped.
+
+#include "common/error.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <istream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rdmastat {
+
+/// One parser event inside an element, in document order.
+struct JsonEvent {
+    enum class Kind : std::uint8_t {
+        null,
+        boolean, ///< value in number (0 or 1)
+        unsigned_number,
+        signed_number, ///< a negative integer, in number as two's complement
+        float_number,  ///< value in real
+        string,        ///< text
+        key,           ///< text
+        begin_object,
+        end_object,
+        begin_array,
+        end_array,
+    };
+    Kind kind = Kind::null;
+    std::string text;
+    std::uint64_t number = 0;
+    double real = 0;
+};
+
+/// An element of a root list as its events; the document they make is built
+/// only when asked for (a fast reader may need none).
+class JsonElement {
+  public:
+    const std::vector<JsonEvent>& events() const { return events_; }
+    const nlohmann::ordered_json& document() const;
+
+  private:
+    friend struct JsonElementAccess; // json_stream.cpp fills it
+    std::vector<JsonEvent> events_;
+    mutable std::optional<nlohmann::ordered_json> document_;
+};
+
+/// Called per element of an array that is a value of the root object: the
+/// array's key, the element's index, the element. It may throw Error: the
+/// first such error is kept, and no element is handed over after it.
+using ElementHandler =
+    std::function<void(const std::string& list, std::size_t index, const JsonElement&)>;
+
+struct StreamedJson {
+    /// The document with the root's arrays present but empty.
+    nlohmann::ordered_json root;
+    /// Why the text is not read: "not valid JSON at byte N: REASON", nesting
+    /// deeper than max_depth ("JSON nested deeper than D levels at byte N"), an
+    /// object with more than max_keys keys ("JSON object with more than K keys
+    /// at byte N"), or a read error. Limits are judged a block (64 KiB) ahead of
+    /// the parser, so one there wins over a syntax error before it in the block.
+    std::optional<std::string> error;
+    /// The first Error of the handler, or "KEY: given twice" for a root key
+    /// given twice.
+    std::optional<std::string> element_error;
+};
+
+StreamedJson parse_json_stream(std::istream& in, std::size_t max_depth, std::size_t max_keys,
+                               const ElementHandler& on_element);
+
+} // namespace rdmastat
