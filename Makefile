@@ -59,7 +59,7 @@ demo: deps
 	$(MAKE) build
 	tests/lab/lab.sh prepare
 	$(MAKE) module
-	tests/lab/lab.sh run --out $(BUILD)/demo --bin $(BUILD)/rdmastat --ko rdmastat.ko \
+	tests/lab/lab.sh run --out $(BUILD)/demo --bin $(BUILD)/rdmastat --ko rdmastat.ko --ko rdmastat_kping.ko \
 		tests/lab/scenarios/demo.sh
 	cat $(BUILD)/demo/demo.log
 

@@ -64,6 +64,39 @@ killall -INT rdmastat
 sleep 1
 cat /tmp/demo-ping-s1.log /tmp/demo-ping-s2.log
 
+lab_section "Kernel-owned connections: rdmastat_kping.ko, a kernel server pinged by rping"
+insmod /lib/modules/extra/rdmastat_kping.ko || exit 1
+run rdmastat kping start -s -a 10.9.0.1 -p 7210 --mem frwr-local
+lab_wait 10 lab_cm_listening 7210 || exit 1
+rping -c -a 10.9.0.1 -p 7210 -C 1000000 >/dev/null 2>&1 &
+kc=$!
+lab_wait 20 lab_cm_connected_ge 7210 2 || exit 1
+run rdmastat -p sport = :7210 or dport = :7210
+echo "(a kernel client's RDMA WRITE bandwidth against rdmastat ping's server)"
+rdmastat ping -s -P -a 10.9.0.2 -p 7211 -q >/dev/null 2>&1 &
+ps=$!
+lab_wait 10 lab_cm_listening 7211 || exit 1
+run rdmastat kping start -c -a 10.9.0.2 -p 7211 --mode write-bw -S 65536 -C 500 -w
+run rdmastat kping show
+kill "$kc"
+wait "$kc" 2>/dev/null
+run rdmastat kping stop 1
+kill -INT "$ps"
+wait "$ps"
+
+lab_section "Monitoring: events while an rping comes and goes, and Prometheus metrics"
+rdmastat -E --interval 0.5 -j >/tmp/demo-events.jsonl 2>&1 &
+ev=$!
+sleep 2
+rping -s -a 10.9.0.2 -p 7220 -C 3 >/dev/null 2>&1 &
+lab_wait 10 lab_cm_listening 7220
+rping -c -a 10.9.0.2 -p 7220 -C 3 >/dev/null 2>&1
+sleep 2
+kill "$ev"
+wait "$ev" 2>/dev/null
+grep -F ':7220' /tmp/demo-events.jsonl | cut -c1-200
+run sh -c "rdmastat export | grep -v '^#' | head -12"
+
 lab_section "The same connections as iproute2 and ss see them"
 run rdma res show cm_id
 echo "(ss shows siw's kernel TCP sockets, but no process owns them:)"
