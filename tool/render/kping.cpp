@@ -74,8 +74,15 @@ json run_json(const KpingRun& r) {
 void write_kping_text(std::ostream& out, const std::vector<KpingRun>& runs) {
     if (runs.empty()) out << "no kping runs\n";
     for (const KpingRun& r : runs) {
-        out << "run " << r.id << ": " << (r.server ? "server " : "client ") << where(r).to_string();
-        if (r.peer) out << " <-> " << r.peer->to_string();
+        // A server names its own address and its client; a client, the server
+        // it connects to (its peer once connected: the same address).
+        out << "run " << r.id << ": ";
+        if (r.server) {
+            out << "server " << where(r).to_string();
+            if (r.peer) out << " <-> " << r.peer->to_string();
+        } else {
+            out << "client -> " << (r.peer ? *r.peer : where(r)).to_string();
+        }
         if (!r.device.empty()) out << " on " << r.device;
         out << ", " << kping_mode_name(r.mode) << " mode, " << kping_mem_name(r.mem) << ", "
             << kping_state_name(r.state) << '\n';
