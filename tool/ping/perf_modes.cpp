@@ -71,20 +71,10 @@ Status reap_until(Session& s, int& outstanding, int limit) {
 } // namespace
 
 Status prepare_lat(Session& s) {
-    if (s.r.server) {
-        // The client writes here and the echo leaves from here.
-        auto b = s.link.add_buffer(s.size, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-        if (!b) return b.failure();
-        s.local = b.value();
-    } else {
-        auto tx = s.link.add_buffer(s.size, 0);
-        if (!tx) return tx.failure();
-        auto rx = s.link.add_buffer(s.size, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-        if (!rx) return rx.failure();
-        s.local = tx.value();
-        s.sink = rx.value();
-    }
-    return register_messages(s);
+    // The server's one buffer takes the client's write and sends the echo; the
+    // client writes from a buffer nobody else touches into a sink the server writes.
+    constexpr int written = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+    return s.r.server ? register_buffers(s, written) : register_buffers(s, 0, written);
 }
 
 Status run_lat_client(Session& s) {
@@ -132,12 +122,7 @@ Status run_lat_server(Session& s) {
 }
 
 Status prepare_bw(Session& s) {
-    auto b = s.r.server
-                 ? s.link.add_buffer(s.size, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE)
-                 : s.link.add_buffer(s.size, 0);
-    if (!b) return b.failure();
-    s.local = b.value();
-    return register_messages(s);
+    return register_buffers(s, s.r.server ? IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE : 0);
 }
 
 Status run_bw_client(Session& s) {

@@ -63,13 +63,8 @@ Status serve_pings(Session& s) {
 
 Status prepare_rping_client(Session& s) {
     // The server READs the source and WRITEs the sink: no other access.
-    auto src = s.link.add_buffer(s.size, IBV_ACCESS_REMOTE_READ);
-    if (!src) return src.failure();
-    auto sink = s.link.add_buffer(s.size, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-    if (!sink) return sink.failure();
-    s.local = src.value();
-    s.sink = sink.value();
-    return register_messages(s);
+    return register_buffers(s, IBV_ACCESS_REMOTE_READ,
+                            IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
 }
 
 Status run_rping_client(Session& s) {
@@ -102,10 +97,7 @@ Status prepare_rping_server(Session& s) {
     int access = IBV_ACCESS_LOCAL_WRITE;
     if (s.link.id()->verbs->device->transport_type == IBV_TRANSPORT_IWARP)
         access |= IBV_ACCESS_REMOTE_WRITE;
-    auto data = s.link.add_buffer(s.size, access);
-    if (!data) return data.failure();
-    s.local = data.value();
-    return register_messages(s);
+    return register_buffers(s, access);
 }
 
 // A client may leave at any point of the cycle (rping after its count, a

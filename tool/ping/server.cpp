@@ -64,8 +64,7 @@ Status accept_and_serve(Link& link, const Hello& hello, const PingOptions& o, co
     // In lat and bw the server speaks first. siw's initiator refuses data that
     // arrives right behind the MPA reply (it fails the connection), so on
     // iWARP give the client's side a moment to finish establishing.
-    if (r.mode != Mode::rping &&
-        link.id()->verbs->device->transport_type == IBV_TRANSPORT_IWARP)
+    if (r.mode != Mode::rping && link.id()->verbs->device->transport_type == IBV_TRANSPORT_IWARP)
         std::this_thread::sleep_for(std::chrono::milliseconds(iwarp_settle_ms));
     s.start = s.last_progress = Clock::now();
     Status st = run_server_mode(s);

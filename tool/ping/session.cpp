@@ -24,7 +24,15 @@ std::uint32_t send_depth(Mode m, bool server, std::uint32_t depth) {
     return 16;
 }
 
-Status register_messages(Session& s) {
+Status register_buffers(Session& s, int local_access, std::optional<int> sink_access) {
+    auto local = s.link.add_buffer(s.size, local_access);
+    if (!local) return local.failure();
+    s.local = local.value();
+    if (sink_access) {
+        auto sink = s.link.add_buffer(s.size, *sink_access);
+        if (!sink) return sink.failure();
+        s.sink = sink.value();
+    }
     auto in = s.link.add_buffer(advertisement_size, IBV_ACCESS_LOCAL_WRITE);
     if (!in) return in.failure();
     auto out = s.link.add_buffer(advertisement_size, 0);

@@ -59,8 +59,9 @@ Status prepare_bw(Session& s);
 Status run_bw_client(Session& s);
 Status run_bw_server(Session& s);
 
-/// Registers msg_in and msg_out (16 bytes each) and posts the receive.
-Status register_messages(Session& s);
+/// Registers the data buffers (local with local_access, a sink with sink_access
+/// when given), msg_in and msg_out (16 bytes each), and posts the receive.
+Status register_buffers(Session& s, int local_access, std::optional<int> sink_access = {});
 /// Posts buffer b's advertisement from msg_out; await_completion reaps the
 /// SEND's completion later.
 Status send_advertisement(Session& s, const Buffer& b);
