@@ -26,7 +26,7 @@ Status connect_and_run(const PingOptions& o, const Hooks& hooks, Link& link, Pin
     Session s{link, o, hooks, r};
     s.size = r.size;
     s.count = effective_count(o);
-    if (auto st = prepare_client(s); !st) return st;
+    if (auto st = prepare_session(s); !st) return st;
     link.describe(r);
 
     std::uint8_t hello_buf[hello_size];
@@ -48,7 +48,7 @@ Status connect_and_run(const PingOptions& o, const Hooks& hooks, Link& link, Pin
     if (o.duration)
         s.deadline = s.start + std::chrono::duration_cast<Clock::duration>(
                                    std::chrono::duration<double>(*o.duration));
-    Status st = run_client_mode(s);
+    Status st = run_session(s);
     session_progress(s, true);
     link.disconnect();
     return st;

@@ -48,7 +48,7 @@ Status accept_and_serve(Link& link, const Hello& hello, const PingOptions& o, co
     }
     Session s{link, o, hooks, r};
     s.size = r.size;
-    if (auto st = prepare_server(s); !st) {
+    if (auto st = prepare_session(s); !st) {
         rdma_reject(link.id(), nullptr, 0);
         return st;
     }
@@ -67,7 +67,7 @@ Status accept_and_serve(Link& link, const Hello& hello, const PingOptions& o, co
     if (r.mode != Mode::rping && link.id()->verbs->device->transport_type == IBV_TRANSPORT_IWARP)
         std::this_thread::sleep_for(std::chrono::milliseconds(iwarp_settle_ms));
     s.start = s.last_progress = Clock::now();
-    Status st = run_server_mode(s);
+    Status st = run_session(s);
     r.seconds = std::chrono::duration<double>(Clock::now() - s.start).count();
     link.disconnect();
     return st;

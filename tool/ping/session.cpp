@@ -89,10 +89,10 @@ Result<Advertisement> receive_advertisement(Session& s, std::uint32_t capacity, 
     return adv;
 }
 
-Status prepare_client(Session& s) {
-    switch (s.o.mode) {
+Status prepare_session(Session& s) {
+    switch (s.r.mode) {
     case Mode::rping:
-        return prepare_rping_client(s);
+        return s.r.server ? prepare_rping_server(s) : prepare_rping_client(s);
     case Mode::lat:
         return prepare_lat(s);
     case Mode::bw:
@@ -101,38 +101,14 @@ Status prepare_client(Session& s) {
     return Failure{"unknown mode", EINVAL};
 }
 
-Status run_client_mode(Session& s) {
-    switch (s.o.mode) {
-    case Mode::rping:
-        return run_rping_client(s);
-    case Mode::lat:
-        return run_lat_client(s);
-    case Mode::bw:
-        return run_bw_client(s);
-    }
-    return Failure{"unknown mode", EINVAL};
-}
-
-Status prepare_server(Session& s) {
+Status run_session(Session& s) {
     switch (s.r.mode) {
     case Mode::rping:
-        return prepare_rping_server(s);
+        return s.r.server ? run_rping_server(s) : run_rping_client(s);
     case Mode::lat:
-        return prepare_lat(s);
+        return s.r.server ? run_lat_server(s) : run_lat_client(s);
     case Mode::bw:
-        return prepare_bw(s);
-    }
-    return Failure{"unknown mode", EINVAL};
-}
-
-Status run_server_mode(Session& s) {
-    switch (s.r.mode) {
-    case Mode::rping:
-        return run_rping_server(s);
-    case Mode::lat:
-        return run_lat_server(s);
-    case Mode::bw:
-        return run_bw_server(s);
+        return s.r.server ? run_bw_server(s) : run_bw_client(s);
     }
     return Failure{"unknown mode", EINVAL};
 }

@@ -42,10 +42,9 @@ void session_progress(Session& s, bool force);
 /// Queue depths of each mode's QP.
 std::uint32_t send_depth(Mode m, bool server, std::uint32_t depth);
 
-Status prepare_client(Session& s);
-Status run_client_mode(Session& s);
-Status prepare_server(Session& s);
-Status run_server_mode(Session& s);
+/// The mode and side of s.r, prepared and run.
+Status prepare_session(Session& s);
+Status run_session(Session& s);
 
 // One per mode (rping_mode.cpp, perf_modes.cpp).
 Status prepare_rping_client(Session& s);
