@@ -79,6 +79,13 @@
  * RDMASTAT_QP_A_STATE: u8, enum ib_qp_state (0 RESET, 1 INIT, 2 RTR, 3 RTS,
  *   4 SQD, 5 SQE, 6 ERR), as the driver reports it now; absent when the QP
  *   could not be queried (it is being destroyed).
+ * RDMASTAT_QP_A_UNJOINED: u8, enum rdmastat_qp_unjoined: present when the id
+ *   names a QP number (RDMASTAT_QP_A_NUM) that is not its own QP, and then
+ *   RDMASTAT_QP_A_TYPE and RDMASTAT_QP_A_STATE are absent. A user-space id's
+ *   QP number is whatever the application passed to rdma_connect() or
+ *   rdma_accept(), and it is not cleared when that QP is destroyed, so a QP
+ *   is the id's only when it exists on the id's device and has the id's owner
+ *   (the same process, or the same kernel owner name).
  *
  * Attributes of RDMASTAT_A_OWNER (enum rdmastat_owner_attr)
  * --------------------------------------------------------
@@ -136,6 +143,7 @@ enum rdmastat_qp_attr {
 	RDMASTAT_QP_A_NUM,
 	RDMASTAT_QP_A_TYPE,
 	RDMASTAT_QP_A_STATE,
+	RDMASTAT_QP_A_UNJOINED,
 	__RDMASTAT_QP_A_LAST
 };
 #define RDMASTAT_QP_A_MAX (__RDMASTAT_QP_A_LAST - 1)
@@ -150,6 +158,15 @@ enum rdmastat_owner_attr {
 	__RDMASTAT_OWNER_A_LAST
 };
 #define RDMASTAT_OWNER_A_MAX (__RDMASTAT_OWNER_A_LAST - 1)
+
+/* Why an id's QP number was not joined with a QP (RDMASTAT_QP_A_UNJOINED). */
+enum rdmastat_qp_unjoined {
+	RDMASTAT_QP_UNJOINED_NONE,		/* never sent */
+	RDMASTAT_QP_UNJOINED_GONE,		/* no QP with this number on the device */
+	RDMASTAT_QP_UNJOINED_OTHER_OWNER,	/* the QP belongs to another owner */
+	__RDMASTAT_QP_UNJOINED_LAST
+};
+#define RDMASTAT_QP_UNJOINED_MAX (__RDMASTAT_QP_UNJOINED_LAST - 1)
 
 /* The link layer of an id's port: decides which port space it really uses. */
 enum rdmastat_transport {
