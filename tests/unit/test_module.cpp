@@ -225,3 +225,15 @@ TEST_CASE("without rdmastat.ko the module source is absent, not an error", "[gen
     CHECK(source.has_value() == loaded);
     if (source) CHECK(source->family().version == RDMASTAT_GENL_VERSION);
 }
+
+TEST_CASE("module dump: NLM_F_DUMP_INTR on any message marks the dump interrupted",
+          "[module]") {
+    Bytes bytes = module_dump();
+    REQUIRE(data_messages(bytes) >= 2);
+    CHECK_FALSE(dump_interrupted(bytes.data(), bytes.size()));
+    // The kernel flags the message filled after its generation moved.
+    message(bytes, data_messages(bytes) - 1)->nlmsg_flags |= NLM_F_DUMP_INTR;
+    CHECK(dump_interrupted(bytes.data(), bytes.size()));
+    // An interrupted dump still parses: the tool reports what it got and warns.
+    CHECK(parse_module_dump(bytes).take().size() == parse_module_dump(module_dump()).take().size());
+}

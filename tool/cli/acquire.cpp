@@ -9,6 +9,9 @@
 #include "collect/snapshot_file.h"
 #include "collect/sockdiag.h"
 
+#include <iostream>
+#include <mutex>
+
 namespace rdmastat {
 namespace {
 
@@ -58,6 +61,13 @@ void collect_resources(Snapshot& snap, std::optional<NldevSource>& nldev,
 
 } // namespace
 
+void warn_once(const std::string& what) {
+    static std::mutex lock;
+    static std::set<std::string> said;
+    std::lock_guard<std::mutex> guard(lock);
+    if (said.insert(what).second) std::cerr << "rdmastat: warning: " << what << '\n';
+}
+
 std::optional<SourceChoice> source_choice_from_name(const std::string& name) {
     if (name == "auto") return SourceChoice::automatic;
     if (name == "nldev") return SourceChoice::nldev;
@@ -75,6 +85,10 @@ Acquired acquire(const std::optional<std::string>& input, SourceChoice choice, N
     auto nldev = NldevSource::open().take();
     if (module) {
         std::vector<ModuleRecord> records = module->collect().take();
+        if (module->interrupted())
+            warn_once("module dump: RDMA devices changed during each of " +
+                      std::to_string(NetlinkSocket::dump_attempts) +
+                      " attempts; ids may be missing");
         // Ports and device details are NLDEV's; the module reports ids only.
         std::vector<Device> devices;
         if (nldev) devices = nldev->collect(false).take().devices;

@@ -42,4 +42,8 @@ struct Needs {
 Acquired acquire(const std::optional<std::string>& input,
                  SourceChoice source = SourceChoice::automatic, Needs needs = {});
 
+/// Prints "rdmastat: warning: WHAT" on stderr, once per distinct text per run
+/// (serve and watch acquire again and again; a condition is said once).
+void warn_once(const std::string& what);
+
 } // namespace rdmastat

@@ -27,6 +27,9 @@ class ModuleSource {
     Result<std::vector<ModuleRecord>> collect();
 
     const GenlFamily& family() const { return family_; }
+    /// Whether the last dump was interrupted on every attempt (NLM_F_DUMP_INTR:
+    /// the RDMA devices changed while it ran), so ids may be missing.
+    bool interrupted() const { return socket_.interrupted(); }
 
   private:
     ModuleSource(NetlinkSocket socket, GenlFamily family)

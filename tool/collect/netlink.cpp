@@ -147,12 +147,30 @@ Result<Bytes> NetlinkSocket::exchange(const std::function<void(nlmsghdr*)>& fill
 }
 
 Result<Bytes> NetlinkSocket::request(const std::function<void(nlmsghdr*)>& fill) {
-    auto bytes = exchange(fill);
-    if (!bytes) return bytes;
-    auto walked = walk_messages(bytes.value().data(), bytes.value().size(),
-                                [](const nlmsghdr*) -> Status { return Ok{}; });
-    if (!walked) return walked.failure();
-    return bytes;
+    bool is_dump = false;
+    auto filled = [&](nlmsghdr* nlh) {
+        fill(nlh);
+        is_dump = (nlh->nlmsg_flags & NLM_F_DUMP) == NLM_F_DUMP;
+    };
+    for (int attempt = 1;; ++attempt) {
+        auto bytes = exchange(filled);
+        if (!bytes) return bytes;
+        auto walked = walk_messages(bytes.value().data(), bytes.value().size(),
+                                    [](const nlmsghdr*) -> Status { return Ok{}; });
+        if (!walked) return walked.failure();
+        interrupted_ =
+            is_dump && dump_interrupted(bytes.value().data(), bytes.value().size());
+        if (!interrupted_ || attempt == dump_attempts) return bytes;
+    }
+}
+
+bool dump_interrupted(const std::uint8_t* data, std::size_t len) {
+    bool found = false;
+    for_each_message(data, len, [&](const nlmsghdr* nlh) -> Status {
+        found |= (nlh->nlmsg_flags & NLM_F_DUMP_INTR) != 0;
+        return Ok{};
+    });
+    return found;
 }
 
 Result<StreamEnd> walk_messages(const std::uint8_t* data, std::size_t len,

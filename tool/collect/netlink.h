@@ -36,7 +36,14 @@ class NetlinkSocket {
     /// NLM_F_REQUEST set) and returns every reply up to NLMSG_DONE, or up to
     /// the ack for a non-dump request. A kernel error becomes a Failure whose
     /// message includes the extended-ack text when the kernel gave one.
+    /// A dump whose replies carry NLM_F_DUMP_INTR (the kernel saw its objects
+    /// change mid-dump) is asked again, up to dump_attempts times in all; when
+    /// every attempt was interrupted the last one is returned and interrupted()
+    /// says so.
     Result<Bytes> request(const std::function<void(nlmsghdr*)>& fill);
+    /// Whether the bytes of the last request() came from an interrupted dump.
+    bool interrupted() const { return interrupted_; }
+    static constexpr int dump_attempts = 3;
     /// The same exchange without judging the replies: kernel errors come back as
     /// bytes (for the capture tool); only socket failures are a Failure.
     Result<Bytes> exchange(const std::function<void(nlmsghdr*)>& fill);
@@ -46,7 +53,11 @@ class NetlinkSocket {
     mnl_socket* nl_;
     std::uint32_t portid_ = 0;
     std::uint32_t seq_ = 0;
+    bool interrupted_ = false;
 };
+
+/// Whether any message in [data, data+len) carries NLM_F_DUMP_INTR.
+bool dump_interrupted(const std::uint8_t* data, std::size_t len);
 
 enum class StreamEnd { more, done };
 
