@@ -9,8 +9,12 @@
  * rather than read another layout.
  */
 #include <linux/build_bug.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
 #include <linux/pid_namespace.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sysfs.h>
 #include <linux/version.h>
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
@@ -37,6 +41,7 @@ static_assert(__same_type(((struct rdma_id_private *)0)->id, struct rdma_cm_id))
 static_assert(__same_type(((struct rdma_id_private *)0)->state, enum rdma_cm_state));
 static_assert(__same_type(((struct rdma_id_private *)0)->internal_id, int));
 static_assert(__same_type(((struct rdma_id_private *)0)->qp_num, u32));
+static_assert(__same_type(((struct rdma_id_private *)0)->qp_mutex, struct mutex));
 static_assert(__same_type(((struct rdma_id_private *)0)->cm_id.iw, struct iw_cm_id *));
 static_assert(__same_type(((struct rdma_id_private *)0)->res, struct rdma_restrack_entry));
 static_assert(__same_type(((struct rdma_restrack_root *)0)->xa, struct xarray));
@@ -74,45 +79,127 @@ static int put_sockaddr(struct sk_buff *skb, int type,
 }
 
 /*
- * The id holds only the QP number (a user QP is not id->qp); the QP itself is
- * found, referenced and queried the way NLDEV does it. May sleep: never call
- * it under a spinlock.
+ * Which QP an id names, and when the driver is asked for its state.
+ *
+ * An id holds only a QP number. A user id's number is whatever the
+ * application passed to rdma_connect() or rdma_accept(), and it is not
+ * cleared when that QP is destroyed, so the number joins a QP only when the
+ * QP is on the id's device and has the id's owner: the same process (threads
+ * folded, by their shared signal_struct), or the same kernel owner name.
+ *
+ * Asking the driver (ib_query_qp) is not safe for every QP we can reference:
+ * ib_destroy_qp_user() calls the driver's destroy_qp before
+ * rdma_restrack_del(), so a restrack reference keeps struct ib_qp alive but
+ * not the driver's QP behind it. NLDEV queries anyway, in 6.1, 6.12 and the
+ * newest kernels. No lock we can take excludes the destruction of a user QP,
+ * so we never query one: the tool reads user QPs' state from NLDEV, which
+ * everyone can dump already. A kernel id's own QP (rdma_create_qp) is
+ * destroyed by rdma_destroy_qp() with the id's qp_mutex held, and rdma_cm
+ * itself modifies and queries it under that mutex; under it, the QP cannot be
+ * mid-destruction. We query it so, and only for CAP_NET_ADMIN callers: an
+ * unprivileged caller never makes us call into a driver.
  */
-static int query_qp_state(struct ib_device *dev, u32 qpn, u8 *state)
+static atomic_long_t rdmastat_qp_queries = ATOMIC_LONG_INIT(0);
+
+static int rdmastat_qp_queries_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%ld\n", atomic_long_read(&rdmastat_qp_queries));
+}
+
+static const struct kernel_param_ops rdmastat_qp_queries_ops = {
+	.get = rdmastat_qp_queries_get,
+};
+
+module_param_cb(qp_queries, &rdmastat_qp_queries_ops, NULL, 0444);
+MODULE_PARM_DESC(qp_queries, "driver QP queries made so far (read-only)");
+
+struct rdmastat_qp {
+	u8 unjoined;	/* enum rdmastat_qp_unjoined */
+	u8 type;
+	bool has_state;
+	u8 state;
+};
+
+static bool same_owner(const struct rdma_restrack_entry *id,
+		       const struct rdma_restrack_entry *qp)
+{
+	if (id->user != qp->user)
+		return false;
+	if (id->user)
+		return id->task && qp->task &&
+		       same_thread_group(id->task, qp->task);
+	return id->kern_name && qp->kern_name &&
+	       !strcmp(id->kern_name, qp->kern_name);
+}
+
+/* A kernel id's own QP, under the mutex rdma_destroy_qp() holds. */
+static bool own_kernel_qp(struct rdma_id_private *id_priv, u32 qpn,
+			  const struct rdmastat_caller *caller,
+			  struct rdmastat_qp *out)
 {
 	struct ib_qp_init_attr init_attr;
-	struct rdma_restrack_entry *res;
 	struct ib_qp_attr attr;
-	int ret;
+	struct ib_qp *qp;
+	bool found = false;
+
+	mutex_lock(&id_priv->qp_mutex);
+	qp = id_priv->id.qp;
+	if (qp && qp->qp_num == qpn) {
+		found = true;
+		out->type = qp->qp_type;
+		if (caller->net_admin) {
+			atomic_long_inc(&rdmastat_qp_queries);
+			out->has_state = !ib_query_qp(qp, &attr, IB_QP_STATE,
+						      &init_attr);
+			out->state = attr.qp_state;
+		}
+	}
+	mutex_unlock(&id_priv->qp_mutex);
+	return found;
+}
+
+/* The QP numbered qpn on dev, if it has the id's owner; never the driver. */
+static void lookup_qp(struct ib_device *dev, struct rdma_id_private *id_priv,
+		      u32 qpn, struct rdmastat_qp *out)
+{
+	struct rdma_restrack_entry *res;
 
 	res = rdma_restrack_get_byid(dev, RDMA_RESTRACK_QP, qpn);
-	if (IS_ERR(res))
-		return PTR_ERR(res);
-	ret = ib_query_qp(container_of(res, struct ib_qp, res), &attr,
-			  IB_QP_STATE, &init_attr);
+	if (IS_ERR(res)) {
+		out->unjoined = RDMASTAT_QP_UNJOINED_GONE;
+		return;
+	}
+	if (same_owner(&id_priv->res, res))
+		out->type = container_of(res, struct ib_qp, res)->qp_type;
+	else
+		out->unjoined = RDMASTAT_QP_UNJOINED_OTHER_OWNER;
 	rdma_restrack_put(res);
-	if (!ret)
-		*state = attr.qp_state;
-	return ret;
 }
 
 static int put_qp(struct sk_buff *skb, struct ib_device *dev,
+		  const struct rdmastat_caller *caller,
 		  struct rdma_id_private *id_priv)
 {
 	u32 qpn = READ_ONCE(id_priv->qp_num);
+	struct rdmastat_qp qp = {};
 	struct nlattr *nest;
-	u8 state;
 
 	if (!qpn)
 		return 0;
+	if (id_priv->res.user || !own_kernel_qp(id_priv, qpn, caller, &qp))
+		lookup_qp(dev, id_priv, qpn, &qp);
+
 	nest = nla_nest_start(skb, RDMASTAT_A_QP);
-	if (!nest ||
-	    nla_put_u32(skb, RDMASTAT_QP_A_NUM, qpn) ||
-	    nla_put_u8(skb, RDMASTAT_QP_A_TYPE, id_priv->id.qp_type))
+	if (!nest || nla_put_u32(skb, RDMASTAT_QP_A_NUM, qpn))
 		return -EMSGSIZE;
-	if (!query_qp_state(dev, qpn, &state) &&
-	    nla_put_u8(skb, RDMASTAT_QP_A_STATE, state))
+	if (qp.unjoined) {
+		if (nla_put_u8(skb, RDMASTAT_QP_A_UNJOINED, qp.unjoined))
+			return -EMSGSIZE;
+	} else if (nla_put_u8(skb, RDMASTAT_QP_A_TYPE, qp.type) ||
+		   (qp.has_state &&
+		    nla_put_u8(skb, RDMASTAT_QP_A_STATE, qp.state))) {
 		return -EMSGSIZE;
+	}
 	nla_nest_end(skb, nest);
 	return 0;
 }
@@ -183,9 +270,10 @@ static int put_iwarp(struct sk_buff *skb, struct ib_device *dev, u32 port,
  * -ENOENT when the id belongs to another network namespace, -EMSGSIZE when
  * skb is full (nothing of the message is left in it).
  */
-int rdmastat_conn_fill(struct sk_buff *skb, const struct rdmastat_caller *caller,
-		       struct ib_device *dev, struct rdma_restrack_entry *res,
-		       u32 portid, u32 seq, int flags)
+static int rdmastat_conn_fill(struct sk_buff *skb, struct netlink_callback *cb,
+			      const struct rdmastat_caller *caller,
+			      struct ib_device *dev,
+			      struct rdma_restrack_entry *res)
 {
 	struct rdma_id_private *id_priv =
 		container_of(res, struct rdma_id_private, res);
@@ -197,10 +285,11 @@ int rdmastat_conn_fill(struct sk_buff *skb, const struct rdmastat_caller *caller
 	if (!net_eq(net, caller->net))
 		return -ENOENT;
 
-	hdr = genlmsg_put(skb, portid, seq, &rdmastat_family, flags,
-			  RDMASTAT_CMD_CONN_GET);
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &rdmastat_family, NLM_F_MULTI, RDMASTAT_CMD_CONN_GET);
 	if (!hdr)
 		return -EMSGSIZE;
+	genl_dump_check_consistent(cb, hdr);
 	if (nla_put_u32(skb, RDMASTAT_A_DEV_INDEX, dev->index) ||
 	    nla_put_string(skb, RDMASTAT_A_DEV_NAME, dev_name(&dev->dev)) ||
 	    (dev->ops.owner &&
@@ -215,7 +304,7 @@ int rdmastat_conn_fill(struct sk_buff *skb, const struct rdmastat_caller *caller
 	    put_sockaddr(skb, RDMASTAT_A_LOCAL, &id->route.addr.src_addr) ||
 	    put_sockaddr(skb, RDMASTAT_A_PEER, &id->route.addr.dst_addr) ||
 	    put_iwarp(skb, dev, port ? port : rdma_start_port(dev), id_priv) ||
-	    put_qp(skb, dev, id_priv) ||
+	    put_qp(skb, dev, caller, id_priv) ||
 	    put_owner(skb, caller, res) ||
 	    nla_put_u32(skb, RDMASTAT_A_NETNS, net->ns.inum))
 		goto cancel;
@@ -247,9 +336,7 @@ int rdmastat_conn_dump_device(struct sk_buff *skb, struct netlink_callback *cb,
 		if (!rdma_restrack_get(res))
 			continue;
 		xa_unlock(&rt->xa);
-		ret = rdmastat_conn_fill(skb, caller, dev, res,
-					 NETLINK_CB(cb->skb).portid,
-					 cb->nlh->nlmsg_seq, NLM_F_MULTI);
+		ret = rdmastat_conn_fill(skb, cb, caller, dev, res);
 		rdma_restrack_put(res);
 		xa_lock(&rt->xa);
 		if (ret == -ENOENT)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The "rdmastat" generic netlink family: RDMASTAT_CMD_CONN_GET as a dump of
- * every cm_id, or for one id by device index and cm id number.
+ * The "rdmastat" generic netlink family: RDMASTAT_CMD_CONN_GET, a dump of
+ * every cm_id the caller's network namespace can see.
  */
 #include <linux/capability.h>
 #include <linux/pid_namespace.h>
@@ -42,7 +42,9 @@ static int rdmastat_conn_dumpit(struct sk_buff *skb, struct netlink_callback *cb
 	int ret = 0;
 
 	rdmastat_caller_init(&caller, cb->skb, sock_net(skb->sk));
-	while ((dev = rdmastat_device_next(index))) {
+	/* Messages filled after the device set changed carry NLM_F_DUMP_INTR. */
+	cb->seq = rdmastat_devices_generation();
+	while ((dev = rdmastat_device_next(index, caller.net))) {
 		if (dev->index != index) {
 			/* The device we were in went away: start the next one. */
 			index = dev->index;
@@ -63,86 +65,40 @@ static int rdmastat_conn_dumpit(struct sk_buff *skb, struct netlink_callback *cb
 	return ret ? ret : skb->len;
 }
 
-static int rdmastat_conn_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	struct rdmastat_caller caller;
-	struct rdma_restrack_entry *res;
-	struct ib_device *dev;
-	struct sk_buff *msg;
-	int ret;
-
-	if (GENL_REQ_ATTR_CHECK(info, RDMASTAT_A_DEV_INDEX)) {
-		NL_SET_ERR_MSG(info->extack, "device index (RDMASTAT_A_DEV_INDEX) missing");
-		return -EINVAL;
-	}
-	if (GENL_REQ_ATTR_CHECK(info, RDMASTAT_A_CM_IDN)) {
-		NL_SET_ERR_MSG(info->extack, "cm id number (RDMASTAT_A_CM_IDN) missing");
-		return -EINVAL;
-	}
-
-	dev = rdmastat_device_get(nla_get_u32(info->attrs[RDMASTAT_A_DEV_INDEX]));
-	if (!dev) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[RDMASTAT_A_DEV_INDEX],
-				    "no RDMA device with this index");
-		return -ENODEV;
-	}
-	res = rdma_restrack_get_byid(dev, RDMA_RESTRACK_CM_ID,
-				     nla_get_u32(info->attrs[RDMASTAT_A_CM_IDN]));
-	if (IS_ERR(res)) {
-		ret = -ENOENT;
-		goto err_dev;
-	}
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg) {
-		ret = -ENOMEM;
-		goto err_res;
-	}
-	rdmastat_caller_init(&caller, skb, genl_info_net(info));
-	ret = rdmastat_conn_fill(msg, &caller, dev, res, info->snd_portid,
-				 info->snd_seq, 0);
-	if (ret) {
-		nlmsg_free(msg);
-		goto err_res;
-	}
-	rdma_restrack_put(res);
-	ib_device_put(dev);
-	return genlmsg_reply(msg, info);
-
-err_res:
-	rdma_restrack_put(res);
-err_dev:
-	if (ret == -ENOENT)
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[RDMASTAT_A_CM_IDN],
-				    "no cm_id with this number on the device");
-	ib_device_put(dev);
-	return ret;
-}
-
-static const struct nla_policy rdmastat_policy[RDMASTAT_A_MAX + 1] = {
-	[RDMASTAT_A_DEV_INDEX] = { .type = NLA_U32 },
-	[RDMASTAT_A_CM_IDN] = { .type = NLA_U32 },
-};
-
-static const struct genl_small_ops rdmastat_ops[] = {
-	{
-		.cmd = RDMASTAT_CMD_CONN_GET,
-		/* A dump takes no attributes; ignore any rather than refuse. */
-		.validate = GENL_DONT_VALIDATE_DUMP,
-		.doit = rdmastat_conn_doit,
-		.dumpit = rdmastat_conn_dumpit,
+/*
+ * A dump of every id takes no attributes. Saying so in a policy lets the
+ * core refuse any attribute with an extended ack that points at it, and
+ * keeps the family introspectable.
+ */
+static const struct nla_policy rdmastat_conn_get_policy[RDMASTAT_A_MAX + 1] = {
+	[0 ... RDMASTAT_A_MAX] = {
+		.type = NLA_REJECT,
+		.reject_message = "RDMASTAT_CMD_CONN_GET takes no attributes",
 	},
 };
 
+static const struct genl_ops rdmastat_ops[] = {
+	{
+		.cmd = RDMASTAT_CMD_CONN_GET,
+		.dumpit = rdmastat_conn_dumpit,
+		.policy = rdmastat_conn_get_policy,
+		.maxattr = RDMASTAT_A_MAX,
+	},
+};
+
+/*
+ * parallel_ops: dumps keep their state in the netlink callback and the device
+ * list has its own mutex, so nothing needs the global genl mutex.
+ * resv_start_op is 0: every request is strictly validated.
+ */
 struct genl_family rdmastat_family __ro_after_init = {
 	.name = RDMASTAT_GENL_NAME,
 	.version = RDMASTAT_GENL_VERSION,
-	.maxattr = RDMASTAT_A_MAX,
-	.policy = rdmastat_policy,
 	.netnsok = true,
+	.parallel_ops = true,
 	.module = THIS_MODULE,
-	.small_ops = rdmastat_ops,
-	.n_small_ops = ARRAY_SIZE(rdmastat_ops),
-	.resv_start_op = RDMASTAT_CMD_CONN_GET + 1,
+	.ops = rdmastat_ops,
+	.n_ops = ARRAY_SIZE(rdmastat_ops),
 };
 
 int rdmastat_netlink_init(void)

@@ -26,13 +26,10 @@ extern struct genl_family rdmastat_family;
 /* devices.c: the RDMA devices, tracked with an ib_client. */
 int rdmastat_devices_init(void);
 void rdmastat_devices_exit(void);
-struct ib_device *rdmastat_device_get(u32 index);
-struct ib_device *rdmastat_device_next(u32 min_index);
+struct ib_device *rdmastat_device_next(u32 min_index, const struct net *net);
+unsigned int rdmastat_devices_generation(void);
 
 /* conn.c: cm_id records. */
-int rdmastat_conn_fill(struct sk_buff *skb, const struct rdmastat_caller *caller,
-		       struct ib_device *dev, struct rdma_restrack_entry *res,
-		       u32 portid, u32 seq, int flags);
 int rdmastat_conn_dump_device(struct sk_buff *skb, struct netlink_callback *cb,
 			      const struct rdmastat_caller *caller,
 			      struct ib_device *dev, unsigned long *next_id);

@@ -18,9 +18,11 @@ export RDMASTAT_LAB_TIMEOUT=${RDMASTAT_LAB_TIMEOUT:-1200}
 status=0
 "$here/lab.sh" run --out "$out" --bin "$rdmastat" --bin "$capture" --bin "$cmids" \
 	--bin "$(dirname "$capture")/rdmastat-bind" --bin "$(dirname "$capture")/rdmastat-hostile" \
+	--bin "$(dirname "$capture")/rdmastat-qpnum" --bin "$(dirname "$capture")/rdmastat-genlprobe" \
 	--ko "$module" --ko "$kping" "$here/scenarios/crosscheck.sh" "$here/scenarios/smoke.sh" \
 	"$here/scenarios/capture.sh" "$here/scenarios/portshare.sh" \
-	"$here/scenarios/module.sh" "$here/scenarios/monitor.sh" "$here/scenarios/ping.sh" \
+	"$here/scenarios/module.sh" "$here/scenarios/safety.sh" "$here/scenarios/monitor.sh" \
+	"$here/scenarios/ping.sh" \
 	"$here/scenarios/kping.sh" "$here/scenarios/churn.sh" ||
 	status=$?
 for log in "$out"/*.log; do

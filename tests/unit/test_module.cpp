@@ -5,11 +5,14 @@
 // Tests tagged [module] need those fixtures (module-dump.bin,
 // module-rdma-cm_id.json, module-rdma-qp.json); the others run anywhere.
 #include "analysis/join.h"
+#include "analysis/qp_state.h"
 #include "collect/genl.h"
 #include "collect/module.h"
 #include "collect/module_parse.h"
+#include "model/names.h"
 #include "support.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <filesystem>
@@ -17,6 +20,7 @@
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 #include <linux/rdmastat.h>
+#include <map>
 #include <set>
 #include <sys/socket.h>
 
@@ -226,8 +230,7 @@ TEST_CASE("without rdmastat.ko the module source is absent, not an error", "[gen
     if (source) CHECK(source->family().version == RDMASTAT_GENL_VERSION);
 }
 
-TEST_CASE("module dump: NLM_F_DUMP_INTR on any message marks the dump interrupted",
-          "[module]") {
+TEST_CASE("module dump: NLM_F_DUMP_INTR on any message marks the dump interrupted", "[module]") {
     Bytes bytes = module_dump();
     REQUIRE(data_messages(bytes) >= 2);
     CHECK_FALSE(dump_interrupted(bytes.data(), bytes.size()));
@@ -236,4 +239,120 @@ TEST_CASE("module dump: NLM_F_DUMP_INTR on any message marks the dump interrupte
     CHECK(dump_interrupted(bytes.data(), bytes.size()));
     // An interrupted dump still parses: the tool reports what it got and warns.
     CHECK(parse_module_dump(bytes).take().size() == parse_module_dump(module_dump()).take().size());
+}
+
+namespace {
+
+// NLDEV's view of the QPs at the moment module-dump.bin was taken, from the
+// referee's `rdma -j res show qp` captured with it.
+std::vector<QpRecord> referee_qps(const std::vector<ModuleRecord>& records) {
+    std::map<std::string, std::uint32_t> index_of;
+    for (const auto& r : records)
+        index_of[r.device_name] = r.device_index;
+    std::vector<QpRecord> qps;
+    for (const auto& j : json::parse(fixture_text("module-rdma-qp.json"))) {
+        QpRecord q;
+        q.device_name = j.at("ifname").get<std::string>();
+        REQUIRE(index_of.count(q.device_name));
+        q.device_index = index_of[q.device_name];
+        q.number = j.at("lqpn").get<std::uint32_t>();
+        for (std::uint8_t s = 0; s <= 6; ++s)
+            if (qp_state_name(s) == j.at("state").get<std::string>()) q.state = s;
+        REQUIRE(q.state);
+        if (j.contains("pid")) q.owner.pid = j.at("pid").get<std::uint32_t>();
+        if (j.contains("kernel")) q.owner.kernel = j.at("kernel").get<std::string>();
+        qps.push_back(q);
+    }
+    return qps;
+}
+
+} // namespace
+
+TEST_CASE("module QP states come from NLDEV for the QPs the module joined", "[module]") {
+    const auto original = parse_module_dump(module_dump()).take();
+    auto records = original;
+    std::size_t with_state = 0;
+    for (auto& r : records)
+        if (r.qp && r.qp->state) {
+            r.qp->state.reset(); // what the module now sends for user QPs
+            ++with_state;
+        }
+    REQUIRE(with_state > 0);
+    auto qps = referee_qps(records);
+    CHECK(fill_module_qp_states(records, qps, {}) == with_state);
+    for (std::size_t i = 0; i < records.size(); ++i)
+        if (original[i].qp) CHECK(records[i].qp->state == original[i].qp->state);
+
+    SECTION("a QP NLDEV names with another owner keeps no state") {
+        for (auto& r : records)
+            if (r.qp) r.qp->state.reset();
+        for (auto& q : qps)
+            if (q.owner.pid) *q.owner.pid += 100000;
+        CHECK(fill_module_qp_states(records, qps, {}) == 0);
+        // ...unless that pid is a thread of the id's process.
+        OwnerMap owners;
+        for (const auto& r : records)
+            if (r.owner.pid)
+                for (const auto& q : qps)
+                    if (q.owner.pid && *q.owner.pid == *r.owner.pid + 100000)
+                        owners[*q.owner.pid].pid = r.owner.pid;
+        CHECK(fill_module_qp_states(records, qps, owners) == with_state);
+    }
+    SECTION("an id the module did not join (no type) gets no state") {
+        for (auto& r : records)
+            if (r.qp) {
+                r.qp->state.reset();
+                r.qp->type.reset();
+            }
+        CHECK(fill_module_qp_states(records, qps, {}) == 0);
+    }
+    SECTION("a kernel id takes the state of a QP of its own name or rdma_cm's") {
+        auto it = std::find_if(records.begin(), records.end(),
+                               [](const ModuleRecord& m) { return m.qp.has_value(); });
+        REQUIRE(it != records.end());
+        ModuleRecord& r = *it;
+        r.qp->state.reset();
+        r.owner = {};
+        r.owner.kernel = "nvme_rdma";
+        QpRecord q;
+        q.device_index = r.device_index;
+        q.number = r.qp->number;
+        q.state = 3;
+        q.owner.kernel = "rdma_cm";
+        std::vector<ModuleRecord> one{r};
+        CHECK(fill_module_qp_states(one, {q}, {}) == 1);
+        CHECK(one.front().qp->state == std::optional<std::uint8_t>(3));
+        one.front().qp->state.reset();
+        q.owner.kernel = "rpcrdma";
+        CHECK(fill_module_qp_states(one, {q}, {}) == 0);
+        q.owner = {};
+        q.owner.pid = 1;
+        CHECK(fill_module_qp_states(one, {q}, {}) == 0);
+    }
+}
+
+TEST_CASE("an extended ack's offset names the attribute it points at", "[genl]") {
+    alignas(nlmsghdr) std::uint8_t buf[256] = {};
+    nlmsghdr* nlh = mnl_nlmsg_put_header(buf);
+    nlh->nlmsg_type = GENL_MIN_ID;
+    auto* genl = static_cast<genlmsghdr*>(mnl_nlmsg_put_extra_header(nlh, GENL_HDRLEN));
+    genl->cmd = RDMASTAT_CMD_CONN_GET;
+    mnl_attr_put_u32(nlh, RDMASTAT_A_DEV_INDEX, 7);
+    std::size_t second = nlh->nlmsg_len;
+    nlattr* nest = mnl_attr_nest_start(nlh, RDMASTAT_A_QP);
+    mnl_attr_put_u32(nlh, RDMASTAT_QP_A_NUM, 1);
+    std::size_t inner = nlh->nlmsg_len;
+    mnl_attr_put_u8(nlh, RDMASTAT_QP_A_STATE, 3);
+    mnl_attr_nest_end(nlh, nest);
+    Bytes request(buf, buf + nlh->nlmsg_len);
+    const std::size_t first = NLMSG_HDRLEN + GENL_HDRLEN;
+
+    CHECK(attribute_at(request, GENL_HDRLEN, first) == std::to_string(RDMASTAT_A_DEV_INDEX));
+    CHECK(attribute_at(request, GENL_HDRLEN, second) == std::to_string(RDMASTAT_A_QP));
+    CHECK(attribute_at(request, GENL_HDRLEN, inner) ==
+          std::to_string(RDMASTAT_A_QP) + "." + std::to_string(RDMASTAT_QP_A_STATE));
+    // Inside an attribute's payload, the header, or past the end: nothing starts there.
+    CHECK(attribute_at(request, GENL_HDRLEN, first + 2).empty());
+    CHECK(attribute_at(request, GENL_HDRLEN, 0).empty());
+    CHECK(attribute_at(request, GENL_HDRLEN, nlh->nlmsg_len + 4).empty());
 }

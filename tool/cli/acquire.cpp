@@ -2,6 +2,7 @@
 #include "cli/acquire.h"
 
 #include "analysis/join.h"
+#include "analysis/qp_state.h"
 #include "collect/module.h"
 #include "collect/nldev.h"
 #include "collect/procfs.h"
@@ -89,9 +90,14 @@ Acquired acquire(const std::optional<std::string>& input, SourceChoice choice, N
             warn_once("module dump: RDMA devices changed during each of " +
                       std::to_string(NetlinkSocket::dump_attempts) +
                       " attempts; ids may be missing");
-        // Ports and device details are NLDEV's; the module reports ids only.
+        // Ports and device details are NLDEV's, and so are the states of the QPs
+        // the module joins without asking their driver (see analysis/qp_state.h).
         std::vector<Device> devices;
-        if (nldev) devices = nldev->collect(false).take().devices;
+        if (nldev) {
+            NldevData data = nldev->collect(false, true).take();
+            fill_module_qp_states(records, data.qps, resolve_owners(qp_owner_pids(data.qps)));
+            devices = std::move(data.devices);
+        }
         a.snapshot =
             join_module(records, std::move(devices), resolve_users(owner_uids(records)), "module");
         if (a.snapshot.devices.empty()) a.no_devices = "no RDMA devices";

@@ -7,6 +7,7 @@
 #include <ctime>
 #include <libmnl/libmnl.h>
 #include <limits>
+#include <linux/genetlink.h>
 #include <linux/netlink.h>
 #include <optional>
 #include <sys/socket.h>
@@ -34,15 +35,27 @@ Failure kernel_failure(int error, const nlattr* msg_attr) {
     return Failure{text, code};
 }
 
-// The extended-ack TLVs of an NLMSG_ERROR or NLMSG_DONE, starting at offset.
-const nlattr* extack_message(const nlmsghdr* nlh, std::size_t offset) {
+// One extended-ack TLV of an NLMSG_ERROR or NLMSG_DONE whose TLVs start at offset.
+const nlattr* extack_attr(const nlmsghdr* nlh, std::size_t offset, unsigned type) {
     if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS)) return nullptr;
     offset = MNL_ALIGN(offset); // the echoed request may have any length; TLVs start aligned
     std::size_t payload = nlh->nlmsg_len - NLMSG_HDRLEN;
     if (offset > payload) return nullptr;
     auto* base = static_cast<const std::uint8_t*>(mnl_nlmsg_get_payload(nlh)) + offset;
     auto table = parse_attrs(base, payload - offset, NLMSGERR_ATTR_MAX);
-    return table ? table.value()[NLMSGERR_ATTR_MSG] : nullptr;
+    return table ? table.value()[type] : nullptr;
+}
+
+const nlattr* extack_message(const nlmsghdr* nlh, std::size_t offset) {
+    return extack_attr(nlh, offset, NLMSGERR_ATTR_MSG);
+}
+
+// Where an NLMSG_ERROR's TLVs start: after the error and, unless capped, the echoed request.
+std::size_t error_tlv_offset(const nlmsghdr* nlh, const nlmsgerr& err) {
+    std::size_t offset = sizeof(err);
+    if (!(nlh->nlmsg_flags & NLM_F_CAPPED) && err.msg.nlmsg_len >= NLMSG_HDRLEN)
+        offset += err.msg.nlmsg_len - NLMSG_HDRLEN;
+    return offset;
 }
 
 // libmnl's length checks compare through int, so a declared length of 2 GiB or
@@ -83,6 +96,21 @@ template <typename F> Status for_each_attr(const void* data, std::size_t len, F 
     return Ok{};
 }
 
+// The request offset an error's extended ack points at (NLMSGERR_ATTR_OFFS).
+std::optional<std::uint32_t> error_offset(const Bytes& bytes) {
+    std::optional<std::uint32_t> found;
+    for_each_message(bytes.data(), bytes.size(), [&](const nlmsghdr* nlh) -> Status {
+        if (nlh->nlmsg_type != NLMSG_ERROR || nlh->nlmsg_len < NLMSG_HDRLEN + sizeof(nlmsgerr))
+            return Ok{};
+        nlmsgerr err;
+        std::memcpy(&err, mnl_nlmsg_get_payload(nlh), sizeof(err));
+        if (const nlattr* a = extack_attr(nlh, error_tlv_offset(nlh, err), NLMSGERR_ATTR_OFFS))
+            if (auto v = attr_u32(a, "extack offset")) found = v.value();
+        return Ok{};
+    });
+    return found;
+}
+
 } // namespace
 
 Result<NetlinkSocket> NetlinkSocket::open(int protocol) {
@@ -97,15 +125,16 @@ Result<NetlinkSocket> NetlinkSocket::open(int protocol) {
         mnl_socket_close(nl);
         return Failure{"bind: " + errno_text(err), err};
     }
-    return NetlinkSocket(nl);
+    return NetlinkSocket(nl, protocol);
 }
 
-NetlinkSocket::NetlinkSocket(mnl_socket* nl)
-    : nl_(nl), portid_(mnl_socket_get_portid(nl)), seq_(static_cast<std::uint32_t>(time(nullptr))) {
-}
+NetlinkSocket::NetlinkSocket(mnl_socket* nl, int protocol)
+    : nl_(nl), protocol_(protocol), portid_(mnl_socket_get_portid(nl)),
+      seq_(static_cast<std::uint32_t>(time(nullptr))) {}
 
 NetlinkSocket::NetlinkSocket(NetlinkSocket&& other) noexcept
-    : nl_(other.nl_), portid_(other.portid_), seq_(other.seq_) {
+    : nl_(other.nl_), protocol_(other.protocol_), last_request_(std::move(other.last_request_)),
+      portid_(other.portid_), seq_(other.seq_) {
     other.nl_ = nullptr;
 }
 
@@ -119,6 +148,7 @@ Result<Bytes> NetlinkSocket::exchange(const std::function<void(nlmsghdr*)>& fill
     nlh->nlmsg_flags = NLM_F_REQUEST;
     nlh->nlmsg_seq = ++seq_;
     fill(nlh);
+    last_request_.assign(req, req + nlh->nlmsg_len);
     if (mnl_socket_sendto(nl_, nlh, nlh->nlmsg_len) < 0)
         return Failure{"send: " + errno_text(errno), errno};
 
@@ -157,11 +187,44 @@ Result<Bytes> NetlinkSocket::request(const std::function<void(nlmsghdr*)>& fill)
         if (!bytes) return bytes;
         auto walked = walk_messages(bytes.value().data(), bytes.value().size(),
                                     [](const nlmsghdr*) -> Status { return Ok{}; });
-        if (!walked) return walked.failure();
-        interrupted_ =
-            is_dump && dump_interrupted(bytes.value().data(), bytes.value().size());
+        if (!walked) {
+            auto offs = error_offset(bytes.value());
+            std::string where =
+                offs ? attribute_at(last_request_, protocol_ == NETLINK_GENERIC ? GENL_HDRLEN : 0,
+                                    *offs)
+                     : std::string();
+            if (where.empty()) return walked.failure();
+            return Failure{walked.error() + " (attribute " + where + ")", walked.error_code()};
+        }
+        interrupted_ = is_dump && dump_interrupted(bytes.value().data(), bytes.value().size());
         if (!interrupted_ || attempt == dump_attempts) return bytes;
     }
+}
+
+std::string attribute_at(const Bytes& request, std::size_t header_len, std::uint32_t offset) {
+    std::string path;
+    std::size_t start = NLMSG_HDRLEN + NLMSG_ALIGN(header_len);
+    std::size_t end = request.size();
+    // Descends into the attribute that contains offset until one starts there.
+    while (start < end && offset >= start && offset < end) {
+        const nlattr* found = nullptr;
+        std::size_t at = 0;
+        for_each_attr(request.data() + start, end - start, [&](const nlattr* a) {
+            std::size_t pos =
+                static_cast<std::size_t>(reinterpret_cast<const std::uint8_t*>(a) - request.data());
+            if (offset >= pos && offset < pos + a->nla_len) {
+                found = a;
+                at = pos;
+            }
+        });
+        if (!found) return {};
+        if (!path.empty()) path += '.';
+        path += std::to_string(mnl_attr_get_type(found));
+        if (at == offset) return path;
+        start = at + NLA_HDRLEN;
+        end = at + found->nla_len;
+    }
+    return {};
 }
 
 bool dump_interrupted(const std::uint8_t* data, std::size_t len) {
@@ -200,10 +263,8 @@ Result<StreamEnd> walk_messages(const std::uint8_t* data, std::size_t len,
                 end = Result<StreamEnd>(StreamEnd::done);
                 return Ok{};
             }
-            std::size_t offset = sizeof(err);
-            if (!(nlh->nlmsg_flags & NLM_F_CAPPED) && err.msg.nlmsg_len >= NLMSG_HDRLEN)
-                offset += err.msg.nlmsg_len - NLMSG_HDRLEN;
-            end = Result<StreamEnd>(kernel_failure(err.error, extack_message(nlh, offset)));
+            end = Result<StreamEnd>(
+                kernel_failure(err.error, extack_message(nlh, error_tlv_offset(nlh, err))));
             return Ok{};
         }
         default:

@@ -41,6 +41,10 @@ class NetlinkSocket {
     /// every attempt was interrupted the last one is returned and interrupted()
     /// says so.
     Result<Bytes> request(const std::function<void(nlmsghdr*)>& fill);
+    /// When the kernel refused a request with an extended ack pointing at one
+    /// of its attributes (NLMSGERR_ATTR_OFFS), the Failure ends with
+    /// "(attribute T)", or "(attribute T.U)" for one nested in T: the types,
+    /// for the caller to name.
     /// Whether the bytes of the last request() came from an interrupted dump.
     bool interrupted() const { return interrupted_; }
     static constexpr int dump_attempts = 3;
@@ -49,12 +53,19 @@ class NetlinkSocket {
     Result<Bytes> exchange(const std::function<void(nlmsghdr*)>& fill);
 
   private:
-    explicit NetlinkSocket(mnl_socket* nl);
+    NetlinkSocket(mnl_socket* nl, int protocol);
     mnl_socket* nl_;
+    int protocol_;
+    Bytes last_request_;
     std::uint32_t portid_ = 0;
     std::uint32_t seq_ = 0;
     bool interrupted_ = false;
 };
+
+/// The attribute of request (a whole netlink message with a family header of
+/// header_len bytes) that starts at byte offset, as its type path ("3", or
+/// "3.1" for attribute 1 nested in 3); empty when no attribute starts there.
+std::string attribute_at(const Bytes& request, std::size_t header_len, std::uint32_t offset);
 
 /// Whether any message in [data, data+len) carries NLM_F_DUMP_INTR.
 bool dump_interrupted(const std::uint8_t* data, std::size_t len);

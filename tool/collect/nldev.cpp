@@ -47,7 +47,7 @@ bool NldevSource::still_exists(std::uint32_t device_index) {
     return false;
 }
 
-Result<NldevData> NldevSource::collect(bool with_resources) {
+Result<NldevData> NldevSource::collect(bool with_cm_ids, bool with_qps) {
     NldevData data;
     auto devices = dump(RDMA_NLDEV_CMD_GET);
     if (!devices) return Failure{"NLDEV device dump: " + devices.error(), devices.error_code()};
@@ -71,9 +71,9 @@ Result<NldevData> NldevSource::collect(bool with_resources) {
         std::vector<CmIdRecord> cm_ids;
         std::vector<QpRecord> qps;
         Status st = step(RDMA_NLDEV_CMD_PORT_GET, "port", parse_port_dump, dev.ports);
-        if (st && with_resources)
+        if (st && with_cm_ids)
             st = step(RDMA_NLDEV_CMD_RES_CM_ID_GET, "cm_id", parse_cm_id_dump, cm_ids);
-        if (st && with_resources) st = step(RDMA_NLDEV_CMD_RES_QP_GET, "qp", parse_qp_dump, qps);
+        if (st && with_qps) st = step(RDMA_NLDEV_CMD_RES_QP_GET, "qp", parse_qp_dump, qps);
         if (!st) {
             // A device unregistered while we looked is gone, not broken; the kernel
             // says EINVAL or ENODEV for it, so ask again whether it still exists.

@@ -27,11 +27,10 @@ class NldevSource {
     /// The socket, for requests beyond dumps (the capture tool's error probe).
     NetlinkSocket& socket() { return socket_; }
 
-    /// Devices with their ports, and every device's cm_ids and QPs (only the
-    /// devices and ports when with_resources is false: another source reports the
-    /// ids). A device that disappears between the device dump and its other dumps
-    /// is left out.
-    Result<NldevData> collect(bool with_resources = true);
+    /// Devices with their ports, and every device's cm_ids (when with_cm_ids:
+    /// another source may report the ids) and QPs (when with_qps). A device that
+    /// disappears between the device dump and its other dumps is left out.
+    Result<NldevData> collect(bool with_cm_ids = true, bool with_qps = true);
 
     /// The resources of each of devices, per device in the order QPs (only when
     /// with_qps: collect() already has them otherwise), CQs, MRs, PDs, contexts,

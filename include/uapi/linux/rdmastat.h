@@ -15,21 +15,27 @@
  * RDMASTAT_GENL_VERSION. It has one command:
  *
  * RDMASTAT_CMD_CONN_GET
- *   With NLM_F_DUMP: every cm_id of every RDMA device whose network
- *   namespace is the caller's. No attributes are needed; any are ignored.
- *
- *   Without NLM_F_DUMP: one cm_id, named by RDMASTAT_A_DEV_INDEX and
- *   RDMASTAT_A_CM_IDN (both required). Errors: -EINVAL with an extended
- *   ack naming the missing attribute, -ENODEV for an unknown device index,
- *   -ENOENT for an unknown (or dying) cm id number, or one in another
- *   network namespace.
+ *   A dump (NLM_F_DUMP) of every cm_id of the caller's network namespace, on
+ *   every RDMA device that namespace may use: all devices in shared mode,
+ *   only the namespace's own in exclusive mode (`rdma system set netns
+ *   exclusive`), exactly as NLDEV decides. The request carries no
+ *   attributes; one with any is refused with -EINVAL and an extended ack
+ *   pointing at the attribute. There is no non-dump form (-EOPNOTSUPP).
  *
  *   Each reply message describes exactly one cm_id (the attributes below at
  *   the top level of the message). A dump is split over as many netlink
  *   messages, and recvmsg() calls, as it needs; it resumes after the last id
  *   sent, device by device in index order and by cm id number within a
  *   device. Ids created during a dump may be missed and ids destroyed during
- *   it are skipped; none is reported twice.
+ *   it are skipped; none is reported twice. When the set of devices changed
+ *   while the dump ran (a device registered, unregistered or moved to another
+ *   namespace), the messages filled after the change carry NLM_F_DUMP_INTR:
+ *   dump again. The creation and destruction of ids is not signalled that way
+ *   (the kernel keeps no generation for them).
+ *
+ * Requests are strictly validated (the family has no legacy operations):
+ * any attribute, and a non-zero reserved field of the generic netlink
+ * header, are refused.
  *
  * Permissions
  * -----------
@@ -75,17 +81,24 @@
  * Attributes of RDMASTAT_A_QP (enum rdmastat_qp_attr)
  * ---------------------------------------------------
  * RDMASTAT_QP_A_NUM: u32, the local QP number.
- * RDMASTAT_QP_A_TYPE: u8, enum ib_qp_type (2 RC, 3 UC, 4 UD, ...).
+ * RDMASTAT_QP_A_TYPE: u8, enum ib_qp_type (2 RC, 3 UC, 4 UD, ...) of the
+ *   QP, present when the QP is the id's own (RDMASTAT_QP_A_UNJOINED absent).
  * RDMASTAT_QP_A_STATE: u8, enum ib_qp_state (0 RESET, 1 INIT, 2 RTR, 3 RTS,
- *   4 SQD, 5 SQE, 6 ERR), as the driver reports it now; absent when the QP
- *   could not be queried (it is being destroyed).
+ *   4 SQD, 5 SQE, 6 ERR), as the driver reports it now. The module asks a
+ *   driver only where no destruction of the QP can race with the question:
+ *   for a kernel id's own QP (created with rdma_create_qp()), under the lock
+ *   rdma_destroy_qp() takes, and only for callers with CAP_NET_ADMIN. So it
+ *   is absent for user QPs (their state is in NLDEV's QP dump, which
+ *   rdmastat reads for them), for unprivileged callers, and when the query
+ *   failed. The module parameter qp_queries counts the driver queries made.
  * RDMASTAT_QP_A_UNJOINED: u8, enum rdmastat_qp_unjoined: present when the id
  *   names a QP number (RDMASTAT_QP_A_NUM) that is not its own QP, and then
  *   RDMASTAT_QP_A_TYPE and RDMASTAT_QP_A_STATE are absent. A user-space id's
  *   QP number is whatever the application passed to rdma_connect() or
  *   rdma_accept(), and it is not cleared when that QP is destroyed, so a QP
  *   is the id's only when it exists on the id's device and has the id's owner
- *   (the same process, or the same kernel owner name).
+ *   (the same process, threads included, or the same kernel owner name; a
+ *   kernel id's QP made by rdma_create_qp() is the one the id points to).
  *
  * Attributes of RDMASTAT_A_OWNER (enum rdmastat_owner_attr)
  * --------------------------------------------------------
@@ -99,8 +112,7 @@
  *
  * Attributes of a request
  * -----------------------
- * RDMASTAT_A_DEV_INDEX and RDMASTAT_A_CM_IDN, as above, for the non-dump
- * form of RDMASTAT_CMD_CONN_GET.
+ * None: see RDMASTAT_CMD_CONN_GET.
  */
 #ifndef _UAPI_LINUX_RDMASTAT_H
 #define _UAPI_LINUX_RDMASTAT_H

@@ -1,0 +1,79 @@
+# rdmastat.ko's safety rules in the lab: an honest QP join (an id naming
+# another process's QP number, and one naming its own destroyed QP), driver
+# queries counted while unprivileged users list under QP churn, and the strict
+# generic netlink policy. Writes its evidence to $OUT/safety; the host-side
+# [lab][safety] tests judge it.
+. "$LAB/lib.sh"
+R="$OUT/safety"
+mkdir -p "$R"
+capture() { lab_capture "$R" "$@"; }
+queries() { cat /sys/module/rdmastat/parameters/qp_queries; }
+ready() { grep -q '^ready ' "$1"; }
+
+lab_setup || exit 1
+insmod /lib/modules/extra/rdmastat.ko || exit 1
+insmod /lib/modules/extra/rdmastat_kping.ko || exit 1
+lab_rping_all || exit 1
+
+lab_section "ids that name QP numbers not their own (rxe: iw_cm would use them)"
+# The victim: the QP of the rping client on rxe (10.9.0.2:7175).
+rdma res show qp link rxe0/1 >"$R/qps.txt"
+victim=$(awk '/comm rping/ { for (i = 1; i < NF; i++) if ($i == "lqpn") { print $(i + 1); exit } }' \
+	"$R/qps.txt")
+echo "$victim" >"$R/victim"
+[ -n "$victim" ] || exit 1
+# Nobody listens on 7999: the connect is rejected, and the ids keep their numbers.
+rdmastat-qpnum -a 10.9.0.2 -p 7999 -q "$victim" -t 300 >"$R/liar.out" 2>&1 &
+liar=$!
+rdmastat-qpnum -a 10.9.0.2 -p 7999 -o -t 300 >"$R/stale.out" 2>&1 &
+stale=$!
+lab_wait 10 ready "$R/liar.out" || exit 1
+lab_wait 10 ready "$R/stale.out" || exit 1
+echo "$liar" >"$R/liar.pid"
+echo "$stale" >"$R/stale.pid"
+capture join-module.json rdmastat --source module -j -a
+capture join-nldev.json rdmastat --source nldev -j -a
+capture join-module.txt rdmastat --source module -a -e -p
+capture join-nldev.txt rdmastat --source nldev -a -e -p
+capture join-lab.json su lab -c "rdmastat --source module -j -a"
+capture join-rdma-qp.json rdma -j res show qp
+capture join-rdma-cm_id.json rdma -j res show cm_id
+kill "$liar" "$stale"
+wait "$liar" "$stale" 2>/dev/null
+
+lab_section "driver queries: none for unprivileged callers, under QP churn"
+rping -s -a 10.9.0.2 -p 7600 -S 64 >/dev/null 2>&1 &
+rs=$!
+lab_wait 10 lab_cm_listening 7600 || exit 1
+rdmastat kping start -c -a 10.9.0.2 -p 7600 -S 64 -j >"$R/kping-start.json" || exit 1
+lab_wait 20 lab_cm_connected_ge 7600 2 || exit 1
+# QPs created, connected and destroyed in a loop while the lab user lists.
+(while :; do rdmastat-qpnum -a 10.9.0.2 -p 7999 -o -t 0 >/dev/null 2>&1; done) &
+churn=$!
+q0=$(queries)
+n=0
+bad=0
+while [ "$n" -lt 30 ]; do
+	su lab -c "rdmastat --source module -a -j" >/tmp/lab-dump.json 2>>"$R/lab-dump.err" ||
+		bad=$((bad + 1))
+	n=$((n + 1))
+done
+q1=$(queries)
+capture root-dump.json rdmastat --source module -a -j
+q2=$(queries)
+kill "$churn"
+wait "$churn" 2>/dev/null
+echo "$n $bad $q0 $q1 $q2" >"$R/queries"
+id=$(sed -n 's/.*"id":\([0-9]*\).*/\1/p' "$R/kping-start.json")
+rdmastat kping stop "$id" >/dev/null
+kill "$rs" 2>/dev/null
+
+lab_section "generic netlink: strict policy"
+# Past RDMASTAT_A_MAX too: unknown attributes are refused as well.
+capture probe.txt rdmastat-genlprobe rdmastat 1 20
+lab_stop_pings
+killall rping 2>/dev/null
+sleep 0.5
+rmmod rdmastat_kping
+rmmod rdmastat
+dmesg >"$R/dmesg.txt"

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+#include "analysis/qp_state.h"
+
+#include <map>
+#include <utility>
+
+namespace rdmastat {
+namespace {
+
+bool consistent_owner(const ModuleRecord::OwnerPart& id, const QpRecord& qp,
+                      const OwnerMap& owners) {
+    if (id.kernel)
+        return qp.owner.kernel && (*qp.owner.kernel == *id.kernel || *qp.owner.kernel == "rdma_cm");
+    if (qp.owner.kernel) return false;
+    if (!id.pid) return true;
+    if (!qp.owner.pid) return false;
+    auto o = owners.find(*qp.owner.pid);
+    std::uint32_t process = o != owners.end() && o->second.pid ? *o->second.pid : *qp.owner.pid;
+    return process == *id.pid;
+}
+
+} // namespace
+
+std::set<std::uint32_t> qp_owner_pids(const std::vector<QpRecord>& qps) {
+    std::set<std::uint32_t> pids;
+    for (const QpRecord& q : qps)
+        if (q.owner.pid) pids.insert(*q.owner.pid);
+    return pids;
+}
+
+std::size_t fill_module_qp_states(std::vector<ModuleRecord>& records,
+                                  const std::vector<QpRecord>& qps, const OwnerMap& owners) {
+    std::map<std::pair<std::uint32_t, std::uint32_t>, const QpRecord*> by_number;
+    for (const QpRecord& q : qps)
+        by_number.emplace(std::make_pair(q.device_index, q.number), &q);
+    std::size_t filled = 0;
+    for (ModuleRecord& r : records) {
+        if (!r.qp || !r.qp->type || r.qp->state) continue;
+        auto q = by_number.find({r.device_index, r.qp->number});
+        if (q == by_number.end() || !q->second->state) continue;
+        if (!consistent_owner(r.owner, *q->second, owners)) continue;
+        r.qp->state = q->second->state;
+        ++filled;
+    }
+    return filled;
+}
+
+} // namespace rdmastat

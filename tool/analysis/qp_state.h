@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// QP states for the module source. rdmastat.ko joins each id with its QP by
+/// owner but asks the driver for a QP's state only where a lock excludes the
+/// QP's destruction (a kernel id's own QP, for CAP_NET_ADMIN callers); every
+/// other joined QP's state comes from NLDEV's QP dump, which any user can read.
+
+#include "model/records.h"
+
+#include <set>
+#include <vector>
+
+namespace rdmastat {
+
+/// The NLDEV pids that own QPs: what resolve_owners must look up for
+/// fill_module_qp_states.
+std::set<std::uint32_t> qp_owner_pids(const std::vector<QpRecord>& qps);
+
+/// Sets the state of each record's QP that the module joined (type present)
+/// but sent without a state, from the QP of qps with the same device index and
+/// number, when NLDEV names an owner consistent with the record's: the same
+/// process (NLDEV's pid mapped through owners to its thread group), or for a
+/// kernel id the same kernel name or rdma_cm (rdma_create_qp's owner). A QP
+/// whose owner disagrees (destroyed and its number reused between the two
+/// dumps) leaves the state unset. When the module withheld the owner (another
+/// user's id, unprivileged caller) the module's own owner check stands.
+/// Returns how many states were filled.
+std::size_t fill_module_qp_states(std::vector<ModuleRecord>& records,
+                                  const std::vector<QpRecord>& qps, const OwnerMap& owners);
+
+} // namespace rdmastat
