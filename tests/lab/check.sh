@@ -21,7 +21,8 @@ status=0
 	--bin "$(dirname "$capture")/rdmastat-qpnum" --bin "$(dirname "$capture")/rdmastat-genlprobe" \
 	--ko "$module" --ko "$kping" "$here/scenarios/crosscheck.sh" "$here/scenarios/smoke.sh" \
 	"$here/scenarios/capture.sh" "$here/scenarios/portshare.sh" \
-	"$here/scenarios/module.sh" "$here/scenarios/safety.sh" "$here/scenarios/monitor.sh" \
+	"$here/scenarios/module.sh" "$here/scenarios/safety.sh" "$here/scenarios/netns.sh" \
+	"$here/scenarios/monitor.sh" \
 	"$here/scenarios/ping.sh" \
 	"$here/scenarios/kping.sh" "$here/scenarios/churn.sh" ||
 	status=$?

@@ -1,0 +1,109 @@
+# Network namespaces in the lab: a second namespace (ns1) with its own veth
+# pair and its own siw and rxe devices, with rping inside it, first in the
+# kernel's shared mode, then in exclusive mode (`rdma system set netns
+# exclusive`, devices moved into ns1). For each mode, what the host and ns1
+# see through NLDEV, the module and `rdma res show` in the same namespace.
+# Writes its evidence to $OUT/netns/{shared,exclusive}; [lab][netns] judges it.
+. "$LAB/lib.sh"
+R="$OUT/netns"
+mkdir -p "$R"
+
+nsx() { "$LAB_IP" netns exec ns1 "$@"; }
+ns_listening() { nsx "$LAB_RDMA" res show cm_id | grep -q "state LISTEN .* src-addr [^ ]*:$1 "; }
+ns_connected() {
+	[ "$(nsx "$LAB_RDMA" res show cm_id | grep "state CONNECT " |
+		grep -c -e "-addr [^ ]*:$1 ")" -ge 2 ]
+}
+
+# ns_rping ADDR PORT LOG: an rping pair inside ns1; 0 once both ends connected.
+# (ip netns exec execs rping in place, so $! is rping's pid for lab_stop_pings.)
+ns_rping() {
+	"$LAB_IP" netns exec ns1 rping -s -a "$1" -p "$2" >"$3.server" 2>&1 &
+	echo "$!" >>/tmp/lab-rping.pids
+	lab_wait 10 ns_listening "$2" || return 1
+	"$LAB_IP" netns exec ns1 rping -c -a "$1" -p "$2" >"$3.client" 2>&1 &
+	echo "$!" >>/tmp/lab-rping.pids
+	lab_wait 20 ns_connected "$2"
+}
+
+# views DIR: every view of the ids, from the host and from ns1.
+views() {
+	for where in host ns1; do
+		run=""
+		[ "$where" = ns1 ] && run=nsx
+		lab_capture "$1" "$where-nldev.json" $run rdmastat --source nldev -j -a
+		lab_capture "$1" "$where-module.json" $run rdmastat --source module -j -a
+		lab_capture "$1" "$where-rdma-cm_id.json" $run "$LAB_RDMA" -j res show cm_id
+		lab_capture "$1" "$where-rdma-dev.json" $run "$LAB_RDMA" -j dev
+		lab_capture "$1" "$where-netns" $run readlink /proc/self/ns/net
+	done
+	lab_capture "$1" "lab-ns1-module.json" nsx su lab -c "rdmastat --source module -j -a"
+}
+
+# ns1 with a veth pair inside it, addressed 10.8.0.1 (vn0) and 10.8.0.2 (vn1).
+ns_up() {
+	"$LAB_IP" netns add ns1 &&
+		"$LAB_IP" link add vn0 type veth peer name vn1 &&
+		"$LAB_IP" link set vn0 netns ns1 && "$LAB_IP" link set vn1 netns ns1 &&
+		nsx "$LAB_IP" addr add 10.8.0.1/24 dev vn0 && nsx "$LAB_IP" addr add 10.8.0.2/24 dev vn1 &&
+		nsx "$LAB_IP" link set lo up && nsx "$LAB_IP" link set vn0 up &&
+		nsx "$LAB_IP" link set vn1 up
+}
+
+# set_mode MODE: the kernel refuses to switch while another namespace exists,
+# and a deleted one goes away asynchronously: retry for a while.
+set_mode() {
+	lab_wait 20 "$LAB_RDMA" system set netns "$1" || "$LAB_RDMA" system set netns "$1"
+}
+
+ns_down() {
+	lab_stop_pings
+	"$LAB_IP" netns del ns1
+	sleep 0.5
+}
+
+lab_setup || exit 1
+insmod /lib/modules/extra/rdmastat.ko || exit 1
+# The host's own ids beside ns1's: an rping pair on siw0 and on rxe0.
+lab_rping_start 10.9.0.1 7174 && lab_rping_start 10.9.0.2 7175 || exit 1
+
+lab_section "shared mode: ns1 makes its own siw1 and rxe1 on its veths"
+D="$R/shared"
+mkdir -p "$D"
+set_mode shared || exit 1
+ns_up || exit 1
+nsx "$LAB_RDMA" link add siw1 type siw netdev vn0 || exit 1
+nsx "$LAB_RDMA" link add rxe1 type rxe netdev vn1 || exit 1
+# siw in ns1 works; whether rxe does outside init_net is the kernel's
+# business: the outcome is recorded, not assumed.
+ns_rping 10.8.0.1 7700 "$D/rping-siw"
+echo $? >"$D/rping-siw.rc"
+ns_rping 10.8.0.2 7701 "$D/rping-rxe"
+echo $? >"$D/rping-rxe.rc"
+views "$D"
+lab_stop_pings
+nsx "$LAB_RDMA" link delete siw1
+nsx "$LAB_RDMA" link delete rxe1
+ns_down
+
+lab_section "exclusive mode: ns1 may only use devices moved into it"
+D="$R/exclusive"
+mkdir -p "$D"
+set_mode exclusive || exit 1
+"$LAB_RDMA" system show netns >"$D/system"
+lab_rping_start 10.9.0.1 7174 && lab_rping_start 10.9.0.2 7175 || exit 1
+ns_up || exit 1
+# Both ways of giving ns1 a soft device; the kernel's answers are recorded.
+lab_capture "$D" link-add-in-ns1 nsx "$LAB_RDMA" link add siw1 type siw netdev vn0
+"$LAB_IP" link add vx0 type veth peer name vx1
+"$LAB_RDMA" link add siw2 type siw netdev vx0
+lab_capture "$D" dev-set-netns "$LAB_RDMA" dev set siw2 netns ns1
+views "$D"
+"$LAB_RDMA" link delete siw2
+"$LAB_IP" link delete vx0
+ns_down
+set_mode shared || exit 1
+"$LAB_RDMA" system show netns >"$D/system-after"
+lab_stop_pings
+rmmod rdmastat
+dmesg >"$R/dmesg.txt"
