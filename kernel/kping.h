@@ -105,6 +105,7 @@ struct kping_run {
 /* kping_main.c: the runs. */
 extern struct mutex kping_mutex;
 extern struct list_head kping_runs;
+extern bool kping_allow_unsafe_global_rkey;
 int kping_run_start(struct net *net, const struct kping_params *p,
 		    struct kping_run **out);
 struct kping_run *kping_run_find(struct net *net, u32 id);

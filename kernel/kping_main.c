@@ -10,6 +10,7 @@
  */
 #include <linux/kthread.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
@@ -17,6 +18,17 @@
 #include <uapi/linux/rdmastat_kping.h>
 
 #include "kping.h"
+
+/*
+ * The dma memory mode hands the peer the PD's global rkey, which reaches all
+ * host memory (on rxe, a DMA MR's iova is a kernel virtual address). It is
+ * refused unless the module is loaded with this parameter, and then still
+ * used only by runs that ask for it.
+ */
+bool kping_allow_unsafe_global_rkey;
+module_param_named(allow_unsafe_global_rkey, kping_allow_unsafe_global_rkey, bool, 0444);
+MODULE_PARM_DESC(allow_unsafe_global_rkey,
+		 "let runs ask for the dma memory mode, whose rkey gives the peer all host memory (default: no)");
 
 /* Guards kping_runs, kping_next_id and kping_nr_runs. */
 DEFINE_MUTEX(kping_mutex);

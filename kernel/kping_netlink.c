@@ -202,10 +202,20 @@ static int kping_parse(struct genl_info *info, struct kping_params *p)
 	if (p->role == RDMASTAT_KPING_ROLE_SERVER && p->mode != RDMASTAT_KPING_MODE_PING)
 		return KPING_BAD(info, RDMASTAT_KPING_A_MODE,
 				 "RDMASTAT_KPING_A_MODE: a server follows its client's mode");
-	p->mem = kping_u8(info, RDMASTAT_KPING_A_MEM, RDMASTAT_KPING_MEM_DMA);
+	p->mem = kping_u8(info, RDMASTAT_KPING_A_MEM, RDMASTAT_KPING_MEM_FRWR_LOCAL);
 	if (p->mem > RDMASTAT_KPING_MEM_MAX)
 		return KPING_BAD(info, RDMASTAT_KPING_A_MEM,
 				 "RDMASTAT_KPING_A_MEM: unknown memory mode");
+	/*
+	 * The DMA mode advertises the PD's global rkey: the peer can then read
+	 * and write any memory of this host. Only a module loaded with the
+	 * parameter below, and a run that asks for it, get it.
+	 */
+	if (p->mem == RDMASTAT_KPING_MEM_DMA && !kping_allow_unsafe_global_rkey) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[RDMASTAT_KPING_A_MEM],
+				    "RDMASTAT_KPING_A_MEM: the dma mode gives the peer all host memory; load rdmastat_kping with allow_unsafe_global_rkey=1 to allow it");
+		return -EPERM;
+	}
 	p->count = kping_u32(info, RDMASTAT_KPING_A_COUNT, 0);
 	p->validate = nla_get_flag(info->attrs[RDMASTAT_KPING_A_VALIDATE]);
 	p->depth = kping_u32(info, RDMASTAT_KPING_A_DEPTH, 128);

@@ -159,7 +159,7 @@ TEST_CASE("lab: kping's write and read modes, with rdmastat ping as the peer", "
         INFO(dev << evidence("bw-" + dev + ".json.err"));
         REQUIRE(rc_of("bw-" + dev + ".json") == 0);
         json bw = json_of("bw-" + dev + ".json");
-        check_done(bw, "client", d.device, "dma", 2000, 65536);
+        check_done(bw, "client", d.device, "frwr-local", 2000, 65536);
         CHECK(bw["mode"] == "write-bw");
         CHECK(bw["depth"] == 64);
         CHECK(bw["write"]["ops"] == 2000);
@@ -171,7 +171,7 @@ TEST_CASE("lab: kping's write and read modes, with rdmastat ping as the peer", "
         CHECK(user["bytes"] == 2000ull * 65536);
 
         json lat = json_of("lat-" + dev + ".json");
-        check_done(lat, "client", d.device, "dma", 100, 64);
+        check_done(lat, "client", d.device, "frwr-local", 100, 64);
         CHECK(lat["mode"] == "write-lat");
         CHECK(lat["write"]["ops"] == 100);
         CHECK(lat["latency_us"]["max"].get<double>() >= lat["latency_us"]["min"].get<double>());

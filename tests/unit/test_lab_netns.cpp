@@ -120,4 +120,7 @@ TEST_CASE("lab: exclusive mode: ns1 sees no devices it was not given", "[lab][ne
     }
     CHECK(lab_evidence("netns", "exclusive/system-after").find("netns shared") !=
           std::string::npos);
+    // Nothing of ns1 is left for the scenarios that follow.
+    CHECK(rdma_devices(json::parse(lab_evidence("netns", "exclusive/devices-after.json"))) ==
+          std::set<std::string>{"siw0", "rxe0"});
 }

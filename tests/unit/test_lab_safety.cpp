@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 #include <linux/rdmastat.h>
+#include <linux/rdmastat_kping.h>
 #include <regex>
 #include <sstream>
 
@@ -76,4 +77,50 @@ TEST_CASE("lab: safety scenario leaves dmesg clean", "[lab][safety]") {
     std::smatch m;
     INFO(dmesg);
     CHECK_FALSE(std::regex_search(dmesg, m, bad));
+}
+
+namespace {
+
+// rdmastat-oob's line for a read at offset: "read OFFSET: STATUS" → STATUS.
+std::string read_status(const std::string& out, long offset) {
+    const std::string head = "read " + std::to_string(offset) + ": ";
+    for (const auto& line : lines_of(out))
+        if (line.rfind(head, 0) == 0) return line.substr(head.size());
+    return "(no read at " + std::to_string(offset) + ")";
+}
+
+} // namespace
+
+TEST_CASE("lab: kping's default memory gives a hostile peer its buffer only", "[lab][safety]") {
+    for (std::string dev : {"siw", "rxe"}) {
+        for (long off : {1048576L, -1048576L}) {
+            const std::string n = "oob-" + dev + "-default-" + std::to_string(off);
+            const std::string out = evidence(n + ".out");
+            INFO(n << ":\n" << out << evidence(n + ".kping.err"));
+            REQUIRE(evidence(n + ".rc") == "0\n");
+            // The key is good for the advertised buffer...
+            CHECK(read_status(out, 0) == "success");
+            // ...and for nothing beside it.
+            CHECK(read_status(out, off) != "success");
+            CHECK(read_status(out, off).rfind("(no read", 0) != 0);
+            auto run = nlohmann::json::parse(evidence(n + ".kping.json"));
+            CHECK(run["mem"] == "frwr-local");
+        }
+        // The same reader gets through the dma mode's global rkey: the reads
+        // above failed because of the key, not the reader.
+        const std::string n = "oob-" + dev + "-dma-1048576";
+        INFO(n << ":\n" << evidence(n + ".out"));
+        CHECK(read_status(evidence(n + ".out"), 1048576) == "success");
+        CHECK(nlohmann::json::parse(evidence(n + ".kping.json"))["mem"] == "dma");
+    }
+}
+
+TEST_CASE("lab: kping refuses the dma mode without its module parameter", "[lab][safety]") {
+    CHECK(rc_of("dma-refused.txt") == 2);
+    const std::string err = evidence("dma-refused.txt.err");
+    INFO(err);
+    CHECK(err.find("Operation not permitted") != std::string::npos);
+    CHECK(err.find("allow_unsafe_global_rkey=1") != std::string::npos);
+    CHECK(err.find("(attribute " + std::to_string(RDMASTAT_KPING_A_MEM) + ")") !=
+          std::string::npos);
 }

@@ -18,7 +18,7 @@ struct KpingApp {
     CLI::App app{"RDMA ping from the kernel: rdmastat_kping.ko's runs", "rdmastat kping"};
     KpingArgs a;
     bool client = false;
-    std::string address, mode = "ping", mem = "dma";
+    std::string address, mode = "ping", mem = "frwr-local";
     std::uint32_t count = 0, size = 0, depth = 0;
     CLI::App *start, *stop, *show;
 
@@ -47,7 +47,7 @@ struct KpingApp {
             ->type_name("MODE");
         start->add_option("--depth", depth, "Outstanding writes in write-bw (default 128)")
             ->type_name("N");
-        start->add_option("--mem", mem, "dma, frwr-local or frwr-remote (default dma)")
+        start->add_option("--mem", mem, "frwr-local (default), frwr-remote or dma (needs the module parameter allow_unsafe_global_rkey=1)")
             ->type_name("MEM");
         start->add_flag("-w,--wait", a.wait, "Wait for the run to end and show its last record");
         start

@@ -63,9 +63,10 @@ KpingRun run_of(const Attrs& a) {
     return r;
 }
 
-// The kernel's refusal, said for a person: EPERM is the capability check.
+// The kernel's refusal, said for a person: a bare EPERM is the capability
+// check; one with an extended ack (the dma mode's parameter) says why itself.
 Failure refused(const std::string& what, const Failure& f) {
-    if (f.code == EPERM)
+    if (f.code == EPERM && f.message.find(':') == std::string::npos)
         return Failure{what + ": permission denied: starting and stopping kping runs needs "
                               "CAP_NET_ADMIN (run as root)",
                        EPERM};

@@ -59,7 +59,11 @@
  *   follows its client's hello). Default RDMASTAT_KPING_MODE_PING.
  * RDMASTAT_KPING_A_DEPTH: u32, write-bandwidth send-queue depth: writes kept
  *   outstanding, 1 to 1024, default 128.
- * RDMASTAT_KPING_A_MEM: u8, enum rdmastat_kping_mem. Default DMA.
+ * RDMASTAT_KPING_A_MEM: u8, enum rdmastat_kping_mem. Default FRWR_LOCAL.
+ *   DMA advertises the protection domain's global rkey, through which the
+ *   peer can read and write all memory of the host; START refuses it with
+ *   -EPERM (extended ack naming the module parameter) unless the module was
+ *   loaded with allow_unsafe_global_rkey=1.
  *
  * Attributes of a reply
  * ---------------------

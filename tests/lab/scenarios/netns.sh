@@ -104,6 +104,7 @@ views "$D"
 ns_down
 set_mode shared || exit 1
 "$LAB_RDMA" system show netns >"$D/system-after"
+"$LAB_RDMA" -j dev >"$D/devices-after.json"
 lab_stop_pings
 rmmod rdmastat
 dmesg >"$R/dmesg.txt"

@@ -68,6 +68,45 @@ id=$(sed -n 's/.*"id":\([0-9]*\).*/\1/p' "$R/kping-start.json")
 rdmastat kping stop "$id" >/dev/null
 kill "$rs" 2>/dev/null
 
+lab_section "kping's memory: a hostile rping server reads outside the advertised buffer"
+addr_of() { [ "$1" = siw ] && echo 10.9.0.1 || echo 10.9.0.2; }
+# oob DEV MEM OFFSET PORT: rdmastat-oob serves one kping client (MEM "default":
+# no --mem) and reads OFFSET bytes away from its advertised buffer.
+oob() {
+	_a=$(addr_of "$1")
+	_n="oob-$1-$2-$3"
+	rdmastat-oob -a "$_a" -p "$4" -o "$3" -t 20 >"$R/$_n.out" 2>&1 &
+	_o=$!
+	lab_wait 10 lab_cm_listening "$4" || return 1
+	_mem=""
+	[ "$2" = default ] || _mem="--mem $2"
+	# shellcheck disable=SC2086
+	rdmastat kping start -c -a "$_a" -p "$4" -S 64 -C 1 $_mem -j >"$R/$_n.kping.json" \
+		2>"$R/$_n.kping.err"
+	wait "$_o"
+	echo $? >"$R/$_n.rc"
+	_id=$(sed -n 's/.*"id":\([0-9]*\).*/\1/p' "$R/$_n.kping.json")
+	[ -z "$_id" ] || rdmastat kping stop "$_id" >/dev/null
+}
+p=7620
+for dev in siw rxe; do
+	for off in 1048576 -1048576; do
+		oob $dev default $off $p
+		p=$((p + 1))
+	done
+done
+capture dma-refused.txt rdmastat kping start -c -a 10.9.0.1 -p 7699 --mem dma
+# With the parameter, the dma mode is what the hostile server gets: the same
+# reads succeed, which shows the reads above failed for the right reason.
+rmmod rdmastat_kping
+insmod /lib/modules/extra/rdmastat_kping.ko allow_unsafe_global_rkey=1 || exit 1
+for dev in siw rxe; do
+	oob $dev dma 1048576 $p
+	p=$((p + 1))
+done
+rmmod rdmastat_kping
+insmod /lib/modules/extra/rdmastat_kping.ko || exit 1
+
 lab_section "generic netlink: strict policy"
 # Past RDMASTAT_A_MAX too: unknown attributes are refused as well.
 capture probe.txt rdmastat-genlprobe rdmastat 1 20
