@@ -396,3 +396,15 @@ TEST_CASE("random token soup never crashes", "[filter]") {
     }
     CHECK(parsed > 0);
 }
+
+TEST_CASE("netns primary: the id's network namespace inode", "[filter]") {
+    Connection in_ns = client();
+    in_ns.netns = 4026532140u;
+    CHECK(parse_ok(split("netns 4026532140")).matches(in_ns));
+    CHECK_FALSE(parse_ok(split("netns 4026531840")).matches(in_ns));
+    CHECK(parse_ok(split("not netns 4026531840")).matches(in_ns));
+    // An id whose namespace is unknown (a kernel owner's, with NLDEV) matches no inode.
+    CHECK_FALSE(parse_ok(split("netns 4026532140")).matches(client()));
+    CHECK_THAT(Filter::parse(split("netns host")).error(),
+               Catch::Contains("'host' is not a network namespace inode"));
+}

@@ -46,7 +46,7 @@ TEST_CASE("owner_pids lists each pid once", "[join]") {
         CHECK(pids.count(*c.owner.pid));
 }
 
-TEST_CASE("a QP gone from the QP dump keeps the cm_id's QP number and type", "[join]") {
+TEST_CASE("a QP gone from the QP dump is not the id's: qp_unjoined says gone", "[join]") {
     NldevData data = fixture_nldev();
     const CmIdRecord* with_qp = nullptr;
     for (const auto& c : data.cm_ids)
@@ -57,10 +57,105 @@ TEST_CASE("a QP gone from the QP dump keeps the cm_id's QP number and type", "[j
     });
     Snapshot snap = join(data, {}, "nldev");
     const Connection& c = find(snap, with_qp->device_name, with_qp->cm_idn);
+    CHECK_FALSE(c.qp);
+    REQUIRE(c.qp_unjoined);
+    CHECK(c.qp_unjoined->number == *with_qp->qp_number);
+    CHECK(c.qp_unjoined->reason == QpUnjoined::gone);
+}
+
+namespace {
+
+// The captured dumps with every QP joined to its id, and one id whose QP is
+// given to owner instead: what a process naming another's QP number looks like.
+struct Hostile {
+    NldevData data = fixture_nldev();
+    CmIdRecord* id = nullptr;
+    QpRecord* qp = nullptr;
+
+    Hostile() {
+        for (auto& c : data.cm_ids)
+            if (c.qp_number && c.owner.pid) id = &c;
+        REQUIRE(id);
+        for (auto& q : data.qps)
+            if (q.device_index == id->device_index && q.number == *id->qp_number) qp = &q;
+        REQUIRE(qp);
+    }
+    const Connection& joined(const OwnerMap& owners = {}) {
+        snap = join(data, owners, "nldev");
+        return find(snap, id->device_name, id->cm_idn);
+    }
+    Snapshot snap;
+};
+
+} // namespace
+
+TEST_CASE("a QP of another process is never shown as the id's", "[join]") {
+    Hostile h;
+    REQUIRE(h.joined().qp); // as captured: the id's own QP
+    h.qp->owner.pid = *h.id->owner.pid + 1000;
+    const Connection& c = h.joined();
+    CHECK_FALSE(c.qp);
+    REQUIRE(c.qp_unjoined);
+    CHECK(c.qp_unjoined->number == *h.id->qp_number);
+    CHECK(c.qp_unjoined->reason == QpUnjoined::other_owner);
+    // A kernel QP is not a user id's either.
+    h.qp->owner = RawOwner{std::nullopt, std::string("rdma_cm")};
+    CHECK(h.joined().qp_unjoined);
+}
+
+TEST_CASE("a QP made by another thread of the id's process is the id's", "[join]") {
+    Hostile h;
+    const std::uint32_t process = *h.id->owner.pid, thread = process + 1000;
+    h.qp->owner.pid = thread;
+    OwnerMap owners;
+    owners[process].pid = process;
+    owners[thread].pid = process; // resolve_owners maps a thread to its process
+    owners[thread].tid = thread;
+    const Connection& c = h.joined(owners);
     REQUIRE(c.qp);
-    CHECK(c.qp->number == *with_qp->qp_number);
-    CHECK(c.qp->type == "RC");
-    CHECK_FALSE(c.qp->state);
+    CHECK(c.qp->number == *h.id->qp_number);
+    CHECK(c.qp->state);
+    CHECK_FALSE(c.qp_unjoined);
+}
+
+TEST_CASE("a kernel id joins a QP of its own name or rdma_cm's, no other", "[join]") {
+    Hostile h;
+    h.id->owner = RawOwner{std::nullopt, std::string("nvme_rdma")};
+    for (const char* owner : {"nvme_rdma", "rdma_cm"}) {
+        h.qp->owner = RawOwner{std::nullopt, std::string(owner)};
+        INFO(owner);
+        CHECK(h.joined().qp);
+    }
+    h.qp->owner = RawOwner{std::nullopt, std::string("rpcrdma")};
+    REQUIRE(h.joined().qp_unjoined);
+    CHECK(h.joined().qp_unjoined->reason == QpUnjoined::other_owner);
+}
+
+TEST_CASE("the module's reasons become qp_unjoined; unknown ones mean not its QP", "[join]") {
+    ModuleRecord r;
+    r.device_name = "rxe0";
+    r.cm_idn = 6;
+    r.qp = ModuleRecord::QpPart{17, std::nullopt, std::nullopt, RDMASTAT_QP_UNJOINED_OTHER_OWNER};
+    Snapshot s = join_module({r}, {}, {}, "module");
+    REQUIRE(s.connections.size() == 1);
+    CHECK_FALSE(s.connections[0].qp);
+    CHECK(s.connections[0].qp_unjoined == UnjoinedQp{17, QpUnjoined::other_owner});
+    r.qp->unjoined = RDMASTAT_QP_UNJOINED_GONE;
+    CHECK(join_module({r}, {}, {}, "module").connections[0].qp_unjoined ==
+          UnjoinedQp{17, QpUnjoined::gone});
+    r.qp->unjoined = 200;
+    CHECK(join_module({r}, {}, {}, "module").connections[0].qp_unjoined ==
+          UnjoinedQp{17, QpUnjoined::other_owner});
+}
+
+TEST_CASE("NLDEV ids take their owner's network namespace", "[join]") {
+    NldevData data = fixture_nldev();
+    NetnsMap netns;
+    for (const auto& c : data.cm_ids)
+        if (c.owner.pid) netns[*c.owner.pid] = 4026531840u;
+    Snapshot snap = join(data, {}, "nldev", netns);
+    for (const auto& c : snap.connections)
+        CHECK(c.netns == (c.owner.pid ? std::optional<std::uint32_t>(4026531840u) : std::nullopt));
 }
 
 TEST_CASE("a process that exited keeps its pid and nothing invented", "[join]") {
@@ -151,7 +246,7 @@ TEST_CASE("module ids keep mapping, internal, netns, QP and transport", "[join]"
     r.transport = RDMASTAT_TRANSPORT_ROCE;
     r.internal = true;
     r.netns = 4026531840u;
-    r.qp = ModuleRecord::QpPart{7, 2, 3};
+    r.qp = ModuleRecord::QpPart{7, 2, 3, std::nullopt};
     r.mapped_local = Endpoint{*IpAddress::parse("10.9.0.1"), 20001};
     Connection c = join_one(r);
     CHECK(c.transport == Transport::roce);

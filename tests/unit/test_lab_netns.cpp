@@ -97,6 +97,13 @@ TEST_CASE("lab: shared mode: the module shows the caller's namespace's ids only"
         CHECK(id.first.back() == '1');
     // The unprivileged user in ns1 sees the same ids.
     CHECK(ids_of(view("shared", "lab-ns1-module.json")) == n);
+    // NLDEV lists them all, each user id with its process's namespace: the
+    // netns key selects exactly what the module shows in that namespace.
+    for (std::string where : {"host", "ns1"}) {
+        json nldev = view("shared", where + "-nldev.json");
+        CHECK(ids_of(nldev, ns1) == n);
+        CHECK(ids_of(nldev, host) == h);
+    }
 }
 
 TEST_CASE("lab: exclusive mode: ns1 sees no devices it was not given", "[lab][netns]") {

@@ -124,3 +124,56 @@ TEST_CASE("lab: kping refuses the dma mode without its module parameter", "[lab]
     CHECK(err.find("(attribute " + std::to_string(RDMASTAT_KPING_A_MEM) + ")") !=
           std::string::npos);
 }
+
+namespace {
+
+// "ready QPN EVENT" from rdmastat-qpnum → QPN.
+std::uint32_t named_qpn(const std::string& out) {
+    std::istringstream in(out);
+    std::string word;
+    std::uint32_t qpn = 0;
+    in >> word >> qpn;
+    REQUIRE(word == "ready");
+    return qpn;
+}
+
+} // namespace
+
+TEST_CASE("lab: an id naming another's QP, or its destroyed QP, shows no QP of its own",
+          "[lab][safety]") {
+    const std::uint32_t victim = std::stoul(evidence("victim"));
+    REQUIRE(named_qpn(evidence("liar.out")) == victim);
+    const std::uint32_t stale = named_qpn(evidence("stale.out"));
+    for (std::string view : {"join-module.json", "join-nldev.json", "join-lab.json"}) {
+        INFO(view << ": " << evidence(view + ".err"));
+        REQUIRE(rc_of(view) == 0);
+        auto doc = nlohmann::json::parse(evidence(view));
+        int liars = 0, stales = 0, victims = 0;
+        for (const auto& c : doc["connections"]) {
+            INFO(c.dump());
+            if (c.contains("peer") && c["peer"]["port"] == 7999) {
+                // Both test ids: never a QP, always the reason.
+                CHECK(c["qp"].is_null());
+                REQUIRE(c.contains("qp_unjoined"));
+                const auto& u = c["qp_unjoined"];
+                if (u["number"] == victim) {
+                    CHECK(u["reason"] == "other_owner");
+                    ++liars;
+                } else {
+                    CHECK(u["number"] == stale);
+                    CHECK(u["reason"] == "gone");
+                    ++stales;
+                }
+            } else if (c["qp"].is_object() && c["qp"]["number"] == victim &&
+                       c["device"] == "rxe0") {
+                // The victim's own id keeps its QP, with the QP's state.
+                CHECK(c["qp"]["state"] == "RTS");
+                CHECK_FALSE(c.contains("qp_unjoined"));
+                ++victims;
+            }
+        }
+        CHECK(liars == 1);
+        CHECK(stales == 1);
+        CHECK(victims == 1);
+    }
+}

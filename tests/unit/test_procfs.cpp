@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <fstream>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -76,4 +77,26 @@ TEST_CASE("user names come from the user database, once per uid", "[procfs]") {
     REQUIRE(users.size() == 2);
     CHECK(users.at(0) == "root");
     CHECK_FALSE(users.at(4294967294u));
+}
+
+TEST_CASE("network namespaces come from /proc/PID/ns/net links", "[procfs]") {
+    CHECK(parse_netns_link("net:[4026531840]") == std::optional<std::uint32_t>(4026531840u));
+    CHECK_FALSE(parse_netns_link("net:[]"));
+    CHECK_FALSE(parse_netns_link("mnt:[4026531840]"));
+    CHECK_FALSE(parse_netns_link("net:[99999999999]")); // not an inode number
+    namespace fs = std::filesystem;
+    fs::path root = fs::temp_directory_path() / ("rdmastat-netns-" + std::to_string(getpid()));
+    fs::remove_all(root);
+    fs::create_directories(root / "7" / "ns");
+    fs::create_symlink("net:[4026532140]", root / "7" / "ns" / "net");
+    fs::create_directories(root / "8" / "ns"); // a process whose link is unreadable
+    NetnsMap m = resolve_netns({7, 8, 9}, root.string());
+    fs::remove_all(root);
+    CHECK(m == NetnsMap{{7u, 4026532140u}});
+    // This process's own namespace, as the kernel shows it.
+    NetnsMap self = resolve_netns({static_cast<std::uint32_t>(getpid())});
+    REQUIRE(self.size() == 1);
+    auto own = parse_netns_link(fs::read_symlink("/proc/self/ns/net").string());
+    REQUIRE(own);
+    CHECK(self.begin()->second == *own);
 }

@@ -302,3 +302,18 @@ TEST_CASE("summary counts other ids directly", "[render][summary]") {
     CHECK(j["listening"] == 2);
     CHECK(j["with_peer"] == 2);
 }
+
+TEST_CASE("-e shows a QP number that is not the id's QP, with why, and the netns", "[render]") {
+    Connection other = made("CONNECT", ep("10.9.0.2", 35595), ep("10.9.0.2", 7999));
+    other.qp_unjoined = UnjoinedQp{17, QpUnjoined::other_owner};
+    other.netns = 4026531840u;
+    Connection gone = made("CONNECT", ep("10.9.0.2", 54533), ep("10.9.0.2", 7999));
+    gone.qp_unjoined = UnjoinedQp{21, QpUnjoined::gone};
+    TextOptions opts{true, false, true, true};
+    const std::string out = listing({other, gone}, opts);
+    INFO(out);
+    CHECK_THAT(out, Catch::Contains(" QPN ") && Catch::Contains(" Netns "));
+    // No type or state is shown for a QP that is not this id's.
+    CHECK_THAT(out, Catch::Contains(" 17(other)  -        -         4026531840 "));
+    CHECK_THAT(out, Catch::Contains(" 21(gone)   -        -         -          "));
+}

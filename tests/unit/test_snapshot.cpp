@@ -160,8 +160,15 @@ TEST_CASE("module-only keys round-trip and are type-checked", "[snapshot]") {
     c.mapped = false;
     c.netns = 4026531840u;
     a.connections[1].internal = true;
+    a.connections[1].qp.reset();
+    a.connections[1].qp_unjoined = UnjoinedQp{21, QpUnjoined::gone};
     Snapshot b = snapshot_from_text(snapshot_to_text(a)).take();
     CHECK(b.connections == a.connections);
+    auto written = nlohmann::json::parse(snapshot_to_text(a))["connections"][1];
+    CHECK(written["qp"].is_null());
+    CHECK(written["qp_unjoined"] == nlohmann::json{{"number", 21}, {"reason", "gone"}});
+    CHECK_FALSE(
+        nlohmann::json::parse(snapshot_to_text(a))["connections"][0].contains("qp_unjoined"));
 
     auto doc = nlohmann::json::parse(snapshot_to_text(a));
     doc["connections"][1]["internal"] = "yes";
@@ -171,6 +178,10 @@ TEST_CASE("module-only keys round-trip and are type-checked", "[snapshot]") {
     doc["connections"][0]["netns"] = -1;
     CHECK_THAT(snapshot_from_text(doc.dump()).error(),
                Catch::Contains("connections[0].netns: expected a number"));
+    doc = nlohmann::json::parse(snapshot_to_text(a));
+    doc["connections"][1]["qp_unjoined"]["reason"] = "stolen";
+    CHECK_THAT(snapshot_from_text(doc.dump()).error(),
+               Catch::Contains("connections[1].qp_unjoined.reason: unknown reason 'stolen'"));
     doc = nlohmann::json::parse(snapshot_to_text(a));
     doc["connections"][0]["mapped_local"]["address"] = "nowhere";
     CHECK_THAT(snapshot_from_text(doc.dump()).error(),

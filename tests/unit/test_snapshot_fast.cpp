@@ -25,6 +25,7 @@ TEST_CASE("connections read by the fast and the general path agree", "[snapshot]
         conns[1]["port_space"] = nullptr;
         conns[1]["owner"] = {{"kernel", "nvme_rdma"}};
         conns[2]["qp"] = nullptr;
+        conns[2]["qp_unjoined"] = {{"number", 17}, {"reason", "other_owner"}};
         conns[2]["owner"]["tid"] = 7;
         Snapshot fast = snapshot_from_text(doc.dump()).take();
         for (auto& c : conns)
@@ -35,6 +36,8 @@ TEST_CASE("connections read by the fast and the general path agree", "[snapshot]
         CHECK(fast.connections[0].netns == 4026531840u);
         CHECK(fast.connections[1].internal);
         CHECK(fast.connections[2].owner.tid == 7u);
+        CHECK(fast.connections[2].qp_unjoined == UnjoinedQp{17, QpUnjoined::other_owner});
+        CHECK_FALSE(fast.connections[2].qp);
     }
 }
 

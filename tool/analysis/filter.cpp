@@ -231,6 +231,9 @@ class FilterParser {
         } else if (kw == "pid") {
             n.kind = Kind::pid;
             n.number = number(value("a pid"), "a pid");
+        } else if (kw == "netns") {
+            n.kind = Kind::netns;
+            n.number = number(value("a network namespace inode"), "a network namespace inode");
         } else if (kw == "user") {
             std::size_t at = value("a user name or uid");
             n.text = toks_[at];
@@ -246,7 +249,8 @@ class FilterParser {
             n.transport = *t;
         } else {
             fail("unknown keyword '" + toks_[kw_at] + "'", kw_at,
-                 "; expected state, src, dst, sport, dport, dev, pid, comm, user or transport");
+                 "; expected state, src, dst, sport, dport, dev, pid, comm, user, netns or "
+                 "transport");
         }
         std::size_t out = add(std::move(n));
         return negated ? negate(out) : out;
@@ -392,6 +396,8 @@ bool Filter::eval(std::size_t index, const Connection& c) const {
         return c.device == n.text;
     case K::pid:
         return c.owner.pid == n.number;
+    case K::netns:
+        return c.netns == n.number;
     case K::comm:
         return c.owner.comm == n.text;
     case K::user:

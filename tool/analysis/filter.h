@@ -80,6 +80,7 @@ class Filter {
             dport,
             dev,
             pid,
+            netns,
             comm,
             user,
             uid,
@@ -88,7 +89,7 @@ class Filter {
         Kind kind = Kind::all;
         std::vector<std::size_t> children;
         std::string text;         ///< state (canonical upper case), dev, comm, user
-        std::uint32_t number = 0; ///< pid, uid, port of sport/dport
+        std::uint32_t number = 0; ///< pid, uid, netns inode, port of sport/dport
         Op op = Op::eq;
         bool any_address = false; ///< src/dst "*"
         IpAddress address;        ///< src/dst network

@@ -39,6 +39,21 @@ Owner owner_from(const ModuleRecord::OwnerPart& raw, const UserMap& users) {
     return o;
 }
 
+// The process of an NLDEV pid, which may name a thread of it.
+std::optional<std::uint32_t> process_of(const RawOwner& raw, const OwnerMap& owners) {
+    if (!raw.pid) return std::nullopt;
+    auto it = owners.find(*raw.pid);
+    if (it != owners.end() && it->second.pid) return it->second.pid;
+    return raw.pid;
+}
+
+bool same_owner(const RawOwner& id, const RawOwner& qp, const OwnerMap& owners) {
+    if (id.kernel) return qp.kernel && kernel_qp_of(*id.kernel, *qp.kernel);
+    if (qp.kernel) return false;
+    auto a = process_of(id, owners), b = process_of(qp, owners);
+    return a && b && *a == *b;
+}
+
 Qp qp_from(const ModuleRecord::QpPart& raw) {
     Qp qp;
     qp.number = raw.number;
@@ -49,6 +64,10 @@ Qp qp_from(const ModuleRecord::QpPart& raw) {
 
 } // namespace
 
+bool kernel_qp_of(const std::string& id_owner, const std::string& qp_owner) {
+    return qp_owner == id_owner || qp_owner == "rdma_cm";
+}
+
 std::set<std::uint32_t> owner_pids(const NldevData& data) {
     std::set<std::uint32_t> pids;
     for (const auto& c : data.cm_ids)
@@ -58,7 +77,8 @@ std::set<std::uint32_t> owner_pids(const NldevData& data) {
     return pids;
 }
 
-Snapshot join(const NldevData& data, const OwnerMap& owners, std::string source) {
+Snapshot join(const NldevData& data, const OwnerMap& owners, std::string source,
+              const NetnsMap& netns) {
     Snapshot snap;
     snap.source = std::move(source);
     snap.devices = data.devices;
@@ -83,17 +103,23 @@ Snapshot join(const NldevData& data, const OwnerMap& owners, std::string source)
         c.local = r.src;
         c.peer = r.dst;
         if (r.qp_number) {
-            Qp qp;
-            qp.number = *r.qp_number;
-            if (r.qp_type) qp.type = qp_type_name(*r.qp_type);
             auto q = qps.find({r.device_index, *r.qp_number});
-            if (q != qps.end()) {
+            if (q == qps.end()) {
+                c.qp_unjoined = UnjoinedQp{*r.qp_number, QpUnjoined::gone};
+            } else if (!same_owner(r.owner, q->second->owner, owners)) {
+                c.qp_unjoined = UnjoinedQp{*r.qp_number, QpUnjoined::other_owner};
+            } else {
+                Qp qp;
+                qp.number = *r.qp_number;
+                if (r.qp_type) qp.type = qp_type_name(*r.qp_type);
                 if (q->second->type) qp.type = qp_type_name(*q->second->type);
                 if (q->second->state) qp.state = qp_state_name(*q->second->state);
+                c.qp = std::move(qp);
             }
-            c.qp = std::move(qp);
         }
         c.owner = owner_from(r.owner, owners);
+        if (c.owner.pid)
+            if (auto n = netns.find(*c.owner.pid); n != netns.end()) c.netns = n->second;
         snap.connections.push_back(std::move(c));
     }
     return snap;
@@ -130,7 +156,14 @@ Snapshot join_module(const std::vector<ModuleRecord>& records, std::vector<Devic
         c.state = cm_state_name(r.state);
         c.local = r.local;
         c.peer = r.peer;
-        if (r.qp) c.qp = qp_from(*r.qp);
+        if (r.qp && r.qp->unjoined) {
+            // A reason this build does not know still means "not its QP".
+            c.qp_unjoined = UnjoinedQp{
+                r.qp->number,
+                qp_unjoined_from_module(*r.qp->unjoined).value_or(QpUnjoined::other_owner)};
+        } else if (r.qp) {
+            c.qp = qp_from(*r.qp);
+        }
         c.owner = owner_from(r.owner, users);
         c.mapped_local = r.mapped_local;
         c.mapped_peer = r.mapped_peer;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "analysis/qp_state.h"
 
+#include "analysis/join.h"
+
 #include <map>
 #include <utility>
 

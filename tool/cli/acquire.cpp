@@ -114,7 +114,10 @@ Acquired acquire(const std::optional<std::string>& input, SourceChoice choice, N
     }
     NldevData data = nldev->collect().take();
     OwnerMap owners = resolve_owners(owner_pids(data));
-    a.snapshot = join(data, owners, "nldev");
+    std::set<std::uint32_t> id_pids;
+    for (const auto& [pid, o] : owners)
+        if (o.pid) id_pids.insert(*o.pid);
+    a.snapshot = join(data, owners, "nldev", resolve_netns(id_pids));
     if (a.snapshot.devices.empty()) a.no_devices = "no RDMA devices";
     if (needs.resources) collect_resources(a.snapshot, nldev, &data.qps, std::move(owners));
     collect_host(a.snapshot, needs);

@@ -27,6 +27,7 @@ ModuleRecord::QpPart qp_of(const Attrs& q) {
     qp.number = q.need(q.u32(RDMASTAT_QP_A_NUM, "qp number"), "qp number");
     qp.type = q.u8(RDMASTAT_QP_A_TYPE, "qp type");
     qp.state = q.u8(RDMASTAT_QP_A_STATE, "qp state");
+    qp.unjoined = q.u8(RDMASTAT_QP_A_UNJOINED, "qp unjoined");
     return qp;
 }
 

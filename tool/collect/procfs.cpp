@@ -159,6 +159,25 @@ OwnerMap resolve_owners(const std::set<std::uint32_t>& pids, const std::string& 
     return owners;
 }
 
+std::optional<std::uint32_t> parse_netns_link(std::string_view target) {
+    if (!target.starts_with("net:[") || !target.ends_with("]")) return std::nullopt;
+    return number_of<std::uint32_t>(target.substr(5, target.size() - 6));
+}
+
+NetnsMap resolve_netns(const std::set<std::uint32_t>& pids, const std::string& proc_root) {
+    NetnsMap out;
+    for (std::uint32_t pid : pids) {
+        char buf[64];
+        std::string link = proc_root + "/" + std::to_string(pid) + "/ns/net";
+        // Another user's process without privilege (EACCES), or one gone: no netns.
+        ssize_t n = readlink(link.c_str(), buf, sizeof(buf));
+        if (n <= 0) continue;
+        if (auto inode = parse_netns_link(std::string_view(buf, static_cast<std::size_t>(n))))
+            out[pid] = *inode;
+    }
+    return out;
+}
+
 Result<std::vector<Process>> scan_processes(const std::string& proc_root) {
     DirHandle root(opendir(proc_root.c_str()));
     if (!root) return Failure{proc_root + ": " + std::strerror(errno), errno};

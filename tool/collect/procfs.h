@@ -8,8 +8,10 @@
 #include "model/records.h"
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rdmastat {
@@ -21,6 +23,13 @@ namespace rdmastat {
 /// an error.
 OwnerMap resolve_owners(const std::set<std::uint32_t>& pids,
                         const std::string& proc_root = "/proc");
+
+/// The network namespace of each pid, from the link /proc/PID/ns/net
+/// ("net:[INODE]"). A pid whose link cannot be read (gone, or another user's
+/// process without privilege) is left out.
+NetnsMap resolve_netns(const std::set<std::uint32_t>& pids, const std::string& proc_root = "/proc");
+/// INODE of a "net:[INODE]" link, or nullopt for anything else.
+std::optional<std::uint32_t> parse_netns_link(std::string_view target);
 
 /// Looks each uid up once in the user database: its name, or nullopt for a uid
 /// without an entry (shown as the number).

@@ -40,7 +40,8 @@ class FastConnection {
     static unsigned field_bit(std::string_view k) {
         for (std::size_t f = 0; f < fields.size(); ++f)
             if (fields[f] == k) return 1u << f;
-        return k == "netns" ? 1u << fields.size() : 0;
+        if (k == "netns") return 1u << fields.size();
+        return k == "qp_unjoined" ? 1u << (fields.size() + 1) : 0;
     }
     bool at(Kind k) const { return i_ < ev_.size() && ev_[i_].kind == k; }
     bool next_is(Kind k) { return at(k) ? (++i_, true) : false; }
@@ -117,6 +118,30 @@ class FastConnection {
         out = std::move(q);
         return true;
     }
+    bool qp_unjoined(std::optional<UnjoinedQp>& out) {
+        if (null()) return true;
+        if (!next_is(Kind::begin_object)) return false;
+        UnjoinedQp u;
+        unsigned seen = 0;
+        while (at(Kind::key)) {
+            const std::string& k = ev_[i_++].text;
+            const unsigned bit = k == "number" ? 1 : k == "reason" ? 2 : 0;
+            if (!bit || (seen & bit)) return false;
+            seen |= bit;
+            if (bit == 1) {
+                if (!uint(u.number, 0xffffffffu)) return false;
+                continue;
+            }
+            std::string name;
+            if (!str(name)) return false;
+            auto why = qp_unjoined_from_name(name);
+            if (!why) return false;
+            u.reason = *why;
+        }
+        if (!next_is(Kind::end_object) || seen != 3) return false;
+        out = u;
+        return true;
+    }
     bool owner(Owner& o) {
         if (null()) return true;
         if (!next_is(Kind::begin_object)) return false;
@@ -169,6 +194,7 @@ class FastConnection {
         }
         if (k == "qp") return qp(c.qp);
         if (k == "owner") return owner(c.owner);
+        if (k == "qp_unjoined") return qp_unjoined(c.qp_unjoined);
         return opt_uint(c.netns, 0xffffffffu); // netns
     }
 

@@ -180,6 +180,13 @@ Connection connection(const Reader& r) {
         qp.state = q.opt_str("state");
         c.qp = std::move(qp);
     }
+    if (r.has("qp_unjoined")) {
+        Reader u = r.at("qp_unjoined");
+        Reader reason = u.at("reason");
+        auto why = qp_unjoined_from_name(reason.str());
+        if (!why) throw Error(reason.path(), "unknown reason '" + reason.str() + "'");
+        c.qp_unjoined = UnjoinedQp{u.at("number").u32(), *why};
+    }
     if (r.has("owner")) c.owner = owner(r.at("owner"));
     return c;
 }

@@ -63,6 +63,21 @@ struct Qp {
     bool operator==(const Qp&) const = default;
 };
 
+/// Why an id's QP number was not joined with a QP.
+enum class QpUnjoined {
+    gone,        ///< no QP with that number on the id's device
+    other_owner, ///< the QP with that number belongs to another owner
+};
+
+/// A QP number an id names that is not its own QP (an application may pass
+/// any number to rdma_connect(), and it outlives the QP).
+struct UnjoinedQp {
+    std::uint32_t number = 0;
+    QpUnjoined reason = QpUnjoined::gone;
+
+    bool operator==(const UnjoinedQp&) const = default;
+};
+
 /// One rdma_cm id: the unit rdmastat lists, as a TCP socket is ss's.
 struct Connection {
     std::string device;
@@ -73,7 +88,8 @@ struct Connection {
     std::string state;                     ///< CM state, kernel's names: "LISTEN", "CONNECT", ...
     std::optional<Endpoint> local;
     std::optional<Endpoint> peer;
-    std::optional<Qp> qp;
+    std::optional<Qp> qp;                  ///< the id's own QP, same owner
+    std::optional<UnjoinedQp> qp_unjoined; ///< set (and qp empty) when the number is not its QP
     Owner owner;
     /// iWARP addresses on the wire, when the port mapper may differ from local/peer
     /// (module source only).
@@ -83,7 +99,9 @@ struct Connection {
     /// information for this id (module source, iWARP ids).
     std::optional<bool> mapped;
     bool internal = false; ///< kernel-made per-device child of a wildcard listener (module)
-    std::optional<std::uint32_t> netns; ///< network namespace inode (module source only)
+    /// Network namespace inode: the module's, or the owning process's
+    /// /proc/PID/ns/net with NLDEV (kernel-owned ids have none there).
+    std::optional<std::uint32_t> netns;
 
     bool operator==(const Connection&) const = default;
 };

@@ -132,4 +132,25 @@ std::optional<Transport> transport_from_name(std::string_view name) {
     return std::nullopt;
 }
 
+std::string_view qp_unjoined_name(QpUnjoined reason) {
+    return reason == QpUnjoined::gone ? "gone" : "other_owner";
+}
+
+std::optional<QpUnjoined> qp_unjoined_from_name(std::string_view name) {
+    if (name == "gone") return QpUnjoined::gone;
+    if (name == "other_owner") return QpUnjoined::other_owner;
+    return std::nullopt;
+}
+
+std::optional<QpUnjoined> qp_unjoined_from_module(std::uint8_t reason) {
+    switch (reason) {
+    case RDMASTAT_QP_UNJOINED_GONE:
+        return QpUnjoined::gone;
+    case RDMASTAT_QP_UNJOINED_OTHER_OWNER:
+        return QpUnjoined::other_owner;
+    default:
+        return std::nullopt;
+    }
+}
+
 } // namespace rdmastat

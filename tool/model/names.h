@@ -31,6 +31,14 @@ std::string port_phys_state_name(std::uint8_t state);
 /// enum rdma_node_type: "ca", "switch", "router", "rnic", "usnic", "usnic_udp", "unspecified".
 std::string node_type_name(std::uint8_t type);
 
+/// QpUnjoined as JSON and text name it: "gone", "other_owner".
+std::string_view qp_unjoined_name(QpUnjoined reason);
+/// Inverse of qp_unjoined_name.
+std::optional<QpUnjoined> qp_unjoined_from_name(std::string_view name);
+/// enum rdmastat_qp_unjoined (the rdmastat module's UAPI) → QpUnjoined; nullopt
+/// for NONE and values this build does not know.
+std::optional<QpUnjoined> qp_unjoined_from_module(std::uint8_t reason);
+
 /// enum rdmastat_transport (the rdmastat module's UAPI) → Transport.
 Transport transport_from_module(std::uint8_t transport);
 /// NLDEV's protocol string ("ib", "iw", "roce", "usnic") → Transport.

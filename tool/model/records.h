@@ -53,7 +53,8 @@ struct ModuleRecord {
     struct QpPart {
         std::uint32_t number = 0;
         std::optional<std::uint8_t> type;  ///< enum ib_qp_type
-        std::optional<std::uint8_t> state; ///< enum ib_qp_state; absent while being destroyed
+        std::optional<std::uint8_t> state; ///< enum ib_qp_state; see the UAPI for when it is sent
+        std::optional<std::uint8_t> unjoined; ///< enum rdmastat_qp_unjoined: not the id's QP
     };
     /// Only what the kernel chose to send: other users' owners need CAP_NET_ADMIN.
     struct OwnerPart {
@@ -88,6 +89,9 @@ struct NldevData {
 
 /// pid → what /proc says about it; looked up once per pid.
 using OwnerMap = std::map<std::uint32_t, Owner>;
+
+/// pid → inode of its network namespace (/proc/PID/ns/net).
+using NetnsMap = std::map<std::uint32_t, std::uint32_t>;
 
 /// uid → user name from the user database (nullopt: no such user); once per uid.
 using UserMap = std::map<std::uint32_t, std::optional<std::string>>;

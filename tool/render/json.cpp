@@ -80,6 +80,15 @@ void write_connection(JsonWriter& w, const Connection& c) {
     } else {
         w.null();
     }
+    if (c.qp_unjoined) {
+        w.key("qp_unjoined");
+        w.begin_object();
+        w.key("number");
+        w.number(c.qp_unjoined->number);
+        w.key("reason");
+        w.string(qp_unjoined_name(c.qp_unjoined->reason));
+        w.end_object();
+    }
     w.key("owner");
     w.begin_object();
     if (c.owner.kernel) {

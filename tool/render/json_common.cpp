@@ -35,6 +35,9 @@ json connection(const Connection& c) {
     } else {
         j["qp"] = nullptr;
     }
+    if (c.qp_unjoined)
+        j["qp_unjoined"] = {{"number", c.qp_unjoined->number},
+                            {"reason", qp_unjoined_name(c.qp_unjoined->reason)}};
     j["owner"] = owner(c.owner);
     put(j, "netns", c.netns);
     return j;

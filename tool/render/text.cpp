@@ -48,7 +48,8 @@ void render_listing(std::ostream& out, const std::vector<const Connection*>& con
     std::vector<std::string> headers = {"Transport",     "Device",       "Dev-Port",
                                         "Local Address", "Peer Address", "State"};
     if (opts.extended)
-        headers.insert(headers.end(), {"User", "CM-ID", "PS", "QPN", "QP-Type", "QP-State"});
+        headers.insert(headers.end(),
+                       {"User", "CM-ID", "PS", "QPN", "QP-Type", "QP-State", "Netns"});
     if (opts.processes) headers.push_back("PID/Program");
     Table table(std::move(headers));
     // Cells go straight into the table: a listing may have a million rows.
@@ -63,9 +64,16 @@ void render_listing(std::ostream& out, const std::vector<const Connection*>& con
             table.cell(user_text(c->owner, opts.numeric));
             table.cell(std::to_string(c->cm_id) + (c->internal ? "(internal)" : ""));
             table.cell(or_dash(c->port_space));
-            table.cell(c->qp ? std::to_string(c->qp->number) : "-");
+            if (c->qp)
+                table.cell(std::to_string(c->qp->number));
+            else if (c->qp_unjoined) // a number that is not this id's QP
+                table.cell(std::to_string(c->qp_unjoined->number) +
+                           (c->qp_unjoined->reason == QpUnjoined::gone ? "(gone)" : "(other)"));
+            else
+                table.cell("-");
             table.cell(c->qp ? or_dash(c->qp->type) : "-");
             table.cell(c->qp ? or_dash(c->qp->state) : "-");
+            table.cell(num_or_dash(c->netns));
         }
         if (opts.processes) table.cell(owner_text(c->owner));
         table.end_row();
