@@ -166,3 +166,40 @@ TEST_CASE("lab: lsof -p lists the process's RDMA resources and fds as rdma and /
     CHECK(proc.size() == 2);
     CHECK(chr == proc);
 }
+
+TEST_CASE("lab: without sock_diag, lsof -i, check and export give the same answers",
+          "[lab][portshare]") {
+    // sock_diag was really used first, and really gone after.
+    CHECK(evidence("diag-modules-before").find("tcp_diag") != std::string::npos);
+    CHECK(evidence("diag-modules-after").empty());
+    for (std::string view : {"lsof-i.json", "check.json", "export.prom"}) {
+        INFO(view << "\n" << evidence("nodiag-" + view + ".err"));
+        CHECK(rc_of("diag-" + view) == rc_of("nodiag-" + view));
+        CHECK(evidence("diag-" + view + ".err").empty());
+        // Said once, on stderr, with the reason.
+        const std::string err = evidence("nodiag-" + view + ".err");
+        CHECK(err.find("rdmastat: warning: sock_diag unavailable (no TCP sock_diag") == 0);
+        CHECK(err.find('\n') == err.size() - 1);
+        std::string with = evidence("diag-" + view), without = evidence("nodiag-" + view);
+        if (view == "export.prom") {
+            // The scrape's own duration is the one line that may differ.
+            auto drop = [](std::string text) {
+                std::string out, line;
+                std::istringstream in(text);
+                while (std::getline(in, line))
+                    if (line.rfind("rdmastat_scrape_duration_seconds ", 0) != 0) out += line + "\n";
+                return out;
+            };
+            with = drop(with);
+            without = drop(without);
+        }
+        CHECK(with == without);
+    }
+    // The answers hold host sockets: siw's kernel TCP sockets, found by both paths.
+    auto lsof = nlohmann::json::parse(evidence("nodiag-lsof-i.json"));
+    int ipv4 = 0;
+    for (const auto& p : lsof["processes"])
+        for (const auto& f : p["files"])
+            ipv4 += f["type"] == "IPv4";
+    CHECK(ipv4 >= 3);
+}

@@ -5,10 +5,10 @@
 #include "analysis/qp_state.h"
 #include "collect/module.h"
 #include "collect/nldev.h"
+#include "collect/proc_net_tcp.h"
 #include "collect/procfs.h"
 #include "collect/resources.h"
 #include "collect/snapshot_file.h"
-#include "collect/sockdiag.h"
 
 #include <iostream>
 #include <mutex>
@@ -30,7 +30,9 @@ std::optional<ModuleSource> open_module(SourceChoice choice) {
 // Host sockets and processes, as needs asks; holders of sockets by inode when both.
 void collect_host(Snapshot& snap, const Needs& needs) {
     if (needs.host_sockets) {
-        snap.host_sockets = SockDiagSource::open().take().collect().take();
+        HostSockets hs = collect_host_sockets().take();
+        if (hs.fallback) warn_once(*hs.fallback);
+        snap.host_sockets = std::move(hs.sockets);
         snap.host_sockets_collected = true;
     }
     if (needs.processes) {

@@ -3,7 +3,7 @@
 // of giving up: an exporter serves what it could read.
 #include "cli/monitor.h"
 #include "collect/counters.h"
-#include "collect/sockdiag.h"
+#include "collect/proc_net_tcp.h"
 
 namespace rdmastat {
 
@@ -27,10 +27,10 @@ Scrape scrape(const std::optional<std::string>& input, SourceChoice source, bool
         if (Status st = collect_counters(s.snapshot); !st)
             failed("counters", "counters: " + st.error());
     if (with_host_sockets) {
-        auto sockets = SockDiagSource::open();
-        auto list = sockets ? sockets.value().collect() : sockets.failure();
+        auto list = collect_host_sockets();
         if (list) {
-            s.snapshot.host_sockets = std::move(list.value());
+            if (list.value().fallback) warn_once(*list.value().fallback);
+            s.snapshot.host_sockets = std::move(list.value().sockets);
             s.snapshot.host_sockets_collected = true;
         } else {
             failed("host_sockets", "host TCP sockets: " + list.error());

@@ -29,6 +29,13 @@ rdma -j res show pd >"$F/rdma-pd.json"
 rdma -j res show ctx >"$F/rdma-ctx.json"
 rdma -j statistic show link rxe0/1 >"$F/rdma-stat.json" # siw has none
 ss -Htanpe >"$F/ss-tanpe.txt"
+# /proc/net/tcp and tcp6 with sock_diag bytes of the same moment: the fallback
+# parser's input and its referee.
+mkdir -p /tmp/procnet && rdmastat-capture /tmp/procnet >/dev/null
+cat /proc/net/tcp >"$F/proc-net-tcp.txt"
+cat /proc/net/tcp6 >"$F/proc-net-tcp6.txt"
+cp /tmp/procnet/sockdiag-ipv4.bin "$F/proc-net-sockdiag-ipv4.bin"
+cp /tmp/procnet/sockdiag-ipv6.bin "$F/proc-net-sockdiag-ipv6.bin"
 # What acquire() collects with every need, as root and as an unprivileged user
 # (who may not read root's fds and gets no MR keys); and every fd of the rping
 # processes as /proc shows it: "pid fd target" per line.

@@ -59,4 +59,26 @@ for p in $(cat "$R"/rdma-*.json | tr ',{' '\n\n' | sed -n 's/^"pid":\([0-9]*\).*
 	echo "$p $(awk '/^Tgid:/ { print $2 }' "/proc/$p/status")"
 done >"$R/tgid.txt"
 capture terse.txt rdmastat lsof -t -i :4567
+
+lab_section "Without sock_diag: the same answers from /proc/net/tcp"
+# With sock_diag (tcp_diag loaded on demand), then without: the modules
+# unloaded and the kernel unable to load them again, as on a kernel built
+# without INET_DIAG or in a container that refuses it.
+nodiag_views() {
+	capture "$1-lsof-i.json" rdmastat lsof -j -i :4567
+	capture "$1-check.json" rdmastat check -j
+	capture "$1-export.prom" rdmastat export
+}
+nodiag_views diag
+cat /proc/net/tcp >"$R/proc-net-tcp.txt"
+cat /proc/net/tcp6 >"$R/proc-net-tcp6.txt"
+grep -E '^(tcp_diag|inet_diag) ' /proc/modules >"$R/diag-modules-before" || true
+modprobe_path=$(cat /proc/sys/kernel/modprobe)
+echo /nonexistent >/proc/sys/kernel/modprobe
+rmmod tcp_diag 2>/dev/null
+rmmod inet_diag 2>/dev/null
+grep -E '^(tcp_diag|inet_diag) ' /proc/modules >"$R/diag-modules-after" || true
+capture ss-nodiag.txt "$LAB_SS" -Htan
+nodiag_views nodiag
+echo "$modprobe_path" >/proc/sys/kernel/modprobe
 lab_stop_pings
