@@ -15,6 +15,7 @@
 #include <net/net_namespace.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
+#include <uapi/linux/rdmastat_kping.h>
 
 /* What START asked for (validated by netlink.c). */
 struct kping_params {
@@ -96,7 +97,7 @@ struct kping_run {
 	u32 rx_len;
 	u32 rdma_len;			/* bytes of each RDMA op posted */
 	int error;			/* positive errno */
-	char error_msg[96];
+	char error_msg[RDMASTAT_KPING_ERROR_MSG_LEN];
 	struct sockaddr_storage peer_addr;
 	char dev_name[IB_DEVICE_NAME_MAX];
 	struct kping_stats st;
@@ -106,6 +107,7 @@ struct kping_run {
 extern struct mutex kping_mutex;
 extern struct list_head kping_runs;
 extern bool kping_allow_unsafe_global_rkey;
+extern unsigned int kping_generation;
 int kping_run_start(struct net *net, const struct kping_params *p,
 		    struct kping_run **out);
 struct kping_run *kping_run_find(struct net *net, u32 id);
@@ -115,7 +117,6 @@ void kping_run_free(struct kping_run *run);
 void kping_fail(struct kping_run *run, int err, const char *what);
 
 /* The largest buffer of the write and read modes. */
-#define KPING_MAX_SIZE		SZ_1M
 /* How long a client waits for its server's next message. */
 #define KPING_PEER_TIMEOUT_MS	5000
 

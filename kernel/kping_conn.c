@@ -13,16 +13,14 @@
 #include "kping.h"
 
 #define KPING_CM_TIMEOUT_MS	5000
-#define KPING_HELLO_SIZE	12
-#define KPING_HELLO_VERSION	1
 
 /* rdmastat's hello: "RDST", version, mode, two zero bytes, be32 size. */
 static void kping_hello_encode(u8 *out, u8 mode, u32 size)
 {
 	__be32 be = cpu_to_be32(size);
 
-	memcpy(out, "RDST", 4);
-	out[4] = KPING_HELLO_VERSION;
+	memcpy(out, RDMASTAT_KPING_HELLO_MAGIC, RDMASTAT_KPING_HELLO_MAGIC_LEN);
+	out[4] = RDMASTAT_KPING_HELLO_VERSION;
 	out[5] = mode;
 	out[6] = 0;
 	out[7] = 0;
@@ -34,8 +32,8 @@ static void kping_hello_parse(struct kping_run *run, const u8 *data, u8 len)
 {
 	__be32 be;
 
-	if (!data || len < KPING_HELLO_SIZE || memcmp(data, "RDST", 4) ||
-	    data[4] != KPING_HELLO_VERSION || data[5] > RDMASTAT_KPING_MODE_MAX)
+	if (!data || len < RDMASTAT_KPING_HELLO_LEN || memcmp(data, RDMASTAT_KPING_HELLO_MAGIC, RDMASTAT_KPING_HELLO_MAGIC_LEN) ||
+	    data[4] != RDMASTAT_KPING_HELLO_VERSION || data[5] > RDMASTAT_KPING_MODE_MAX)
 		return;
 	memcpy(&be, data + 8, sizeof(be));
 	run->peer_hello = true;
@@ -194,6 +192,7 @@ static int kping_resources(struct kping_run *run, struct rdma_cm_id *id, u32 siz
 	struct ib_qp_init_attr attr = {};
 	unsigned int sq = 16 + (run->p.mode == RDMASTAT_KPING_MODE_WRITE_BW ?
 				run->p.depth : 0);
+	unsigned long flags;
 	int ret;
 
 	run->pd = ib_alloc_pd(id->device, run->p.mem == RDMASTAT_KPING_MEM_DMA ?
@@ -240,8 +239,10 @@ static int kping_resources(struct kping_run *run, struct rdma_cm_id *id, u32 siz
 		kping_fail(run, -ret, "creating the queue pair");
 		return ret;
 	}
+	spin_lock_irqsave(&run->lock, flags);
 	run->cm_id = id;
 	strscpy(run->dev_name, dev_name(&id->device->dev), sizeof(run->dev_name));
+	spin_unlock_irqrestore(&run->lock, flags);
 	return kping_post_recv(run);
 }
 
@@ -251,7 +252,7 @@ static void kping_conn_param(struct rdma_conn_param *param, u8 *hello,
 	memset(param, 0, sizeof(*param));
 	kping_hello_encode(hello, mode, size);
 	param->private_data = hello;
-	param->private_data_len = KPING_HELLO_SIZE;
+	param->private_data_len = RDMASTAT_KPING_HELLO_LEN;
 	param->responder_resources = 1;
 	param->initiator_depth = 1;
 	param->retry_count = 7;
@@ -283,7 +284,7 @@ static struct rdma_cm_id *kping_create_id(struct kping_run *run)
 static int kping_connect(struct kping_run *run)
 {
 	struct rdma_conn_param param;
-	u8 hello[KPING_HELLO_SIZE];
+	u8 hello[RDMASTAT_KPING_HELLO_LEN];
 	struct rdma_cm_id *id;
 	int ret;
 
@@ -335,10 +336,11 @@ static int kping_connect(struct kping_run *run)
 static int kping_accept(struct kping_run *run)
 {
 	struct rdma_conn_param param;
-	u8 hello[KPING_HELLO_SIZE];
+	u8 hello[RDMASTAT_KPING_HELLO_LEN];
 	struct rdma_cm_id *id;
 	unsigned long flags;
 	u32 size = run->p.size;
+	u8 mode;
 	int ret;
 
 	id = kping_create_id(run);
@@ -372,15 +374,19 @@ static int kping_accept(struct kping_run *run)
 	run->child = NULL;
 	run->cm_id = id;
 	spin_unlock_irqrestore(&run->lock, flags);
-	run->p.mode = run->peer_hello ? run->peer_mode : RDMASTAT_KPING_MODE_PING;
-	if (run->p.mode != RDMASTAT_KPING_MODE_PING) {
-		if (run->peer_size < 1 || run->peer_size > KPING_MAX_SIZE) {
+	mode = run->peer_hello ? run->peer_mode : RDMASTAT_KPING_MODE_PING;
+	if (mode != RDMASTAT_KPING_MODE_PING) {
+		if (run->peer_size < 1 || run->peer_size > RDMASTAT_KPING_MAX_SIZE) {
 			kping_fail(run, EINVAL, "the client asked for a buffer size out of range");
 			return -EINVAL;
 		}
 		size = run->peer_size;
-		run->p.size = size;
 	}
+	/* GET reads mode and size under the lock. */
+	spin_lock_irqsave(&run->lock, flags);
+	run->p.mode = mode;
+	run->p.size = size;
+	spin_unlock_irqrestore(&run->lock, flags);
 	ret = kping_resources(run, id, size);
 	if (ret)
 		return ret;
@@ -444,14 +450,29 @@ int kping_thread(void *arg)
 	unsigned long flags;
 	int ret;
 
+	/* A namespace already going away gets no run (its exit stops us). */
+	if (!maybe_get_net(run->net)) {
+		kping_fail(run, ENETDOWN, "the network namespace is going away");
+		ret = -ENETDOWN;
+		goto out;
+	}
 	if (run->p.role == RDMASTAT_KPING_ROLE_SERVER)
 		ret = kping_accept(run);
 	else
 		ret = kping_connect(run);
 	if (!ret)
 		ret = kping_traffic(run);
+	/*
+	 * The peer leaving is how a server that serves "until the client
+	 * leaves" ends; any other run it cuts short.
+	 */
+	if (ret == -ENOTCONN &&
+	    !(run->p.role == RDMASTAT_KPING_ROLE_SERVER && !run->p.count))
+		kping_fail(run, ENOTCONN,
+			   "the peer left before the run was done (disconnected or flushed)");
 	kping_teardown(run);
-
+	put_net(run->net);
+out:
 	spin_lock_irqsave(&run->lock, flags);
 	if (run->error)
 		run->state = RDMASTAT_KPING_STATE_FAILED;

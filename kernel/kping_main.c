@@ -35,6 +35,14 @@ DEFINE_MUTEX(kping_mutex);
 LIST_HEAD(kping_runs);
 static u32 kping_next_id;
 static unsigned int kping_nr_runs;
+/* Changes whenever a run is added or removed: dumps flag themselves cut. */
+unsigned int kping_generation = 1;
+
+static void kping_runs_changed(void)
+{
+	if (!++kping_generation)
+		kping_generation = 1;
+}
 
 /* Records the first error of a run; later ones are its consequences. */
 void kping_fail(struct kping_run *run, int err, const char *what)
@@ -63,7 +71,12 @@ int kping_run_start(struct net *net, const struct kping_params *p,
 	if (!run)
 		return -ENOMEM;
 	run->p = *p;
-	run->net = get_net(net);
+	/*
+	 * Not a counted reference: the thread holds one while it runs (its
+	 * rdma_cm ids hold theirs), and a namespace going away takes its runs
+	 * with it (kping_net_exit), so an ended run never keeps it alive.
+	 */
+	run->net = net;
 	spin_lock_init(&run->lock);
 	init_waitqueue_head(&run->wq);
 	run->cm_event = -1;
@@ -79,6 +92,7 @@ int kping_run_start(struct net *net, const struct kping_params *p,
 	run->task = task;
 	list_add_tail(&run->node, &kping_runs);
 	kping_nr_runs++;
+	kping_runs_changed();
 	wake_up_process(task);
 	*out = run;
 	return 0;
@@ -101,6 +115,7 @@ void kping_run_unlink(struct kping_run *run)
 	lockdep_assert_held(&kping_mutex);
 	list_del(&run->node);
 	kping_nr_runs--;
+	kping_runs_changed();
 }
 
 /* Stops the thread, which tears its connection down before it exits. */
@@ -120,13 +135,45 @@ void kping_run_stop(struct kping_run *run)
 
 void kping_run_free(struct kping_run *run)
 {
-	put_net(run->net);
 	kfree(run);
 }
 
+/* The runs of a namespace that is going away: off the list, stopped, freed. */
+static void __net_exit kping_net_exit(struct net *net)
+{
+	struct kping_run *run, *next;
+	LIST_HEAD(gone);
+
+	mutex_lock(&kping_mutex);
+	list_for_each_entry_safe(run, next, &kping_runs, node) {
+		if (net_eq(run->net, net)) {
+			kping_run_unlink(run);
+			list_add_tail(&run->node, &gone);
+		}
+	}
+	mutex_unlock(&kping_mutex);
+	list_for_each_entry_safe(run, next, &gone, node) {
+		list_del(&run->node);
+		kping_run_stop(run);
+		kping_run_free(run);
+	}
+}
+
+static struct pernet_operations kping_net_ops = {
+	.exit = kping_net_exit,
+};
+
 static int __init kping_init(void)
 {
-	return kping_netlink_init();
+	int ret;
+
+	ret = register_pernet_subsys(&kping_net_ops);
+	if (ret)
+		return ret;
+	ret = kping_netlink_init();
+	if (ret)
+		unregister_pernet_subsys(&kping_net_ops);
+	return ret;
 }
 
 static void __exit kping_exit(void)
@@ -139,12 +186,14 @@ static void __exit kping_exit(void)
 	mutex_lock(&kping_mutex);
 	list_splice_init(&kping_runs, &runs);
 	kping_nr_runs = 0;
+	kping_runs_changed();
 	mutex_unlock(&kping_mutex);
 	list_for_each_entry_safe(run, next, &runs, node) {
 		list_del(&run->node);
 		kping_run_stop(run);
 		kping_run_free(run);
 	}
+	unregister_pernet_subsys(&kping_net_ops);
 }
 
 module_init(kping_init);

@@ -98,8 +98,9 @@ static int kping_put_run(struct sk_buff *skb, const struct kping_run *run)
 	return 0;
 }
 
+/* One run's message; cb for a dump, whose messages then say if it was cut. */
 static int kping_fill(struct sk_buff *skb, struct kping_run *run, u32 portid,
-		      u32 seq, int flags, u8 cmd)
+		      u32 seq, int flags, u8 cmd, struct netlink_callback *cb)
 {
 	unsigned long irqflags;
 	void *hdr;
@@ -108,6 +109,8 @@ static int kping_fill(struct sk_buff *skb, struct kping_run *run, u32 portid,
 	hdr = genlmsg_put(skb, portid, seq, &kping_family, flags, cmd);
 	if (!hdr)
 		return -EMSGSIZE;
+	if (cb)
+		genl_dump_check_consistent(cb, hdr);
 	spin_lock_irqsave(&run->lock, irqflags);
 	ret = kping_put_run(skb, run);
 	spin_unlock_irqrestore(&run->lock, irqflags);
@@ -126,7 +129,8 @@ static int kping_reply(struct genl_info *info, struct kping_run *run)
 
 	if (!msg)
 		return -ENOMEM;
-	ret = kping_fill(msg, run, info->snd_portid, info->snd_seq, 0, info->genlhdr->cmd);
+	ret = kping_fill(msg, run, info->snd_portid, info->snd_seq, 0, info->genlhdr->cmd,
+			 NULL);
 	if (ret) {
 		nlmsg_free(msg);
 		return ret;
@@ -170,13 +174,7 @@ static int kping_parse(struct genl_info *info, struct kping_params *p)
 	}
 	memset(p, 0, sizeof(*p));
 	p->role = nla_get_u8(info->attrs[RDMASTAT_KPING_A_ROLE]);
-	if (p->role > RDMASTAT_KPING_ROLE_MAX)
-		return KPING_BAD(info, RDMASTAT_KPING_A_ROLE,
-				 "RDMASTAT_KPING_A_ROLE: unknown role");
 	port = nla_get_u16(info->attrs[RDMASTAT_KPING_A_PORT]);
-	if (!port)
-		return KPING_BAD(info, RDMASTAT_KPING_A_PORT,
-				 "RDMASTAT_KPING_A_PORT: port 0");
 	if (nla_len(addr) == sizeof(sin->sin_addr)) {
 		sin->sin_family = AF_INET;
 		sin->sin_port = htons(port);
@@ -196,16 +194,10 @@ static int kping_parse(struct genl_info *info, struct kping_params *p)
 				 "RDMASTAT_KPING_A_ADDR: a client needs the server's address");
 
 	p->mode = kping_u8(info, RDMASTAT_KPING_A_MODE, RDMASTAT_KPING_MODE_PING);
-	if (p->mode > RDMASTAT_KPING_MODE_MAX)
-		return KPING_BAD(info, RDMASTAT_KPING_A_MODE,
-				 "RDMASTAT_KPING_A_MODE: unknown mode");
 	if (p->role == RDMASTAT_KPING_ROLE_SERVER && p->mode != RDMASTAT_KPING_MODE_PING)
 		return KPING_BAD(info, RDMASTAT_KPING_A_MODE,
 				 "RDMASTAT_KPING_A_MODE: a server follows its client's mode");
 	p->mem = kping_u8(info, RDMASTAT_KPING_A_MEM, RDMASTAT_KPING_MEM_FRWR_LOCAL);
-	if (p->mem > RDMASTAT_KPING_MEM_MAX)
-		return KPING_BAD(info, RDMASTAT_KPING_A_MEM,
-				 "RDMASTAT_KPING_A_MEM: unknown memory mode");
 	/*
 	 * The DMA mode advertises the PD's global rkey: the peer can then read
 	 * and write any memory of this host. Only a module loaded with the
@@ -218,18 +210,14 @@ static int kping_parse(struct genl_info *info, struct kping_params *p)
 	}
 	p->count = kping_u32(info, RDMASTAT_KPING_A_COUNT, 0);
 	p->validate = nla_get_flag(info->attrs[RDMASTAT_KPING_A_VALIDATE]);
-	p->depth = kping_u32(info, RDMASTAT_KPING_A_DEPTH, 128);
-	if (p->depth < 1 || p->depth > 1024)
-		return KPING_BAD(info, RDMASTAT_KPING_A_DEPTH,
-				 "RDMASTAT_KPING_A_DEPTH: not from 1 to 1024");
+	p->depth = kping_u32(info, RDMASTAT_KPING_A_DEPTH, RDMASTAT_KPING_DEPTH_DEFAULT);
 	p->size = kping_u32(info, RDMASTAT_KPING_A_SIZE,
-			    p->role == RDMASTAT_KPING_ROLE_SERVER ? 65535 : 64);
-	if (p->mode == RDMASTAT_KPING_MODE_PING && (p->size < 26 || p->size > 65535))
+			    p->role == RDMASTAT_KPING_ROLE_SERVER ?
+			    RDMASTAT_KPING_PING_MAX_SIZE : RDMASTAT_KPING_CLIENT_SIZE);
+	if (p->mode == RDMASTAT_KPING_MODE_PING &&
+	    (p->size < RDMASTAT_KPING_PING_MIN_SIZE || p->size > RDMASTAT_KPING_PING_MAX_SIZE))
 		return KPING_BAD(info, RDMASTAT_KPING_A_SIZE,
 				 "RDMASTAT_KPING_A_SIZE: the ping mode takes 26 to 65535 bytes");
-	if (p->size < 1 || p->size > KPING_MAX_SIZE)
-		return KPING_BAD(info, RDMASTAT_KPING_A_SIZE,
-				 "RDMASTAT_KPING_A_SIZE: not from 1 byte to 1 MiB");
 	return 0;
 }
 
@@ -309,11 +297,13 @@ static int kping_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	int ret = 0;
 
 	mutex_lock(&kping_mutex);
+	/* Runs started or stopped between two parts of a dump flag it. */
+	cb->seq = kping_generation;
 	list_for_each_entry(run, &kping_runs, node) {
 		if (run->id <= cb->args[0] || !net_eq(run->net, net))
 			continue;
 		ret = kping_fill(skb, run, NETLINK_CB(cb->skb).portid,
-				 cb->nlh->nlmsg_seq, NLM_F_MULTI, RDMASTAT_KPING_CMD_GET);
+				 cb->nlh->nlmsg_seq, NLM_F_MULTI, RDMASTAT_KPING_CMD_GET, cb);
 		if (ret)
 			break;
 		cb->args[0] = run->id;
@@ -324,48 +314,72 @@ static int kping_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	return ret ? ret : skb->len;
 }
 
-static const struct nla_policy kping_policy[RDMASTAT_KPING_A_MAX + 1] = {
-	[RDMASTAT_KPING_A_ID] = { .type = NLA_U32 },
-	[RDMASTAT_KPING_A_ROLE] = { .type = NLA_U8 },
-	[RDMASTAT_KPING_A_ADDR] = { .type = NLA_BINARY, .len = 16 },
-	[RDMASTAT_KPING_A_PORT] = { .type = NLA_U16 },
-	[RDMASTAT_KPING_A_COUNT] = { .type = NLA_U32 },
-	[RDMASTAT_KPING_A_SIZE] = { .type = NLA_U32 },
-	[RDMASTAT_KPING_A_VALIDATE] = { .type = NLA_FLAG },
-	[RDMASTAT_KPING_A_MODE] = { .type = NLA_U8 },
-	[RDMASTAT_KPING_A_DEPTH] = { .type = NLA_U32 },
-	[RDMASTAT_KPING_A_MEM] = { .type = NLA_U8 },
+/*
+ * Per-command policies: the core refuses what they do not allow, with an
+ * extended ack pointing at the attribute. What they cannot say (an address
+ * of 4 or 16 bytes, the ping mode's sizes, the dma mode's parameter) is
+ * checked in kping_parse().
+ */
+static struct netlink_range_validation kping_size_range = {
+	.min = 1,
+	.max = RDMASTAT_KPING_MAX_SIZE,
 };
 
-static const struct genl_small_ops kping_ops[] = {
+static const struct nla_policy kping_start_policy[RDMASTAT_KPING_A_MEM + 1] = {
+	[RDMASTAT_KPING_A_ROLE] = NLA_POLICY_MAX(NLA_U8, RDMASTAT_KPING_ROLE_MAX),
+	[RDMASTAT_KPING_A_ADDR] = NLA_POLICY_RANGE(NLA_BINARY, 4, 16),
+	[RDMASTAT_KPING_A_PORT] = NLA_POLICY_MIN(NLA_U16, 1),
+	[RDMASTAT_KPING_A_COUNT] = { .type = NLA_U32 },
+	[RDMASTAT_KPING_A_SIZE] = NLA_POLICY_FULL_RANGE(NLA_U32, &kping_size_range),
+	[RDMASTAT_KPING_A_VALIDATE] = { .type = NLA_FLAG },
+	[RDMASTAT_KPING_A_MODE] = NLA_POLICY_MAX(NLA_U8, RDMASTAT_KPING_MODE_MAX),
+	[RDMASTAT_KPING_A_DEPTH] = NLA_POLICY_RANGE(NLA_U32, RDMASTAT_KPING_DEPTH_MIN,
+						    RDMASTAT_KPING_DEPTH_MAX),
+	[RDMASTAT_KPING_A_MEM] = NLA_POLICY_MAX(NLA_U8, RDMASTAT_KPING_MEM_MAX),
+};
+
+static const struct nla_policy kping_id_policy[RDMASTAT_KPING_A_ID + 1] = {
+	[RDMASTAT_KPING_A_ID] = NLA_POLICY_MIN(NLA_U32, 1),
+};
+
+static const struct genl_ops kping_ops[] = {
 	{
 		.cmd = RDMASTAT_KPING_CMD_START,
 		.flags = GENL_ADMIN_PERM,
 		.doit = kping_start_doit,
+		.policy = kping_start_policy,
+		.maxattr = ARRAY_SIZE(kping_start_policy) - 1,
 	},
 	{
 		.cmd = RDMASTAT_KPING_CMD_STOP,
 		.flags = GENL_ADMIN_PERM,
 		.doit = kping_stop_doit,
+		.policy = kping_id_policy,
+		.maxattr = ARRAY_SIZE(kping_id_policy) - 1,
 	},
 	{
+		/* A dump takes the same policy; it lists every run. */
 		.cmd = RDMASTAT_KPING_CMD_GET,
-		.validate = GENL_DONT_VALIDATE_DUMP,
 		.doit = kping_get_doit,
 		.dumpit = kping_get_dumpit,
+		.policy = kping_id_policy,
+		.maxattr = ARRAY_SIZE(kping_id_policy) - 1,
 	},
 };
 
+/*
+ * parallel_ops: kping_mutex guards the runs, so nothing needs the global
+ * genl mutex (a STOP waits for a thread's teardown). resv_start_op is 0:
+ * every request is strictly validated.
+ */
 static struct genl_family kping_family __ro_after_init = {
 	.name = RDMASTAT_KPING_GENL_NAME,
 	.version = RDMASTAT_KPING_GENL_VERSION,
-	.maxattr = RDMASTAT_KPING_A_MAX,
-	.policy = kping_policy,
 	.netnsok = true,
+	.parallel_ops = true,
 	.module = THIS_MODULE,
-	.small_ops = kping_ops,
-	.n_small_ops = ARRAY_SIZE(kping_ops),
-	.resv_start_op = RDMASTAT_KPING_CMD_GET + 1,
+	.ops = kping_ops,
+	.n_ops = ARRAY_SIZE(kping_ops),
 };
 
 int kping_netlink_init(void)

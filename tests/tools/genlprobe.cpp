@@ -7,16 +7,25 @@
 //   attr T: ok | error: <strerror>: <extack> (attribute T)
 //   doit: ...
 //   reserved: ...
+// rdmastat-genlprobe kping: for each request attribute of rdmastat_kping's
+// START (and the ID of STOP and GET), one request with only that attribute
+// made invalid against its documented limits, the others valid:
+//   kping start ATTR: ok | error: ...
+//   kping stop/get ID: ...
 // The lab judges the lines; nothing here knows what the answers should be.
 #include "collect/genl.h"
 #include "collect/netlink.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
+#include <linux/rdmastat_kping.h>
 #include <string>
+#include <vector>
 
 using namespace rdmastat;
 
@@ -31,9 +40,73 @@ void report(const std::string& what, const Result<Bytes>& r) {
 
 } // namespace
 
+struct Attr {
+    std::uint16_t type;
+    std::vector<std::uint8_t> payload;
+};
+
+// A valid START: a client of 10.9.0.1:7174.
+std::vector<Attr> valid_start() {
+    return {{RDMASTAT_KPING_A_ROLE, {RDMASTAT_KPING_ROLE_CLIENT}},
+            {RDMASTAT_KPING_A_ADDR, {10, 9, 0, 1}},
+            {RDMASTAT_KPING_A_PORT, {0x06, 0x1c}}};
+}
+
+std::vector<std::uint8_t> u32(std::uint32_t v) {
+    std::vector<std::uint8_t> b(4);
+    std::memcpy(b.data(), &v, 4);
+    return b;
+}
+
+int probe_kping(NetlinkSocket& sock, const GenlFamily& f) {
+    auto send = [&](std::uint8_t cmd, const std::vector<Attr>& attrs) {
+        return sock.request([&](nlmsghdr* nlh) {
+            nlh->nlmsg_type = f.id;
+            nlh->nlmsg_flags |= NLM_F_ACK;
+            put_genl_header(nlh, cmd, static_cast<std::uint8_t>(f.version));
+            for (const Attr& a : attrs)
+                mnl_attr_put(nlh, a.type, a.payload.size(), a.payload.data());
+        });
+    };
+    // Each case breaks one attribute; the rest of the request is valid.
+    const std::vector<std::pair<const char*, Attr>> cases = {
+        {"ID", {RDMASTAT_KPING_A_ID, u32(1)}}, // not START's
+        {"ROLE", {RDMASTAT_KPING_A_ROLE, {RDMASTAT_KPING_ROLE_MAX + 1}}},
+        {"ADDR", {RDMASTAT_KPING_A_ADDR, std::vector<std::uint8_t>(17, 1)}},
+        {"PORT", {RDMASTAT_KPING_A_PORT, {0, 0}}},
+        {"COUNT", {RDMASTAT_KPING_A_COUNT, {1}}},
+        {"SIZE", {RDMASTAT_KPING_A_SIZE, u32(RDMASTAT_KPING_MAX_SIZE + 1)}},
+        {"VALIDATE", {RDMASTAT_KPING_A_VALIDATE, {1}}},
+        {"MODE", {RDMASTAT_KPING_A_MODE, {RDMASTAT_KPING_MODE_MAX + 1}}},
+        {"DEPTH", {RDMASTAT_KPING_A_DEPTH, u32(RDMASTAT_KPING_DEPTH_MAX + 1)}},
+        {"MEM", {RDMASTAT_KPING_A_MEM, {RDMASTAT_KPING_MEM_MAX + 1}}},
+    };
+    for (const auto& [name, bad] : cases) {
+        std::vector<Attr> attrs;
+        for (const Attr& a : valid_start())
+            if (a.type != bad.type) attrs.push_back(a);
+        attrs.push_back(bad);
+        report(std::string("kping start ") + name, send(RDMASTAT_KPING_CMD_START, attrs));
+    }
+    report("kping stop ID", send(RDMASTAT_KPING_CMD_STOP, {{RDMASTAT_KPING_A_ID, u32(0)}}));
+    report("kping get ID", send(RDMASTAT_KPING_CMD_GET, {{RDMASTAT_KPING_A_ID, u32(0)}}));
+    report("kping get ROLE", send(RDMASTAT_KPING_CMD_GET, {{RDMASTAT_KPING_A_ROLE, {1}}}));
+    return 0;
+}
+
 int main(int argc, char** argv) {
+    if (argc == 2 && std::string(argv[1]) == "kping") {
+        auto sock = NetlinkSocket::open(NETLINK_GENERIC);
+        auto family = sock ? resolve_genl_family(sock.value(), RDMASTAT_KPING_GENL_NAME)
+                           : Result<std::optional<GenlFamily>>(sock.failure());
+        if (!family || !family.value()) {
+            std::fprintf(stderr, "rdmastat-genlprobe: no rdmastat_kping family\n");
+            return 1;
+        }
+        return probe_kping(sock.value(), *family.value());
+    }
     if (argc != 4) {
-        std::fprintf(stderr, "usage: rdmastat-genlprobe FAMILY CMD MAXATTR\n");
+        std::fprintf(stderr, "usage: rdmastat-genlprobe FAMILY CMD MAXATTR | kping\n");
         return 2;
     }
     const std::string name = argv[1];

@@ -7,6 +7,7 @@
 #include "support.h"
 
 #include <catch2/catch.hpp>
+#include <cerrno>
 #include <linux/rdmastat.h>
 #include <linux/rdmastat_kping.h>
 #include <regex>
@@ -121,8 +122,8 @@ TEST_CASE("lab: kping refuses the dma mode without its module parameter", "[lab]
     INFO(err);
     CHECK(err.find("Operation not permitted") != std::string::npos);
     CHECK(err.find("allow_unsafe_global_rkey=1") != std::string::npos);
-    CHECK(err.find("(attribute " + std::to_string(RDMASTAT_KPING_A_MEM) + ")") !=
-          std::string::npos);
+    // The tool names the attribute the kernel's extended ack points at.
+    CHECK(err.find("(RDMASTAT_KPING_A_MEM)") != std::string::npos);
 }
 
 namespace {
@@ -175,5 +176,45 @@ TEST_CASE("lab: an id naming another's QP, or its destroyed QP, shows no QP of i
         CHECK(liars == 1);
         CHECK(stales == 1);
         CHECK(victims == 1);
+    }
+}
+
+TEST_CASE("lab: a kping run whose peer is killed ends failed, naming why", "[lab][safety]") {
+    REQUIRE(rc_of("killed.json") == 0);
+    auto runs = nlohmann::json::parse(evidence("killed.json"))["runs"];
+    REQUIRE(runs.size() == 1);
+    const auto& r = runs[0];
+    INFO(r.dump());
+    CHECK(r["state"] == "failed");
+    CHECK(r["iters"].get<std::uint64_t>() > 0); // it was running when the peer went
+    CHECK(r["error"]["errno"] == ENOTCONN);
+    CHECK_THAT(r["error"]["message"].get<std::string>(), Catch::Contains("peer left"));
+}
+
+TEST_CASE("lab: kping's policies refuse each bad attribute, pointing at it", "[lab][safety]") {
+    REQUIRE(rc_of("kping-probe.txt") == 0);
+    const auto lines = lines_of(evidence("kping-probe.txt"));
+    const std::vector<std::pair<std::string, int>> expected = {
+        {"kping start ID", RDMASTAT_KPING_A_ID},
+        {"kping start ROLE", RDMASTAT_KPING_A_ROLE},
+        {"kping start ADDR", RDMASTAT_KPING_A_ADDR},
+        {"kping start PORT", RDMASTAT_KPING_A_PORT},
+        {"kping start COUNT", RDMASTAT_KPING_A_COUNT},
+        {"kping start SIZE", RDMASTAT_KPING_A_SIZE},
+        {"kping start VALIDATE", RDMASTAT_KPING_A_VALIDATE},
+        {"kping start MODE", RDMASTAT_KPING_A_MODE},
+        {"kping start DEPTH", RDMASTAT_KPING_A_DEPTH},
+        {"kping start MEM", RDMASTAT_KPING_A_MEM},
+        {"kping stop ID", RDMASTAT_KPING_A_ID},
+        {"kping get ID", RDMASTAT_KPING_A_ID},
+        {"kping get ROLE", RDMASTAT_KPING_A_ROLE},
+    };
+    REQUIRE(lines.size() == expected.size());
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        INFO(lines[i]);
+        CHECK(lines[i].rfind(expected[i].first + ": error: ", 0) == 0);
+        const std::string at = "(attribute " + std::to_string(expected[i].second) + ")";
+        CHECK(lines[i].size() >= at.size());
+        CHECK(lines[i].substr(lines[i].size() - at.size()) == at);
     }
 }

@@ -47,7 +47,10 @@ struct KpingApp {
             ->type_name("MODE");
         start->add_option("--depth", depth, "Outstanding writes in write-bw (default 128)")
             ->type_name("N");
-        start->add_option("--mem", mem, "frwr-local (default), frwr-remote or dma (needs the module parameter allow_unsafe_global_rkey=1)")
+        start
+            ->add_option("--mem", mem,
+                         "frwr-local (default), frwr-remote or dma (needs the module parameter "
+                         "allow_unsafe_global_rkey=1)")
             ->type_name("MEM");
         start->add_flag("-w,--wait", a.wait, "Wait for the run to end and show its last record");
         start

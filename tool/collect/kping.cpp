@@ -63,14 +63,52 @@ KpingRun run_of(const Attrs& a) {
     return r;
 }
 
+// The request attributes by number, as the UAPI names them.
+const char* request_attr_name(unsigned type) {
+    switch (type) {
+    case RDMASTAT_KPING_A_ID:
+        return "RDMASTAT_KPING_A_ID";
+    case RDMASTAT_KPING_A_ROLE:
+        return "RDMASTAT_KPING_A_ROLE";
+    case RDMASTAT_KPING_A_ADDR:
+        return "RDMASTAT_KPING_A_ADDR";
+    case RDMASTAT_KPING_A_PORT:
+        return "RDMASTAT_KPING_A_PORT";
+    case RDMASTAT_KPING_A_COUNT:
+        return "RDMASTAT_KPING_A_COUNT";
+    case RDMASTAT_KPING_A_SIZE:
+        return "RDMASTAT_KPING_A_SIZE";
+    case RDMASTAT_KPING_A_VALIDATE:
+        return "RDMASTAT_KPING_A_VALIDATE";
+    case RDMASTAT_KPING_A_MODE:
+        return "RDMASTAT_KPING_A_MODE";
+    case RDMASTAT_KPING_A_DEPTH:
+        return "RDMASTAT_KPING_A_DEPTH";
+    case RDMASTAT_KPING_A_MEM:
+        return "RDMASTAT_KPING_A_MEM";
+    default:
+        return nullptr;
+    }
+}
+
 // The kernel's refusal, said for a person: a bare EPERM is the capability
 // check; one with an extended ack (the dma mode's parameter) says why itself.
+// "(attribute N)", where the ack pointed, becomes the attribute's name.
 Failure refused(const std::string& what, const Failure& f) {
     if (f.code == EPERM && f.message.find(':') == std::string::npos)
         return Failure{what + ": permission denied: starting and stopping kping runs needs "
                               "CAP_NET_ADMIN (run as root)",
                        EPERM};
-    return Failure{what + ": " + f.message, f.code};
+    std::string message = f.message;
+    const std::string tag = "(attribute ";
+    if (auto at = message.rfind(tag); at != std::string::npos && message.back() == ')') {
+        const std::string number =
+            message.substr(at + tag.size(), message.size() - at - tag.size() - 1);
+        if (number.find_first_not_of("0123456789") == std::string::npos && !number.empty())
+            if (const char* name = request_attr_name(static_cast<unsigned>(std::stoul(number))))
+                message = message.substr(0, at) + "(" + name + ")";
+    }
+    return Failure{what + ": " + message, f.code};
 }
 
 } // namespace

@@ -22,7 +22,8 @@ inline constexpr std::uint32_t default_size = 64;
 inline constexpr std::uint32_t default_server_size = rping_max_size;
 inline constexpr std::uint64_t default_lat_count = 1000; ///< as ib_write_lat
 inline constexpr std::uint64_t default_bw_count = 5000;  ///< as ib_write_bw
-inline constexpr std::uint32_t default_depth = 128;      ///< as ib_write_bw's tx depth
+inline constexpr std::uint32_t default_depth =
+    RDMASTAT_KPING_DEPTH_DEFAULT; ///< ib_write_bw's tx depth
 
 struct PingOptions {
     bool server = false;                 ///< -s (else client, -c)

@@ -9,8 +9,10 @@
 namespace rdmastat::ping {
 namespace {
 
-constexpr std::uint8_t hello_magic[4] = {'R', 'D', 'S', 'T'};
-constexpr std::uint8_t hello_version = 1;
+// The hello's constants are the kernel module's (include/uapi/linux/rdmastat_kping.h).
+constexpr const char* hello_magic = RDMASTAT_KPING_HELLO_MAGIC;
+constexpr std::size_t hello_magic_len = RDMASTAT_KPING_HELLO_MAGIC_LEN;
+constexpr std::uint8_t hello_version = RDMASTAT_KPING_HELLO_VERSION;
 
 void put_be(std::uint8_t* out, std::uint64_t v, int bytes) {
     for (int i = bytes - 1; i >= 0; --i, v >>= 8)
@@ -63,7 +65,7 @@ Result<Advertisement> parse_advertisement(std::span<const std::uint8_t> bytes,
 }
 
 void encode_hello(const Hello& h, std::uint8_t out[hello_size]) {
-    std::memcpy(out, hello_magic, sizeof hello_magic);
+    std::memcpy(out, hello_magic, hello_magic_len);
     out[4] = hello_version;
     out[5] = static_cast<std::uint8_t>(h.mode);
     out[6] = out[7] = 0;
@@ -71,7 +73,7 @@ void encode_hello(const Hello& h, std::uint8_t out[hello_size]) {
 }
 
 Result<Hello> parse_hello(std::span<const std::uint8_t> data) {
-    if (data.size() < hello_size || std::memcmp(data.data(), hello_magic, sizeof hello_magic))
+    if (data.size() < hello_size || std::memcmp(data.data(), hello_magic, hello_magic_len))
         return Failure{"no rdmastat hello (the peer is rping or another program)", ENOENT};
     if (data[4] != hello_version)
         return Failure{"rdmastat hello of version " + std::to_string(data[4]) + ", expected " +

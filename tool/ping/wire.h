@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <linux/rdmastat_kping.h>
 #include <span>
 #include <string>
 
@@ -33,8 +34,8 @@ enum class Mode : std::uint8_t { rping = 0, lat = 1, bw = 2 };
 const char* mode_name(Mode m);
 
 /// rping's size limits: room for "rdma-ping-<INT_MAX>: " and at most 64 KiB - 1.
-inline constexpr std::uint32_t rping_min_size = 26;
-inline constexpr std::uint32_t rping_max_size = 65535;
+inline constexpr std::uint32_t rping_min_size = RDMASTAT_KPING_PING_MIN_SIZE;
+inline constexpr std::uint32_t rping_max_size = RDMASTAT_KPING_PING_MAX_SIZE;
 /// The largest buffer rdmastat registers for one connection (any mode).
 inline constexpr std::uint32_t max_buffer = 64u << 20;
 
@@ -63,7 +64,7 @@ struct Hello {
     std::uint32_t size = 0;
 };
 
-inline constexpr std::size_t hello_size = 12;
+inline constexpr std::size_t hello_size = RDMASTAT_KPING_HELLO_LEN;
 
 void encode_hello(const Hello& h, std::uint8_t out[hello_size]);
 

@@ -24,9 +24,11 @@
  *   Starts a run. Required: RDMASTAT_KPING_A_ROLE, RDMASTAT_KPING_A_ADDR,
  *   RDMASTAT_KPING_A_PORT. Optional: the other request attributes below.
  *   The reply is the new run's record (as a dump's). Errors: -EPERM without
- *   CAP_NET_ADMIN; -EINVAL with an extended ack naming the attribute that is
- *   missing or out of range; -ENOSPC when RDMASTAT_KPING_MAX_RUNS runs exist.
- *   Connection failures come later, in the run's state and error.
+ *   CAP_NET_ADMIN, or for the DMA memory mode without the module parameter;
+ *   -EINVAL or -ERANGE with an extended ack pointing at the attribute that
+ *   is missing, malformed or out of range; -ENOSPC when
+ *   RDMASTAT_KPING_MAX_RUNS runs exist. Connection failures come later, in
+ *   the run's state and error.
  *
  * RDMASTAT_KPING_CMD_STOP (CAP_NET_ADMIN)
  *   Stops the run named by RDMASTAT_KPING_A_ID (required), tears down its
@@ -36,12 +38,27 @@
  * RDMASTAT_KPING_CMD_GET
  *   With NLM_F_DUMP: every run of the caller's network namespace, running
  *   or ended (ended runs stay until stopped), one message per run in id
- *   order. Without NLM_F_DUMP: the run named by RDMASTAT_KPING_A_ID. Any
- *   user may read.
+ *   order; when a run was started or stopped between two parts of a dump,
+ *   the later messages carry NLM_F_DUMP_INTR (dump again). Without
+ *   NLM_F_DUMP: the run named by RDMASTAT_KPING_A_ID. Any user may read.
+ *
+ * Requests are strictly validated against per-command policies (the family
+ * has no legacy operations): an attribute a command does not take, one of
+ * the wrong size and one outside the limits below are refused.
+ *
+ * Runs and namespaces
+ * -------------------
+ * A run belongs to the network namespace it was started in: only that
+ * namespace lists and stops it. Its rdma_cm ids keep the namespace alive
+ * while the run's thread has them; an ended run does not, and when the
+ * namespace goes away its runs go with it. A run ends DONE when it did what
+ * it was asked (COUNT operations, or a server's client left); STOPPED by
+ * STOP; FAILED with RDMASTAT_KPING_A_ERROR and _ERROR_MSG otherwise (the
+ * peer left early, a completion failed, a step timed out).
  *
  * Attributes of a request (enum rdmastat_kping_attr)
  * --------------------------------------------------
- * RDMASTAT_KPING_A_ID: u32, a run's id (STOP, GET).
+ * RDMASTAT_KPING_A_ID: u32, a run's id, from 1 (STOP, GET).
  * RDMASTAT_KPING_A_ROLE: u8, enum rdmastat_kping_role.
  * RDMASTAT_KPING_A_ADDR: binary, 4 bytes (IPv4) or 16 (IPv6), network order:
  *   the address a server binds (any address: all) or a client connects to.
@@ -49,16 +66,17 @@
  * RDMASTAT_KPING_A_COUNT: u32, client: operations to do (pings, round trips
  *   or writes); server: pings to serve before leaving. 0 (the default):
  *   until stopped (client), until the client leaves (server).
- * RDMASTAT_KPING_A_SIZE: u32, bytes per operation: the ping mode takes 26
- *   (room for rping's text) to 65535 (default 64; a server's default is
- *   65535, the largest ping it takes), the other modes 1 to 1 MiB.
+ * RDMASTAT_KPING_A_SIZE: u32, bytes per operation: the ping mode takes
+ *   RDMASTAT_KPING_PING_MIN_SIZE to _PING_MAX_SIZE (default
+ *   RDMASTAT_KPING_CLIENT_SIZE; a server's default is the largest ping it
+ *   takes), the other modes 1 to RDMASTAT_KPING_MAX_SIZE.
  * RDMASTAT_KPING_A_VALIDATE: flag, client: compare the data that comes back
  *   with what was sent (ping and write-latency modes); a mismatch ends the
  *   run with -EBADMSG.
  * RDMASTAT_KPING_A_MODE: u8, enum rdmastat_kping_mode (client; a server
  *   follows its client's hello). Default RDMASTAT_KPING_MODE_PING.
  * RDMASTAT_KPING_A_DEPTH: u32, write-bandwidth send-queue depth: writes kept
- *   outstanding, 1 to 1024, default 128.
+ *   outstanding, RDMASTAT_KPING_DEPTH_MIN to _MAX, default _DEFAULT.
  * RDMASTAT_KPING_A_MEM: u8, enum rdmastat_kping_mem. Default FRWR_LOCAL.
  *   DMA advertises the protection domain's global rkey, through which the
  *   peer can read and write all memory of the host; START refuses it with
@@ -72,8 +90,10 @@
  * RDMASTAT_KPING_A_STATE: u8, enum rdmastat_kping_state.
  * RDMASTAT_KPING_A_ERROR: u32, the positive errno that ended the run; absent
  *   while there is none.
- * RDMASTAT_KPING_A_ERROR_MSG: NUL-terminated string, what failed ("rdma
- *   read completion: remote access error", ...); absent with no error.
+ * RDMASTAT_KPING_A_ERROR_MSG: NUL-terminated string of at most
+ *   RDMASTAT_KPING_ERROR_MSG_LEN bytes, what failed ("rdma read completion:
+ *   remote access error", "the peer left before the run was done ...");
+ *   absent with no error.
  * RDMASTAT_KPING_A_PEER: binary, struct sockaddr_in or sockaddr_in6, the
  *   peer's address once connected.
  * RDMASTAT_KPING_A_DEV_NAME: NUL-terminated string, the RDMA device of the
@@ -98,6 +118,35 @@
 
 #define RDMASTAT_KPING_GENL_NAME "rdmastat_kping"
 #define RDMASTAT_KPING_GENL_VERSION 1
+
+/*
+ * rdmastat's hello, at the start of a connection request's (and its
+ * answer's) private data: the magic, the version, the mode, two zero bytes
+ * and the be32 size, RDMASTAT_KPING_HELLO_LEN bytes in all.
+ */
+#define RDMASTAT_KPING_HELLO_MAGIC "RDST"
+#define RDMASTAT_KPING_HELLO_MAGIC_LEN 4
+#define RDMASTAT_KPING_HELLO_VERSION 1
+#define RDMASTAT_KPING_HELLO_LEN 12
+
+/*
+ * RDMASTAT_KPING_A_SIZE's limits: the ping mode needs room for rping's text
+ * ("rdma-ping-N: " and a letter) and rping takes at most 64 KiB - 1; the
+ * other modes take up to 1 MiB. Defaults: a client 64 bytes, a server the
+ * largest ping it takes.
+ */
+#define RDMASTAT_KPING_PING_MIN_SIZE 26
+#define RDMASTAT_KPING_PING_MAX_SIZE 65535
+#define RDMASTAT_KPING_MAX_SIZE (1 << 20)
+#define RDMASTAT_KPING_CLIENT_SIZE 64
+
+/* RDMASTAT_KPING_A_DEPTH's limits and default. */
+#define RDMASTAT_KPING_DEPTH_MIN 1
+#define RDMASTAT_KPING_DEPTH_MAX 1024
+#define RDMASTAT_KPING_DEPTH_DEFAULT 128
+
+/* The longest RDMASTAT_KPING_A_ERROR_MSG, its NUL included. */
+#define RDMASTAT_KPING_ERROR_MSG_LEN 96
 
 /* Runs at once, running or ended. */
 #define RDMASTAT_KPING_MAX_RUNS 64

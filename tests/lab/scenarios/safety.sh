@@ -107,9 +107,23 @@ done
 rmmod rdmastat_kping
 insmod /lib/modules/extra/rdmastat_kping.ko || exit 1
 
+lab_section "kping: a run whose peer is killed ends failed, with the reason"
+rping -s -a 10.9.0.1 -p 7640 >/dev/null 2>&1 &
+rs=$!
+lab_wait 10 lab_cm_listening 7640 || exit 1
+rdmastat kping start -c -a 10.9.0.1 -p 7640 -S 64 -j >"$R/killed-start.json" || exit 1
+lab_wait 20 lab_cm_connected_ge 7640 2 || exit 1
+kill -KILL "$rs"
+kid=$(sed -n 's/.*"id":\([0-9]*\).*/\1/p' "$R/killed-start.json")
+kended() { rdmastat kping show "$kid" -j | grep -q -E '"state":"(done|failed|stopped)"'; }
+lab_wait 30 kended
+capture killed.json rdmastat kping show "$kid" -j
+rdmastat kping stop "$kid" >/dev/null
+
 lab_section "generic netlink: strict policy"
 # Past RDMASTAT_A_MAX too: unknown attributes are refused as well.
 capture probe.txt rdmastat-genlprobe rdmastat 1 20
+capture kping-probe.txt rdmastat-genlprobe kping
 lab_stop_pings
 killall rping 2>/dev/null
 sleep 0.5
