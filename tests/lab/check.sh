@@ -24,7 +24,7 @@ status=0
 	"$here/scenarios/capture.sh" "$here/scenarios/portshare.sh" \
 	"$here/scenarios/module.sh" "$here/scenarios/safety.sh" "$here/scenarios/netns.sh" \
 	"$here/scenarios/monitor.sh" \
-	"$here/scenarios/ping.sh" \
+	"$here/scenarios/ping.sh" "$here/scenarios/pingopts.sh" \
 	"$here/scenarios/kping.sh" "$here/scenarios/churn.sh" ||
 	status=$?
 for log in "$out"/*.log; do

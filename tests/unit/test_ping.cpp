@@ -161,6 +161,30 @@ TEST_CASE("ping options: defaults and refused combinations", "[ping]") {
     CHECK(effective_count(bw.value().ping) == 0);
     CHECK(bw.value().ping.depth == 16);
 
+    // rping's own options, with rping's meanings, on either side.
+    auto counted = parse({"-s", "-C", "3"});
+    REQUIRE(counted.ok());
+    CHECK(effective_count(counted.value().ping) == 3); // serves 3 pings, as rping -s -C 3
+    auto self_qp = parse({"-c", "-a", "h", "-q", "-d"});
+    REQUIRE(self_qp.ok());
+    CHECK(self_qp.value().ping.self_qp);
+    CHECK(self_qp.value().ping.debug);
+    CHECK_FALSE(self_qp.value().quiet); // -q is rping's, not --quiet
+    auto quiet = parse({"-c", "-a", "h", "--quiet"});
+    REQUIRE(quiet.ok());
+    CHECK(quiet.value().quiet);
+    CHECK_FALSE(quiet.value().ping.self_qp);
+    // rping takes -I on a server and -P on a client and ignores them: so do we, saying so.
+    auto s_with_i = parse({"-s", "-I", "10.0.0.1"});
+    REQUIRE(s_with_i.ok());
+    CHECK(ignored_options(s_with_i.value().ping) ==
+          std::vector<std::string>{"-I applies to a client: ignored, as rping does"});
+    auto c_with_p = parse({"-c", "-a", "h", "-P"});
+    REQUIRE(c_with_p.ok());
+    CHECK(ignored_options(c_with_p.value().ping) ==
+          std::vector<std::string>{"-P applies to a server: ignored, as rping does"});
+    CHECK(ignored_options(quiet.value().ping).empty());
+
     const std::pair<std::vector<std::string>, const char*> bad[] = {
         {{}, "give -s (server) or -c (client)"},
         {{"-s", "-c"}, "excludes"},
@@ -168,8 +192,6 @@ TEST_CASE("ping options: defaults and refused combinations", "[ping]") {
         {{"-c", "-a", "h", "-S", "10"}, "-S 10: rping mode needs 26"},
         {{"-c", "-a", "h", "--lat", "-S", "0"}, "-S 0: needs 1 to"},
         {{"-s", "--lat"}, "chosen by the client"},
-        {{"-s", "-C", "3"}, "-C applies to the client"},
-        {{"-c", "-a", "h", "-P"}, "-P applies to the server"},
         {{"-c", "-a", "h", "--depth", "4"}, "--depth applies to --bw only"},
         {{"-c", "-a", "h", "--bw", "--depth", "0"}, "--depth needs 1 to 4096"},
         {{"-c", "-a", "h", "--duration", "0"}, "--duration needs a positive number"},

@@ -39,7 +39,9 @@ struct PingApp {
                        "Bytes per ping (client, default 64) or largest accepted (server, "
                        "default 65535)")
             ->type_name("SIZE");
-        app.add_option("-C,--count", count, "Pings, round trips or writes (0: no limit)")
+        app.add_option("-C,--count", count,
+                       "Pings, round trips or writes (0: no limit); a server serves COUNT "
+                       "pings and leaves, as rping -s -C")
             ->type_name("COUNT");
         app.add_option("--duration", duration, "Stop the client after SECONDS")
             ->type_name("SECONDS");
@@ -52,7 +54,11 @@ struct PingApp {
                      "Server: serve clients at once and keep serving until interrupted");
         app.add_flag("-v,--verbose", o.verbose, "Print each ping's data, as rping -v");
         app.add_flag("-V,--validate", o.validate, "Check the echoed data, as rping -V");
-        app.add_flag("-q,--quiet", a.quiet, "Print only the result (and errors)");
+        app.add_flag("-q", o.self_qp,
+                     "Create the QP with verbs and move it through its states, as rping -q");
+        app.add_flag("-d,--debug", o.debug,
+                     "Say each connection step on standard error, as rping -d");
+        app.add_flag("--quiet", a.quiet, "Print only the result (and errors)");
         app.add_flag("-j,--json", a.common.json,
                      "Print results as JSON (schema in rdmastat-ping(8))");
         app.add_flag("--pretty", a.common.pretty, "Indent JSON output (with -j)");
@@ -102,12 +108,19 @@ int run_ping(const std::vector<std::string>& args, const CommonOptions& inherite
             std::lock_guard lock(mu);
             err << '\r' << ping_progress_line(r) << "\033[K" << std::flush;
         };
+    for (const std::string& note : ping::ignored_options(a.ping))
+        err << "rdmastat: ping: " << note << '\n';
     if (a.ping.verbose && !json)
         hooks.data = [&](const std::string& line) {
             std::lock_guard lock(mu);
             out << line << '\n' << std::flush;
         };
-    if (!a.quiet && !json)
+    if (a.ping.debug)
+        hooks.note = [&](const std::string& line) {
+            std::lock_guard lock(mu);
+            err << "debug: " << line << '\n' << std::flush;
+        };
+    else if (!a.quiet && !json)
         hooks.note = [&](const std::string& line) {
             std::lock_guard lock(mu);
             out << line << '\n' << std::flush;

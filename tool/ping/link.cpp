@@ -63,6 +63,19 @@ Result<rdma_event_channel*> make_channel() {
     return ch;
 }
 
+const char* qp_state_text(ibv_qp_state state) {
+    switch (state) {
+    case IBV_QPS_INIT:
+        return "INIT";
+    case IBV_QPS_RTR:
+        return "RTR";
+    case IBV_QPS_RTS:
+        return "RTS";
+    default:
+        return "another state";
+    }
+}
+
 Result<CmEvent> wait_cm_event(rdma_event_channel* ch, int timeout_ms, const Cancel& cancel) {
     for (;;) {
         pollfd fds[2] = {{ch->fd, POLLIN, 0}, {cancel.fd(), POLLIN, 0}};
@@ -81,7 +94,8 @@ Result<CmEvent> wait_cm_event(rdma_event_channel* ch, int timeout_ms, const Canc
         CmEvent e{ev->event, ev->status, ev->id, {}};
         const auto* pd = static_cast<const std::uint8_t*>(ev->param.conn.private_data);
         if (pd &&
-            (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST || ev->event == RDMA_CM_EVENT_ESTABLISHED))
+            (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST || ev->event == RDMA_CM_EVENT_ESTABLISHED ||
+             ev->event == RDMA_CM_EVENT_CONNECT_RESPONSE))
             e.private_data.assign(pd, pd + ev->param.conn.private_data_len);
         rdma_ack_cm_event(ev);
         return e;
@@ -111,6 +125,7 @@ Link::~Link() {
     // Reverse order of creation: QP before its CQ, MRs before their PD, the
     // id before its channel (every event was acknowledged when read).
     if (qp_) rdma_destroy_qp(id_);
+    if (own_qp_) ibv_destroy_qp(own_qp_);
     for (auto& b : buffers_) {
         if (b->mr) ibv_dereg_mr(b->mr);
         std::free(b->data);
@@ -126,10 +141,10 @@ void Link::describe(PingResult& r) const {
     if (id_->verbs) r.device = ibv_get_device_name(id_->verbs->device);
     r.local = endpoint_of(rdma_get_local_addr(id_));
     r.peer = endpoint_of(rdma_get_peer_addr(id_));
-    if (id_->qp) r.qp = id_->qp->qp_num;
+    if (qp()) r.qp = qp()->qp_num;
 }
 
-Status Link::setup(std::uint32_t send_depth, std::uint32_t recv_depth) {
+Status Link::setup(std::uint32_t send_depth, std::uint32_t recv_depth, bool self_created) {
     if (!id_->verbs) return Failure{"rdma_cm id has no device yet", EINVAL};
     if (!(pd_ = ibv_alloc_pd(id_->verbs))) return step_failure("ibv_alloc_pd");
     if (!(comp_ = ibv_create_comp_channel(id_->verbs)))
@@ -144,8 +159,30 @@ Status Link::setup(std::uint32_t send_depth, std::uint32_t recv_depth) {
     attr.cap.max_send_wr = send_depth;
     attr.cap.max_recv_wr = recv_depth;
     attr.cap.max_send_sge = attr.cap.max_recv_sge = 1;
+    if (self_created) {
+        if (!(own_qp_ = ibv_create_qp(pd_, &attr))) return step_failure("ibv_create_qp");
+        return move_qp(IBV_QPS_INIT); // receives can be posted from INIT on
+    }
     if (rdma_create_qp(id_, pd_, &attr)) return step_failure("rdma_create_qp");
     qp_ = true;
+    return Ok{};
+}
+
+bool is_iwarp(const Link& link) {
+    return link.id()->verbs && link.id()->verbs->device->transport_type == IBV_TRANSPORT_IWARP;
+}
+
+Status Link::move_qp(ibv_qp_state state) {
+    if (!own_qp_) return Ok{};
+    ibv_qp_attr attr{};
+    int mask = 0;
+    attr.qp_state = state;
+    if (rdma_init_qp_attr(id_, &attr, &mask))
+        return step_failure(std::string("rdma_init_qp_attr ") + qp_state_text(state));
+    if (int e = ibv_modify_qp(own_qp_, &attr, mask)) {
+        errno = e;
+        return step_failure(std::string("ibv_modify_qp to ") + qp_state_text(state));
+    }
     return Ok{};
 }
 
@@ -173,7 +210,7 @@ Status Link::post_recv(const Buffer& b, std::uint32_t length) {
     wr.sg_list = &sge;
     wr.num_sge = 1;
     ibv_recv_wr* bad = nullptr;
-    if (int e = ibv_post_recv(id_->qp, &wr, &bad)) {
+    if (int e = ibv_post_recv(qp(), &wr, &bad)) {
         errno = e;
         return step_failure("ibv_post_recv");
     }
@@ -189,7 +226,7 @@ Status Link::post_send(const Buffer& b, std::uint32_t length) {
     wr.opcode = IBV_WR_SEND;
     wr.send_flags = IBV_SEND_SIGNALED;
     ibv_send_wr* bad = nullptr;
-    if (int e = ibv_post_send(id_->qp, &wr, &bad)) {
+    if (int e = ibv_post_send(qp(), &wr, &bad)) {
         errno = e;
         return step_failure("ibv_post_send SEND");
     }
@@ -208,7 +245,7 @@ Status Link::post_rdma(ibv_wr_opcode op, const Buffer& b, std::uint32_t length,
     wr.wr.rdma.remote_addr = remote.address;
     wr.wr.rdma.rkey = remote.rkey;
     ibv_send_wr* bad = nullptr;
-    if (int e = ibv_post_send(id_->qp, &wr, &bad)) {
+    if (int e = ibv_post_send(qp(), &wr, &bad)) {
         errno = e;
         return step_failure(op == IBV_WR_RDMA_READ ? "ibv_post_send RDMA READ"
                                                    : "ibv_post_send RDMA WRITE");

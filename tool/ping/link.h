@@ -53,8 +53,15 @@ Result<rdma_event_channel*> make_channel();
 /// on cancel. Failures: ended_by_signal, ended_by_timeout, or the step's errno.
 Result<CmEvent> wait_cm_event(rdma_event_channel* ch, int timeout_ms, const Cancel& cancel);
 
+/// "INIT", "RTR", "RTS" for the states a self-created QP goes through.
+const char* qp_state_text(ibv_qp_state state);
+
 /// "ADDRESS" and port of a sockaddr (IPv6 without brackets).
 Endpoint endpoint_of(const sockaddr* sa);
+
+class Link;
+/// Whether the link's device speaks iWARP (its connection manager moves QPs).
+bool is_iwarp(const Link& link);
 
 class Link {
   public:
@@ -70,8 +77,17 @@ class Link {
     /// Device name, local and peer endpoints and QP number, as far as known.
     void describe(PingResult& r) const;
 
-    /// PD, completion channel, CQ and an RC QP with these queue depths.
-    Status setup(std::uint32_t send_depth, std::uint32_t recv_depth);
+    /// PD, completion channel, CQ and an RC QP with these queue depths: made
+    /// by rdma_cm (rdma_create_qp, which also moves it through its states), or
+    /// when self_created (rping -q) with ibv_create_qp and moved to INIT here;
+    /// then move_qp() takes it on, as the connection's steps come.
+    Status setup(std::uint32_t send_depth, std::uint32_t recv_depth, bool self_created = false);
+    /// A self-created QP to state, with the attributes rdma_cm gives for the
+    /// id (rdma_init_qp_attr). No-op for a QP rdma_cm created.
+    Status move_qp(ibv_qp_state state);
+    /// The connection's QP (rdma_cm's or our own); null before setup.
+    ibv_qp* qp() const { return own_qp_ ? own_qp_ : id_->qp; }
+    bool self_created_qp() const { return own_qp_ != nullptr; }
     /// A buffer of size bytes registered with exactly `access`.
     Result<Buffer*> add_buffer(std::uint32_t size, int access);
 
@@ -106,6 +122,7 @@ class Link {
     ibv_comp_channel* comp_ = nullptr;
     ibv_cq* cq_ = nullptr;
     bool qp_ = false, disconnected_ = false, peer_gone_ = false;
+    ibv_qp* own_qp_ = nullptr; ///< rping -q: ours, not rdma_cm's
     std::vector<std::unique_ptr<Buffer>> buffers_;
 };
 

@@ -24,15 +24,14 @@ std::uint64_t effective_count(const PingOptions& o) {
 
 Status check_options(const PingOptions& o) {
     const std::uint32_t size = effective_size(o);
+    // rping takes -I on a server and -P on a client and does nothing with
+    // them; so does this (ignored_options() says so).
     if (o.server) {
-        if (!o.source.empty()) return Failure{"-I applies to the client (-c) only"};
         if (o.duration) return Failure{"--duration applies to the client (-c) only"};
-        if (o.count) return Failure{"-C applies to the client (-c) only"};
         if (o.mode != Mode::rping)
             return Failure{"--lat and --bw are chosen by the client; the server follows it"};
     } else {
         if (o.address.empty()) return Failure{"the client needs the server's address (-a)"};
-        if (o.persistent) return Failure{"-P applies to the server (-s) only"};
     }
     if (o.mode == Mode::rping && (size < rping_min_size || size > max_buffer))
         return Failure{"-S " + std::to_string(size) + ": rping mode needs " +
@@ -46,6 +45,14 @@ Status check_options(const PingOptions& o) {
     if (o.duration && !(*o.duration > 0)) return Failure{"--duration needs a positive number"};
     if (o.timeout_ms < 1) return Failure{"--timeout needs a positive number of milliseconds"};
     return Ok{};
+}
+
+std::vector<std::string> ignored_options(const PingOptions& o) {
+    std::vector<std::string> out;
+    if (o.server && !o.source.empty())
+        out.push_back("-I applies to a client: ignored, as rping does");
+    if (!o.server && o.persistent) out.push_back("-P applies to a server: ignored, as rping does");
+    return out;
 }
 
 } // namespace rdmastat::ping

@@ -13,6 +13,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace rdmastat::ping {
 
@@ -36,6 +37,8 @@ struct PingOptions {
     Mode mode = Mode::rping;             ///< --lat, --bw (client; a server follows its clients)
     std::uint32_t depth = default_depth; ///< --depth, outstanding writes in bw mode
     bool verbose = false, validate = false, persistent = false;
+    bool self_qp = false;  ///< -q: create the QP with verbs and move it ourselves, as rping -q
+    bool debug = false;    ///< -d: say each connection step, as rping -d
     int timeout_ms = 5000; ///< --timeout: each rdma_cm step and each wait of the client
 };
 
@@ -46,6 +49,9 @@ std::uint64_t effective_count(const PingOptions& o);
 
 /// The option combinations that cannot run, as a message ("--lat needs -c", ...).
 Status check_options(const PingOptions& o);
+/// Options rping accepts on a side that has no use for them (-I on a server,
+/// -P on a client): one note each, for the caller to show.
+std::vector<std::string> ignored_options(const PingOptions& o);
 
 /// What the runs report as they go. Called from the thread running the
 /// connection (a persistent server runs several): the receiver serializes.

@@ -56,6 +56,7 @@ Status serve_pings(Session& s) {
         s.r.completed = seq + 1;
         s.r.bytes += 2ull * len;
         s.r.seconds = std::chrono::duration<double>(Clock::now() - s.start).count();
+        if (s.count && s.r.completed >= s.count) return Ok{}; // rping -s -C: served them all
     }
 }
 
@@ -95,8 +96,7 @@ Status prepare_rping_server(Session& s) {
     // The READ lands here and the WRITE leaves from here. On iWARP a READ's
     // response is placed like a tagged write, so the sink needs remote write.
     int access = IBV_ACCESS_LOCAL_WRITE;
-    if (s.link.id()->verbs->device->transport_type == IBV_TRANSPORT_IWARP)
-        access |= IBV_ACCESS_REMOTE_WRITE;
+    if (is_iwarp(s.link)) access |= IBV_ACCESS_REMOTE_WRITE;
     return register_buffers(s, access);
 }
 

@@ -42,12 +42,14 @@ Status accept_and_serve(Link& link, const Hello& hello, const PingOptions& o, co
                        EPROTO};
     }
     r.size = r.mode == Mode::rping ? effective_size(o) : hello.size;
-    if (auto st = link.setup(send_depth(r.mode, true, o.depth), 2); !st) {
+    if (auto st = link.setup(send_depth(r.mode, true, o.depth), 2, o.self_qp); !st) {
         rdma_reject(link.id(), nullptr, 0);
         return st;
     }
     Session s{link, o, hooks, r};
     s.size = r.size;
+    // rping -s -C N serves N pings and leaves; in lat and bw the client counts.
+    if (r.mode == Mode::rping) s.count = o.count.value_or(0);
     if (auto st = prepare_session(s); !st) {
         rdma_reject(link.id(), nullptr, 0);
         return st;
@@ -55,6 +57,19 @@ Status accept_and_serve(Link& link, const Hello& hello, const PingOptions& o, co
     link.describe(r);
     std::uint8_t hello_buf[hello_size];
     rdma_conn_param param = conn_param(Hello{r.mode, r.size}, hello_buf);
+    if (link.self_created_qp()) {
+        // -q: the QP is ready before the accept (iWARP's connection manager
+        // moves it itself).
+        if (!is_iwarp(link)) {
+            Status st = link.move_qp(IBV_QPS_RTR);
+            if (st) st = link.move_qp(IBV_QPS_RTS);
+            if (!st) {
+                rdma_reject(link.id(), nullptr, 0);
+                return st;
+            }
+        }
+        param.qp_num = link.qp()->qp_num;
+    }
     if (rdma_accept(link.id(), &param)) return step_failure("rdma_accept");
     if (auto e = expect_event(link, RDMA_CM_EVENT_ESTABLISHED, "rdma_accept", o.timeout_ms); !e)
         return e.failure();
@@ -64,7 +79,7 @@ Status accept_and_serve(Link& link, const Hello& hello, const PingOptions& o, co
     // In lat and bw the server speaks first. siw's initiator refuses data that
     // arrives right behind the MPA reply (it fails the connection), so on
     // iWARP give the client's side a moment to finish establishing.
-    if (r.mode != Mode::rping && link.id()->verbs->device->transport_type == IBV_TRANSPORT_IWARP)
+    if (r.mode != Mode::rping && is_iwarp(link))
         std::this_thread::sleep_for(std::chrono::milliseconds(iwarp_settle_ms));
     s.start = s.last_progress = Clock::now();
     Status st = run_session(s);

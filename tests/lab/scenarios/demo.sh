@@ -16,8 +16,8 @@ export LAB_RPING_FREEZE=0
 lab_rping_all || exit 1
 # rdmastat's own generator: a persistent server on each device and a validated
 # rping-mode client to each, running while we look.
-rdmastat ping -s -P -a 10.9.0.1 -p 7200 -q >/tmp/demo-ping-s1.log 2>&1 &
-rdmastat ping -s -P -a 10.9.0.2 -p 7201 -q >/tmp/demo-ping-s2.log 2>&1 &
+rdmastat ping -s -P -a 10.9.0.1 -p 7200 --quiet >/tmp/demo-ping-s1.log 2>&1 &
+rdmastat ping -s -P -a 10.9.0.2 -p 7201 --quiet >/tmp/demo-ping-s2.log 2>&1 &
 lab_wait 10 lab_cm_listening 7200 && lab_wait 10 lab_cm_listening 7201 || exit 1
 rdmastat ping -c -a 10.9.0.1 -p 7200 -S 4096 -V --duration 600 >/tmp/demo-ping-c1.log 2>&1 &
 c1=$!
@@ -73,7 +73,7 @@ kc=$!
 lab_wait 20 lab_cm_connected_ge 7210 2 || exit 1
 run rdmastat -p sport = :7210 or dport = :7210
 echo "(a kernel client's RDMA WRITE bandwidth against rdmastat ping's server)"
-rdmastat ping -s -P -a 10.9.0.2 -p 7211 -q >/dev/null 2>&1 &
+rdmastat ping -s -P -a 10.9.0.2 -p 7211 --quiet >/dev/null 2>&1 &
 ps=$!
 lab_wait 10 lab_cm_listening 7211 || exit 1
 run rdmastat kping start -c -a 10.9.0.2 -p 7211 --mode write-bw -S 65536 -C 500 -w

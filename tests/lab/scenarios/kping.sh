@@ -100,7 +100,7 @@ rdmastat kping show -j >"$R/after-matrix.json"
 lab_section "write and read modes, and rdmastat ping --bw beside them"
 for dev in siw rxe; do
 	a=$(addr_of $dev)
-	rdmastat ping -s -P -a "$a" -p $p -S 65536 -q >/dev/null 2>&1 &
+	rdmastat ping -s -P -a "$a" -p $p -S 65536 --quiet >/dev/null 2>&1 &
 	s=$!
 	lab_wait 10 lab_cm_listening $p
 	capture "bw-$dev.json" rdmastat kping start -c -a "$a" -p $p --mode write-bw -C 2000 \
@@ -175,7 +175,7 @@ kstart rmmod-server.json -s -a 10.9.0.2 -p 7496 >/dev/null
 lab_wait 10 lab_cm_listening 7496
 rping -c -a 10.9.0.2 -p 7496 -S 64 >/dev/null 2>&1 &
 rc2=$!
-rdmastat ping -s -a 10.9.0.1 -p 7497 -q >/dev/null 2>&1 &
+rdmastat ping -s -a 10.9.0.1 -p 7497 --quiet >/dev/null 2>&1 &
 s2=$!
 lab_wait 10 lab_cm_listening 7497
 kstart rmmod-client.json -c -a 10.9.0.1 -p 7497 --mode write-bw -S 4096 --depth 16 >/dev/null

@@ -111,7 +111,7 @@ lab_section "lat and bw between two rdmastat ends"
 # modes DEV ADDR PORT
 modes() {
 	dev=$1 addr=$2 port=$3
-	rdmastat ping -s -P -a "$addr" -p "$port" -S 65536 -q >"$R/modes-$dev-server.out" 2>&1 &
+	rdmastat ping -s -P -a "$addr" -p "$port" -S 65536 --quiet >"$R/modes-$dev-server.out" 2>&1 &
 	s=$!
 	lab_wait 10 lab_cm_listening "$port"
 	capture "lat-$dev.json" rdmastat ping -c -a "$addr" -p "$port" --lat -S 64 -C 300 -V -j
@@ -130,7 +130,7 @@ modes rxe 10.9.0.2 7341
 killall rping 2>/dev/null
 
 lab_section "IPv6, and a client's source address (-I)"
-rdmastat ping -s -P -a fd00:9::1 -p 7360 -q >/dev/null 2>&1 &
+rdmastat ping -s -P -a fd00:9::1 -p 7360 --quiet >/dev/null 2>&1 &
 s=$!
 lab_wait 10 lab_cm_listening 7360
 capture ipv6-siw.json rdmastat ping -c -a fd00:9::1 -I fd00:9::1 -p 7360 -C 5 -V -j
@@ -141,7 +141,7 @@ lab_section "errors"
 capture err-noserver.txt rdmastat ping -c -a 10.9.0.1 -p 7399 -C 1
 capture err-noroute.txt rdmastat ping -c -a 10.77.0.1 -p 7399 -C 1 --timeout 1000
 capture err-size.txt rdmastat ping -c -a 10.9.0.1 -S 10
-rdmastat ping -s -a 10.9.0.1 -p 7398 -q >/dev/null 2>&1 &
+rdmastat ping -s -a 10.9.0.1 -p 7398 --quiet >/dev/null 2>&1 &
 s=$!
 lab_wait 10 lab_cm_listening 7398
 capture err-inuse.txt rdmastat ping -s -a 10.9.0.1 -p 7398

@@ -35,10 +35,10 @@ perftest() {
 ours() {
 	addr=$2
 	shift 2
-	rdmastat ping -s -a "$addr" -p "$port" -q >/dev/null 2>&1 &
+	rdmastat ping -s -a "$addr" -p "$port" --quiet >/dev/null 2>&1 &
 	s=$!
 	lab_wait 10 lab_cm_listening "$port"
-	rdmastat ping -c -a "$addr" -p "$port" -q -j "$@"
+	rdmastat ping -c -a "$addr" -p "$port" --quiet -j "$@"
 	wait "$s"
 	next_port
 }
@@ -55,7 +55,7 @@ rping_wall() {
 	if [ "$client" = rping ]; then
 		wall rping -c -a "$addr" -p "$port" -C "$PINGS" -S 64
 	else
-		wall rdmastat ping -c -a "$addr" -p "$port" -C "$PINGS" -S 64 -q
+		wall rdmastat ping -c -a "$addr" -p "$port" -C "$PINGS" -S 64 --quiet
 	fi
 	kill "$s"
 	wait "$s" 2>/dev/null

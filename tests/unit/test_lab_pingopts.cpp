@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+// [lab] tests of rping's command line in rdmastat ping: judge what
+// tests/lab/scenarios/pingopts.sh wrote, each rping option run against real
+// rping in both roles on siw and rxe. Run by tests/lab/check.sh.
+#include "support.h"
+
+#include <catch2/catch.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace rdmastat::test;
+
+namespace {
+
+std::string out_of(const std::string& name) {
+    return lab_evidence("pingopts", name);
+}
+int rc(const std::string& name) {
+    return std::stoi(lab_evidence("pingopts", name + ".rc"));
+}
+
+std::vector<std::string> lines_with(const std::string& text, const std::string& prefix) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind(prefix, 0) == 0) out.push_back(line);
+    return out;
+}
+
+bool has(const std::string& text, const std::string& what) {
+    return text.find(what) != std::string::npos;
+}
+
+const char* devices[] = {"siw", "rxe"};
+
+} // namespace
+
+TEST_CASE("lab: -C and -v print each ping's data exactly as rping -v does", "[lab][pingopts]") {
+    for (std::string dev : devices) {
+        INFO(dev << "\n" << out_of(dev + "-v-c2r.client") << out_of(dev + "-v-r2c.client"));
+        CHECK(rc(dev + "-v-c2r.client") == 0);
+        CHECK(rc(dev + "-v-r2c.client") == 0);
+        auto ours = lines_with(out_of(dev + "-v-c2r.client"), "ping data: ");
+        auto rpings = lines_with(out_of(dev + "-v-r2c.client"), "ping data: ");
+        CHECK(ours.size() == 3); // -C 3
+        CHECK(ours == rpings);   // the same text, byte for byte
+        CHECK(has(out_of(dev + "-v-r2c.server"), "completed 3 "));
+    }
+}
+
+TEST_CASE("lab: a server's -C serves that many pings and leaves", "[lab][pingopts]") {
+    for (std::string dev : devices) {
+        const std::string server = out_of(dev + "-sc-r2c.server");
+        INFO(dev << "\n" << server << out_of(dev + "-sc-r2c.client"));
+        CHECK(rc(dev + "-sc-r2c.server") == 0);
+        CHECK(has(server, "completed 3 ")); // the rping client asked for 10
+        CHECK_FALSE(has(server, "completed 10 "));
+        // Bookworm's rping server does not stop at its -C: the client's count rules.
+        INFO(out_of(dev + "-sc-c2r.client"));
+        CHECK(rc(dev + "-sc-c2r.client") == 0);
+        CHECK(has(out_of(dev + "-sc-c2r.client"), "completed 10 "));
+    }
+}
+
+TEST_CASE("lab: -S at rping's limits, validated with -V", "[lab][pingopts]") {
+    for (std::string dev : devices) {
+        INFO(dev << "\n" << out_of(dev + "-smin-c2r.client") << out_of(dev + "-smax-r2c.server"));
+        CHECK(rc(dev + "-smin-c2r.client") == 0);
+        CHECK(has(out_of(dev + "-smin-c2r.client"), "completed 2  size 26 "));
+        CHECK(has(out_of(dev + "-smin-c2r.client"), "validated yes"));
+        CHECK(rc(dev + "-smax-r2c.client") == 0);
+        CHECK(rc(dev + "-smax-r2c.server") == 0);
+        CHECK(has(out_of(dev + "-smax-r2c.server"), "completed 2  size 65535 "));
+    }
+}
+
+TEST_CASE("lab: -q runs on a QP the program made and moved itself", "[lab][pingopts]") {
+    for (std::string dev : devices) {
+        INFO(dev << "\n"
+                 << out_of(dev + "-q-c2r.client") << out_of(dev + "-q-r2c.server")
+                 << out_of(dev + "-q-r2c.client"));
+        CHECK(rc(dev + "-q-c2r.client") == 0);
+        CHECK(has(out_of(dev + "-q-c2r.client"), "completed 3 "));
+        CHECK(has(out_of(dev + "-q-c2r.client"), "validated yes"));
+        CHECK(rc(dev + "-q-r2c.client") == 0);
+        CHECK(rc(dev + "-q-r2c.server") == 0);
+        CHECK(has(out_of(dev + "-q-r2c.server"), "completed 3 "));
+    }
+}
+
+TEST_CASE("lab: -d says the steps, -I picks the client's source address", "[lab][pingopts]") {
+    for (std::string dev : devices) {
+        const std::string addr = dev == "siw" ? "10.9.0.1" : "10.9.0.2";
+        const std::string client = out_of(dev + "-d-c2r.client");
+        INFO(dev << "\n" << client);
+        CHECK(rc(dev + "-d-c2r.client") == 0);
+        auto debug = lines_with(client, "debug: ");
+        CHECK(debug.size() >= 4);
+        CHECK(has(client, "debug: address resolved: " + addr));
+        CHECK(has(client, "debug: connected: QP "));
+        auto json_lines = lines_with(client, "{");
+        REQUIRE(json_lines.size() == 1);
+        auto r = nlohmann::json::parse(json_lines[0]);
+        CHECK(r["local"]["address"] == addr); // -I
+        CHECK(r["completed"] == 2);
+        const std::string server = out_of(dev + "-d-r2c.server");
+        INFO(server);
+        CHECK(rc(dev + "-d-r2c.client") == 0);
+        CHECK(has(server, "debug: listening on " + addr));
+        CHECK(has(server, "debug: accepted "));
+    }
+}
+
+TEST_CASE("lab: -P serves one client after another", "[lab][pingopts]") {
+    for (std::string dev : devices) {
+        const std::string server = out_of(dev + "-P.server");
+        INFO(dev << "\n" << server);
+        CHECK(rc(dev + "-P.client1") == 0);
+        CHECK(rc(dev + "-P.client2") == 0);
+        CHECK(out_of(dev + "-P.after") == "listening\n");
+        CHECK(lines_with(server, "completed 2 ").size() == 2);
+        CHECK(rc(dev + "-P.server") == 0);
+    }
+}
