@@ -126,6 +126,16 @@ lab_capture() {
 	echo $? >"$_d/$_n.rc"
 }
 
+# lab_reap PID RCFILE [SECONDS]: wait for PID (killed after SECONDS, default
+# 20) and write its exit status to RCFILE.
+lab_reap() {
+	(sleep "${3:-20}"; kill -KILL "$1" 2>/dev/null) &
+	_w=$!
+	wait "$1"
+	echo $? >"$2"
+	kill "$_w" 2>/dev/null
+}
+
 # lab_section TITLE: a heading in a scenario's log.
 lab_section() { printf '\n===== %s\n' "$*"; }
 

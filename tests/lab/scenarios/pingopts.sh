@@ -8,15 +8,6 @@
 R="$OUT/pingopts"
 mkdir -p "$R"
 
-# reap PID RCFILE: wait for PID (killed after 20 s) and write its exit status.
-reap() {
-	(sleep 15; kill -KILL "$1" 2>/dev/null) &
-	_w=$!
-	wait "$1"
-	echo $? >"$2"
-	kill "$_w" 2>/dev/null
-}
-
 # pair NAME PORT "SERVER ARGS" "CLIENT ARGS": a server (rping or rdmastat
 # ping, as the args say) on PORT, then the client; both outputs and exit
 # statuses in $R/NAME.{server,client}{,.rc}.
@@ -28,8 +19,8 @@ pair() {
 	lab_wait 10 lab_cm_listening "$_p" || echo "$_n: server did not listen"
 	# shellcheck disable=SC2086
 	$4 -p "$_p" >"$R/$_n.client" 2>&1 &
-	reap $! "$R/$_n.client.rc"
-	reap "$_s" "$R/$_n.server.rc"
+	lab_reap $! "$R/$_n.client.rc" 15
+	lab_reap "$_s" "$R/$_n.server.rc" 15
 }
 
 lab_setup || exit 1
@@ -69,6 +60,6 @@ for dev in siw rxe; do
 	echo $? >"$R/$dev-P.client2.rc"
 	lab_cm_listening $q && echo listening >"$R/$dev-P.after" || echo gone >"$R/$dev-P.after"
 	kill -INT $ps_
-	reap $ps_ "$R/$dev-P.server.rc"
+	lab_reap $ps_ "$R/$dev-P.server.rc" 15
 	p=$((p + 20))
 done
