@@ -10,14 +10,6 @@ mkdir -p "$R/fixtures"
 capture() { lab_capture "$R" "$@"; }
 KO=/lib/modules/extra/rdmastat_kping.ko
 
-# reap PID RCFILE: wait for PID (killed after 30 s) and write its exit status.
-reap() {
-	(sleep 30; kill -KILL "$1" 2>/dev/null) &
-	_w=$!
-	wait "$1"
-	echo $? >"$2"
-	kill "$_w" 2>/dev/null
-}
 
 # kstart NAME ARGS...: starts a run (JSON record in $R/NAME); prints its id.
 kstart() {
@@ -63,7 +55,7 @@ for mem in dma frwr-local; do
 		lab_wait 10 lab_cm_listening $p
 		capture "kc-rping-$dev-$mem.json" rdmastat kping start -c -a "$a" -p $p -C 10 \
 			-S 4096 -V --mem $mem --wait -j
-		reap $s "$R/kc-rping-$dev-$mem.server.rc"
+		lab_reap $s "$R/kc-rping-$dev-$mem.server.rc" 30
 		kforget "kc-rping-$dev-$mem.json"
 		p=$((p + 1))
 		# kping server, rdmastat ping client
@@ -79,7 +71,7 @@ for mem in dma frwr-local; do
 		lab_wait 10 lab_cm_listening $p
 		capture "kc-ping-$dev-$mem.json" rdmastat kping start -c -a "$a" -p $p -C 10 \
 			-S 1000 -V --mem $mem --wait -j
-		reap $s "$R/kc-ping-$dev-$mem.server.rc"
+		lab_reap $s "$R/kc-ping-$dev-$mem.server.rc" 30
 		kforget "kc-ping-$dev-$mem.json"
 		p=$((p + 1))
 	done
@@ -110,7 +102,7 @@ for dev in siw rxe; do
 	capture "lat-$dev.json" rdmastat kping start -c -a "$a" -p $p --mode write-lat -C 100 \
 		-S 64 -V --wait -j
 	kill -INT $s
-	reap $s "$R/modes-$dev-server.rc"
+	lab_reap $s "$R/modes-$dev-server.rc" 30
 	p=$((p + 1))
 	# a kping server follows the client's hello
 	id=$(kstart "bw-kserver-$dev.start.json" -s -a "$a" -p $p)
@@ -155,8 +147,8 @@ capture fixtures.txt rdmastat-capture --kping "$R/fixtures"
 capture lab-show.json su lab -c "rdmastat kping show -j"
 capture stop-server.json rdmastat kping stop "$ks"
 capture stop-client.json rdmastat kping stop "$kc"
-reap $rc1 "$R/long-rping-client.rc"
-reap $rs1 "$R/long-rping-server.rc"
+lab_reap $rc1 "$R/long-rping-client.rc" 30
+lab_reap $rs1 "$R/long-rping-server.rc" 30
 sleep 0.5
 capture after-stop-cm_id.json rdma -j res show cm_id
 capture after-stop.json rdmastat kping show -j
@@ -185,8 +177,8 @@ lab_wait 20 lab_cm_connected_ge 7497 2
 sleep 1
 capture rmmod-before.json rdmastat kping show -j
 capture rmmod.txt rmmod rdmastat_kping
-reap $rc2 "$R/rmmod-rping.rc"
-reap $s2 "$R/rmmod-ping-server.rc"
+lab_reap $rc2 "$R/rmmod-rping.rc" 30
+lab_reap $s2 "$R/rmmod-ping-server.rc" 30
 sleep 0.5
 capture rmmod-after-cm_id.json rdma -j res show cm_id
 grep -c '^rdmastat_kping ' /proc/modules >"$R/loaded-after" || true

@@ -7,16 +7,6 @@ R="$OUT/ping"
 mkdir -p "$R"
 capture() { lab_capture "$R" "$@"; }
 
-# reap PID RCFILE [SECONDS]: wait for PID (killing it after SECONDS, default
-# 20) and write its exit status to RCFILE.
-reap() {
-	(sleep "${3:-20}"; kill -KILL "$1" 2>/dev/null) &
-	_w=$!
-	wait "$1"
-	echo $? >"$2"
-	kill "$_w" 2>/dev/null
-}
-
 lab_setup || exit 1
 
 # interop DEV ADDR PORT SIZE: rdmastat client against rping server, then rping
@@ -28,7 +18,7 @@ interop() {
 	s=$!
 	lab_wait 10 lab_cm_listening "$port" || echo "rping server on $port did not listen"
 	capture "c2r-$dev-$size.json" rdmastat ping -c -a "$addr" -p "$port" -S "$size" -C 10 -V -j
-	reap "$s" "$R/c2r-$dev-$size.rping.rc"
+	lab_reap "$s" "$R/c2r-$dev-$size.rping.rc"
 
 	port=$((port + 1))
 	(rdmastat ping -s -a "$addr" -p "$port" -j >"$R/r2c-$dev-$size.json" \
@@ -73,10 +63,10 @@ done >"$R/tgid.txt"
 for dev in siw rxe; do
 	c=$(cat "$R/long-$dev-client.pid")
 	kill -INT "$c"
-	reap "$c" "$R/long-$dev-client.rc"
+	lab_reap "$c" "$R/long-$dev-client.rc"
 	s=$(cat "$R/long-$dev-server.pid")
 	kill -TERM "$s"
-	reap "$s" "$R/long-$dev-server.rc"
+	lab_reap "$s" "$R/long-$dev-server.rc"
 done
 sleep 0.5
 capture after-long-cm_id.json rdma -j res show cm_id
@@ -98,9 +88,9 @@ hostile() {
 	h=$!
 	sleep 1
 	capture "hostile-$dev-rping" rping -c -a "$addr" -p "$port" -S 64 -C 5 -V -v
-	reap "$h" "$R/hostile-$dev-silent.rc"
+	lab_reap "$h" "$R/hostile-$dev-silent.rc"
 	kill -INT "$s"
-	reap "$s" "$R/hostile-$dev-server.rc"
+	lab_reap "$s" "$R/hostile-$dev-server.rc"
 }
 hostile siw 10.9.0.1 7330
 hostile rxe 10.9.0.2 7331
@@ -121,7 +111,7 @@ modes() {
 	capture "rping64k-$dev.json" rdmastat ping -c -a "$addr" -p "$port" -S 65536 -C 10 -V -j
 	capture "lat-vs-rping-$dev.json" rdmastat ping -c -a "$addr" -p $((port + 10)) --lat -j
 	kill -INT "$s"
-	reap "$s" "$R/modes-$dev-server.rc"
+	lab_reap "$s" "$R/modes-$dev-server.rc"
 }
 rping -s -a 10.9.0.1 -p 7350 >/dev/null 2>&1 &
 rping -s -a 10.9.0.2 -p 7351 >/dev/null 2>&1 &
@@ -135,7 +125,7 @@ s=$!
 lab_wait 10 lab_cm_listening 7360
 capture ipv6-siw.json rdmastat ping -c -a fd00:9::1 -I fd00:9::1 -p 7360 -C 5 -V -j
 kill -INT "$s"
-reap "$s" "$R/ipv6-server.rc"
+lab_reap "$s" "$R/ipv6-server.rc"
 
 lab_section "errors"
 capture err-noserver.txt rdmastat ping -c -a 10.9.0.1 -p 7399 -C 1
@@ -146,5 +136,5 @@ s=$!
 lab_wait 10 lab_cm_listening 7398
 capture err-inuse.txt rdmastat ping -s -a 10.9.0.1 -p 7398
 kill -INT "$s"
-reap "$s" "$R/err-inuse-server.rc"
+lab_reap "$s" "$R/err-inuse-server.rc"
 for f in "$R"/*.err "$R"/*.rc; do echo "== $f"; cat "$f"; done | head -300
