@@ -142,9 +142,11 @@ lab_section() { printf '\n===== %s\n' "$*"; }
 # Kill every rping started by lab_rping_start.
 lab_stop_pings() {
 	[ -f /tmp/lab-rping.pids ] || return 0
+	# A client may have ended already (its connection dropped while it was
+	# stopped): not an error, and not one for a scenario under set -e either.
 	while read -r _p; do
-		kill -CONT "$_p" 2>/dev/null
-		kill -KILL "$_p" 2>/dev/null
+		kill -CONT "$_p" 2>/dev/null || true
+		kill -KILL "$_p" 2>/dev/null || true
 	done </tmp/lab-rping.pids
 	rm -f /tmp/lab-rping.pids
 	sleep 0.5
