@@ -149,9 +149,10 @@ static bool own_kernel_qp(struct rdma_id_private *id_priv, u32 qpn,
 		out->type = qp->qp_type;
 		if (caller->net_admin) {
 			atomic_long_inc(&rdmastat_qp_queries);
-			out->has_state = !ib_query_qp(qp, &attr, IB_QP_STATE,
-						      &init_attr);
-			out->state = attr.qp_state;
+			if (!ib_query_qp(qp, &attr, IB_QP_STATE, &init_attr)) {
+				out->has_state = true;
+				out->state = attr.qp_state;
+			}
 		}
 	}
 	mutex_unlock(&id_priv->qp_mutex);
