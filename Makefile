@@ -4,6 +4,8 @@
 #   make demo       boot the lab, start rping over siw and rxe, show rdmastat's views
 #   make check      install dependencies, build, run unit and lab tests, and
 #                   (make sanitize) the unit tests and fuzzers under ASan+UBSan
+#   make check-suite  the tool and unit tests in a debootstrapped Debian root
+#                   (SUITE=trixie by default; tests/suites/check.sh)
 #   make sanitize   build-asan: clang, ASan+UBSan, libFuzzer targets; unit tests, then
 #                   each fuzzer for FUZZ_SECONDS (default 20)
 #   make fixtures   refresh tests/fixtures from the lab kernel
@@ -16,7 +18,7 @@ ASAN_BUILD ?= build-asan
 FUZZ_SECONDS ?= 20
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build module demo check unit sanitize fixtures bench bench-ping clean
+.PHONY: all deps configure build module demo check check-suite unit sanitize fixtures bench bench-ping clean
 
 all: build
 
@@ -42,7 +44,7 @@ unit: build
 	cd $(BUILD) && ctest --output-on-failure -L unit
 
 sanitize:
-	CC=clang-14 CXX=clang++-14 cmake -S . -B $(ASAN_BUILD) -G Ninja -DRDMASTAT_WERROR=ON \
+	CC=clang CXX=clang++ cmake -S . -B $(ASAN_BUILD) -G Ninja -DRDMASTAT_WERROR=ON \
 		-DRDMASTAT_LAB=OFF -DRDMASTAT_SANITIZE=ON -DRDMASTAT_FUZZ=ON \
 		-DRDMASTAT_FUZZ_SECONDS=$(FUZZ_SECONDS) $(CMAKE_FLAGS)
 	cmake --build $(ASAN_BUILD)
@@ -52,6 +54,7 @@ sanitize:
 check: deps
 	$(MAKE) build
 	$(MAKE) sanitize
+	$(MAKE) check-suite
 	tests/lab/lab.sh prepare
 	cd $(BUILD) && ctest --output-on-failure
 
@@ -62,6 +65,12 @@ demo: deps
 	tests/lab/lab.sh run --out $(BUILD)/demo --bin $(BUILD)/rdmastat --ko rdmastat.ko --ko rdmastat_kping.ko \
 		tests/lab/scenarios/demo.sh
 	cat $(BUILD)/demo/demo.log
+
+# The tool and its unit tests built and run in a debootstrapped root of another
+# Debian release (tests/suites/check.sh): trixie's gcc 14 and Catch2 3.
+SUITE ?= trixie
+check-suite:
+	tests/suites/check.sh $(SUITE) $(BUILD)/suite-$(SUITE)
 
 fixtures: deps
 	$(MAKE) build

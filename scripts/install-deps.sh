@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs, from Debian's archive, everything rdmastat needs to build and test
-# on a fresh Debian bookworm machine. Idempotent; needs root.
+# on a fresh Debian 12 (bookworm) or 13 (trixie) machine. Idempotent; needs root.
+# Package names are the ones both releases have: Debian's default clang (14 on
+# bookworm, 19 on trixie) through its metapackages, Catch2 2 or 3 as packaged.
 set -euo pipefail
 
 packages=(
@@ -9,7 +11,7 @@ packages=(
 	libibverbs-dev librdmacm-dev rdma-core
 	libcpp-httplib-dev prometheus curl jq iproute2
 	groff man-db
-	clang-14 libclang-rt-14-dev
+	clang libclang-rt-dev
 )
 
 missing=()

@@ -8,7 +8,7 @@
 #include "model/address.h"
 #include "support.h"
 
-#include <catch2/catch.hpp>
+#include "catch_compat.hpp"
 #include <cstdint>
 #include <cstdlib>
 #include <optional>

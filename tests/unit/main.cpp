@@ -1,3 +1,6 @@
 // SPDX-License-Identifier: MIT
-#define CATCH_CONFIG_MAIN
-#include <catch2/catch.hpp>
+// One main for Catch2 2 and 3 (version 3 no longer defines it from a macro).
+#define CATCH_CONFIG_RUNNER
+#include "catch_compat.hpp"
+
+int main(int argc, char* argv[]) { return Catch::Session().run(argc, argv); }

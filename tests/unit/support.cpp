@@ -7,7 +7,7 @@
 #include "ping/wire.h"
 #include "render/json.h"
 
-#include <catch2/catch.hpp>
+#include "catch_compat.hpp"
 #include <fstream>
 #include <set>
 #include <sstream>

@@ -7,7 +7,7 @@
 #include "common/error.h"
 #include "model/records.h"
 
-#include <catch2/catch.hpp>
+#include "catch_compat.hpp"
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>

@@ -5,7 +5,7 @@
 #include "analysis/ports.h"
 #include "hand_built.h"
 
-#include <catch2/catch.hpp>
+#include "catch_compat.hpp"
 #include <map>
 
 using namespace rdmastat;

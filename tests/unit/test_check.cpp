@@ -6,7 +6,7 @@
 #include "render/check.h"
 #include "support.h"
 
-#include <catch2/catch.hpp>
+#include "catch_compat.hpp"
 #include <set>
 #include <sstream>
 #include <sys/socket.h>

@@ -3,7 +3,7 @@
 #include "cli/app.h"
 #include "support.h"
 
-#include <catch2/catch.hpp>
+#include "catch_compat.hpp"
 #include <filesystem>
 #include <regex>
 #include <set>

@@ -4,7 +4,7 @@
 #include "model/model.h"
 #include "model/names.h"
 
-#include <catch2/catch.hpp>
+#include "catch_compat.hpp"
 #include <cstdint>
 #include <functional>
 #include <random>
@@ -13,7 +13,7 @@
 #include <vector>
 
 using namespace rdmastat;
-using Catch::Matchers::Contains;
+using Catch::Contains;
 
 namespace {
 

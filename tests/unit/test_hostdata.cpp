@@ -9,7 +9,7 @@
 #include "render/json.h"
 #include "support.h"
 
-#include <catch2/catch.hpp>
+#include "catch_compat.hpp"
 #include <functional>
 #include <map>
 #include <sstream>
@@ -211,7 +211,8 @@ void judge_resources(const std::string& dir) {
     for (const auto& e : pds) {
         INFO(e.dump());
         auto it = std::find_if(s.resources.begin(), s.resources.end(), [&](const Resource& r) {
-            return r.kind == "pd" && r.device == e.at("ifname") && r.number == e.at("pdn");
+            return r.kind == "pd" && r.device == e.at("ifname").get<std::string>() &&
+                   r.number == e.at("pdn").get<std::uint32_t>();
         });
         REQUIRE(it != s.resources.end());
         if (!e.contains("pid")) {

@@ -3,7 +3,7 @@
 #include "analysis/join.h"
 #include "support.h"
 
-#include <catch2/catch.hpp>
+#include "catch_compat.hpp"
 #include <linux/rdmastat.h>
 #include <set>
 

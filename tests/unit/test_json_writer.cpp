@@ -5,7 +5,7 @@
 #include "render/json_writer.h"
 #include "support.h"
 
-#include <catch2/catch.hpp>
+#include "catch_compat.hpp"
 #include <sstream>
 
 using namespace rdmastat;

@@ -9,7 +9,7 @@
 #include "render/kping.h"
 #include "support.h"
 
-#include <catch2/catch.hpp>
+#include "catch_compat.hpp"
 #include <linux/rdmastat_kping.h>
 #include <sstream>
 

@@ -4,7 +4,7 @@
 // high rate). Run by tests/lab/check.sh.
 #include "support.h"
 
-#include <catch2/catch.hpp>
+#include "catch_compat.hpp"
 #include <sstream>
 
 using namespace rdmastat::test;

@@ -6,7 +6,7 @@
 // listing and of the teardown.
 #include "support.h"
 
-#include <catch2/catch.hpp>
+#include "catch_compat.hpp"
 #include <sstream>
 
 using namespace rdmastat;

@@ -4,7 +4,7 @@
 // plain program's bind() fails and ss shows no owner; rdmastat explains it.
 #include "support.h"
 
-#include <catch2/catch.hpp>
+#include "catch_compat.hpp"
 #include <cstdlib>
 #include <map>
 #include <set>

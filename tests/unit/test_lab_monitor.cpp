@@ -3,7 +3,7 @@
 // stops, -w without a terminal during rping traffic, and export beside -a -j.
 #include "support.h"
 
-#include <catch2/catch.hpp>
+#include "catch_compat.hpp"
 #include <map>
 #include <regex>
 #include <set>

@@ -5,7 +5,7 @@
 // against `rdma res show` run in the same namespace. Run by tests/lab/check.sh.
 #include "support.h"
 
-#include <catch2/catch.hpp>
+#include "catch_compat.hpp"
 #include <set>
 #include <string>
 #include <utility>

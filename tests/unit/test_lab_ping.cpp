@@ -6,7 +6,7 @@
 #include "ping/wire.h"
 #include "support.h"
 
-#include <catch2/catch.hpp>
+#include "catch_compat.hpp"
 #include <map>
 #include <sstream>
 #include <vector>

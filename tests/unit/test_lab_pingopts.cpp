@@ -4,7 +4,7 @@
 // rping in both roles on siw and rxe. Run by tests/lab/check.sh.
 #include "support.h"
 
-#include <catch2/catch.hpp>
+#include "catch_compat.hpp"
 #include <sstream>
 #include <string>
 #include <vector>

@@ -6,7 +6,7 @@
 #include "collect/snapshot_file.h"
 #include "support.h"
 
-#include <catch2/catch.hpp>
+#include "catch_compat.hpp"
 #include <cerrno>
 #include <linux/rdmastat.h>
 #include <linux/rdmastat_kping.h>

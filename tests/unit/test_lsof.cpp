@@ -9,7 +9,7 @@
 #include "render/lsof.h"
 #include "support.h"
 
-#include <catch2/catch.hpp>
+#include "catch_compat.hpp"
 #include <set>
 #include <sstream>
 #include <sys/socket.h>

@@ -13,7 +13,7 @@
 #include "support.h"
 
 #include <algorithm>
-#include <catch2/catch.hpp>
+#include "catch_compat.hpp"
 #include <cstring>
 #include <filesystem>
 #include <libmnl/libmnl.h>

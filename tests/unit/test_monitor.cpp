@@ -11,7 +11,7 @@
 #include "render/prometheus.h"
 #include "support.h"
 
-#include <catch2/catch.hpp>
+#include "catch_compat.hpp"
 #include <map>
 #include <sstream>
 

@@ -6,7 +6,7 @@
 #include "support.h"
 
 #include <arpa/inet.h>
-#include <catch2/catch.hpp>
+#include "catch_compat.hpp"
 #include <cstring>
 #include <linux/netlink.h>
 #include <rdma/rdma_netlink.h>
@@ -84,7 +84,7 @@ TEST_CASE("device dump from the lab kernel matches rdma dev", "[nldev]") {
     json ref = json::parse(fixture_text("rdma-dev.json"));
     REQUIRE(devices.size() == ref.size());
     for (std::size_t i = 0; i < devices.size(); ++i) {
-        CHECK(devices[i].name == ref[i].at("ifname"));
+        CHECK(devices[i].name == ref[i].at("ifname").get<std::string>());
         CHECK(devices[i].index == ref[i].at("ifindex"));
         CHECK(devices[i].node_type == ref[i].at("node_type").get<std::string>());
         char guid[24];

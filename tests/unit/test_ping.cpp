@@ -9,7 +9,7 @@
 #include "support.h"
 
 #include <algorithm>
-#include <catch2/catch.hpp>
+#include "catch_compat.hpp"
 #include <cerrno>
 #include <random>
 #include <sstream>

@@ -8,7 +8,7 @@
 
 #include <algorithm>
 #include <arpa/inet.h>
-#include <catch2/catch.hpp>
+#include "catch_compat.hpp"
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>

@@ -3,7 +3,7 @@
 #include "collect/procfs.h"
 
 #include <atomic>
-#include <catch2/catch.hpp>
+#include "catch_compat.hpp"
 #include <filesystem>
 #include <fstream>
 #include <sys/syscall.h>

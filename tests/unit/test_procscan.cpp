@@ -7,7 +7,7 @@
 #include "collect/sockdiag.h"
 
 #include <arpa/inet.h>
-#include <catch2/catch.hpp>
+#include "catch_compat.hpp"
 #include <cerrno>
 #include <fcntl.h>
 #include <filesystem>

@@ -8,7 +8,7 @@
 #include "render/text.h"
 #include "support.h"
 
-#include <catch2/catch.hpp>
+#include "catch_compat.hpp"
 #include <iterator>
 #include <set>
 #include <sstream>

@@ -7,7 +7,7 @@
 #include "host_referee.h"
 #include "support.h"
 
-#include <catch2/catch.hpp>
+#include "catch_compat.hpp"
 #include <linux/netlink.h>
 #include <rdma/rdma_netlink.h>
 
@@ -52,7 +52,7 @@ void judge(const std::string& dir, const std::string& kind, Parse parse, const c
     for (const auto& e : ref) {
         INFO(kind << " " << e.dump());
         auto it = std::find_if(ours.begin(), ours.end(), [&](const ResourceRecord& r) {
-            return r.device_name == e.at("ifname") && r.number == e.at(number_key);
+            return r.device_name == e.at("ifname").get<std::string>() && r.number == e.at(number_key);
         });
         REQUIRE(it != ours.end());
         CHECK(it->kind == kind);

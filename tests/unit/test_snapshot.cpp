@@ -6,7 +6,7 @@
 #include "render/json.h"
 #include "support.h"
 
-#include <catch2/catch.hpp>
+#include "catch_compat.hpp"
 #include <cerrno>
 #include <filesystem>
 #include <functional>

@@ -6,7 +6,7 @@
 #include "host_referee.h"
 #include "support.h"
 
-#include <catch2/catch.hpp>
+#include "catch_compat.hpp"
 #include <cstring>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
