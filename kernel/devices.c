@@ -46,7 +46,7 @@ static int rdmastat_add_one(struct ib_device *ibdev)
 {
 	struct rdmastat_device *d, *pos;
 
-	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	d = kzalloc_obj(*d, GFP_KERNEL);
 	if (!d)
 		return -ENOMEM;
 	d->ibdev = ibdev;

@@ -5,6 +5,7 @@
 #ifndef _RDMASTAT_KPING_INTERNAL_H
 #define _RDMASTAT_KPING_INTERNAL_H
 
+#include "compat.h"
 #include <linux/in6.h>
 #include <linux/list.h>
 #include <linux/scatterlist.h>

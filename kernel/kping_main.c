@@ -67,7 +67,7 @@ int kping_run_start(struct net *net, const struct kping_params *p,
 	lockdep_assert_held(&kping_mutex);
 	if (kping_nr_runs >= RDMASTAT_KPING_MAX_RUNS)
 		return -ENOSPC;
-	run = kzalloc(sizeof(*run), GFP_KERNEL);
+	run = kzalloc_obj(*run, GFP_KERNEL);
 	if (!run)
 		return -ENOMEM;
 	run->p = *p;

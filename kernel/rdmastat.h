@@ -5,6 +5,7 @@
 #ifndef _RDMASTAT_INTERNAL_H
 #define _RDMASTAT_INTERNAL_H
 
+#include "compat.h"
 #include <linux/cred.h>
 #include <linux/types.h>
 #include <net/genetlink.h>
