@@ -4,11 +4,13 @@
 #   make demo       boot the lab, start rping over siw and rxe, show rdmastat's views
 #   make check      install dependencies, build, run unit and lab tests, and
 #                   (make sanitize) the unit tests and fuzzers under ASan+UBSan
+#   make check-matrix  make check, then the lab on Debian's newest kernel (sid)
 #   make check-suite  the tool and unit tests in a debootstrapped Debian root
 #                   (SUITE=trixie by default; tests/suites/check.sh)
 #   make sanitize   build-asan: clang, ASan+UBSan, libFuzzer targets; unit tests, then
 #                   each fuzzer for FUZZ_SECONDS (default 20)
-#   make fixtures   refresh tests/fixtures from the lab kernel
+#   make fixtures   refresh tests/fixtures from the lab kernel (kernels/X.Y/ for
+#                   RDMASTAT_LAB_SUITE=trixie or sid)
 #   make bench      the scale benchmark (bench/run.sh): rdmastat against raw NLDEV dumps
 #                   and rdma at 1k and 10k cm_ids, and a 1M-connection snapshot
 #                   and one Prometheus scrape of 10000 cm_ids from a snapshot
@@ -18,7 +20,7 @@ ASAN_BUILD ?= build-asan
 FUZZ_SECONDS ?= 20
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build module demo check check-suite unit sanitize fixtures bench bench-ping clean
+.PHONY: all deps configure build module demo check check-matrix check-suite unit sanitize fixtures bench bench-ping clean
 
 all: build
 
@@ -34,11 +36,15 @@ configure: $(BUILD)/build.ninja
 build: configure
 	cmake --build $(BUILD)
 
-# The lab's kernel by default; on a host, KBUILD=/lib/modules/$(uname -r)/build
-# and KSRC=<that kernel's source tree> (see Kbuild).
+# The lab's kernel by default (built in its suite's root, RDMASTAT_LAB_SUITE);
+# on a host, KBUILD=/lib/modules/$(uname -r)/build and KSRC=<that kernel's
+# source tree> (see Kbuild).
 module:
-	$(MAKE) -C $${KBUILD:-$$(tests/lab/lab.sh kbuild)} M=$(CURDIR) \
-		KSRC=$${KSRC:-$$(tests/lab/lab.sh ksrc)} modules
+	if [ -n "$${KBUILD:-}" ]; then \
+		$(MAKE) -C "$$KBUILD" M=$(CURDIR) KSRC=$${KSRC:-} modules; \
+	else \
+		tests/lab/lab.sh kmake M=$(CURDIR) KSRC=$${KSRC:-$$(tests/lab/lab.sh ksrc)} modules; \
+	fi
 
 unit: build
 	cd $(BUILD) && ctest --output-on-failure -L unit
@@ -55,8 +61,11 @@ check: deps
 	$(MAKE) build
 	$(MAKE) sanitize
 	$(MAKE) check-suite
-	tests/lab/lab.sh prepare
-	cd $(BUILD) && ctest --output-on-failure
+	cd $(BUILD) && ctest --output-on-failure -LE matrix
+
+# make check, then the lab on Debian's newest kernel (sid) as well.
+check-matrix: check
+	cd $(BUILD) && ctest --output-on-failure -L matrix
 
 demo: deps
 	$(MAKE) build
@@ -78,7 +87,11 @@ fixtures: deps
 	tests/lab/lab.sh run --out $(BUILD)/capture --bin $(BUILD)/rdmastat \
 		--bin $(BUILD)/rdmastat-capture --bin $(BUILD)/rdmastat-cmids tests/lab/scenarios/capture.sh
 	# Bytes, referee output, owners and snapshot were taken together: keep them together.
-	cp $(BUILD)/capture/fixtures/* tests/fixtures/
+	# Debian 12's kernel fills tests/fixtures; another suite's fills kernels/X.Y.
+	set -e; suite=$${RDMASTAT_LAB_SUITE:-bookworm}; dest=tests/fixtures; \
+	if [ "$$suite" != bookworm ]; then \
+		dest=tests/fixtures/kernels/$$(tests/lab/lab.sh kver | cut -d. -f1,2); fi; \
+	mkdir -p $$dest; cp $(BUILD)/capture/fixtures/* $$dest/; echo "fixtures -> $$dest"
 
 bench: deps
 	$(MAKE) build

@@ -1,21 +1,33 @@
 #!/usr/bin/env bash
-# ctest's "kernel" test: rdmastat.ko and rdmastat_kping.ko build against the
-# lab's kernel, rdmastat.ko refuses to build against a kernel source of another
-# version, and checkpatch finds no errors or warnings in kernel/ and the UAPI
+# ctest's "kernel-SUITE" tests: rdmastat.ko and rdmastat_kping.ko build against
+# the lab kernel of RDMASTAT_LAB_SUITE with that suite's compiler, rdmastat.ko
+# refuses to build against a kernel source of another version, and that
+# kernel's checkpatch finds no errors or warnings in kernel/ and the UAPI
 # headers beyond the exceptions listed below by name.
-# Leaves both modules in the repo root for the lab test.
+# usage: check.sh OUTDIR   (the modules are built in OUTDIR, for the lab test)
 set -euo pipefail
+[ $# -eq 1 ] || { echo "usage: $0 OUTDIR" >&2; exit 2; }
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 lab=$repo/tests/lab/lab.sh
 "$lab" prepare
-kbuild=$("$lab" kbuild)
 ksrc=$("$lab" ksrc)
 
-echo "== build against $(basename "$kbuild") with KSRC=$ksrc"
-make -s -C "$kbuild" M="$repo" KSRC="$ksrc" modules
+# Sources only: objects in the repository may come from another compiler.
+copy_sources() {
+	rm -rf "$1"
+	mkdir -p "$1/kernel"
+	cp "$repo/Kbuild" "$1/"
+	cp "$repo"/kernel/*.[ch] "$1/kernel/"
+	cp -r "$repo/include" "$1/"
+}
+mkdir -p "$1"
+out=$(realpath "$1")
+copy_sources "$out"
+echo "== build against $("$lab" kver) (${RDMASTAT_LAB_SUITE:-bookworm}) with KSRC=$ksrc"
+"$lab" kmake -s M="$out" KSRC="$ksrc" modules
 for ko in rdmastat rdmastat_kping; do
-	modinfo "$repo/$ko.ko" | grep -E '^(vermagic|license|alias):'
-	modinfo -F alias "$repo/$ko.ko" | grep -qx "net-pf-16-proto-16-family-$ko" ||
+	modinfo "$out/$ko.ko" | grep -E '^(vermagic|license|alias):'
+	modinfo -F alias "$out/$ko.ko" | grep -qx "net-pf-16-proto-16-family-$ko" ||
 		{ echo "FAIL: $ko.ko has no generic netlink family alias"; exit 1; }
 done
 
@@ -25,9 +37,8 @@ trap 'rm -rf "$fake"' EXIT
 ln -s "$ksrc/drivers" "$fake/drivers"
 sed 's/^SUBLEVEL = .*/SUBLEVEL = 0/' "$ksrc/Makefile" >"$fake/Makefile"
 scratch=$fake/tree
-mkdir -p "$scratch"
-cp -r "$repo/Kbuild" "$repo/kernel" "$repo/include" "$scratch/"
-if make -s -C "$kbuild" M="$scratch" KSRC="$fake" modules >"$fake/log" 2>&1; then
+copy_sources "$scratch"
+if "$lab" kmake -s M="$scratch" KSRC="$fake" modules >"$fake/log" 2>&1; then
 	echo "FAIL: built against a mismatched KSRC"
 	exit 1
 fi

@@ -5,8 +5,9 @@
 #   lab.sh deps                 apt-get install what the lab needs on the host
 #   lab.sh prepare              fill the cache (guest kernel, ksrc, siw.ko, base initramfs)
 #   lab.sh run [--out DIR] [--bin PATH]... [--ko PATH]... SCENARIO.sh...
-#   lab.sh kver | ksrc | kbuild | kdir   print guest kernel version / source subset /
-#                               headers build dir / unpacked kernel tree
+#   lab.sh kmake ARGS...        make -C <guest kernel's headers> ARGS in the suite's root
+#   lab.sh kver | ksrc | kdir   print guest kernel version / source subset / unpacked kernel
+# RDMASTAT_LAB_SUITE (bookworm, trixie, sid; default bookworm) picks the kernel.
 set -euo pipefail
 
 LAB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -14,7 +15,7 @@ LAB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$LAB_DIR/sh/common.sh"
 
 usage() {
-	sed -n '2,10s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	sed -n '2,11s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 	exit 2
 }
 
@@ -59,7 +60,11 @@ run)
 	;;
 kver) lab_kver ;;
 ksrc) echo "$(lab_kdir)/ksrc" ;;
-kbuild) echo "/usr/src/linux-headers-$(lab_kver)" ;;
+kmake)
+	# shellcheck source=tests/lab/sh/prepare.sh
+	. "$LAB_DIR/sh/prepare.sh"
+	lab_kmake "$@"
+	;;
 kdir) echo "$(lab_kdir)/root" ;;
 -h | --help | help) usage ;;
 *) usage ;;

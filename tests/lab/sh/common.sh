@@ -12,22 +12,31 @@ die() {
 	exit 1
 }
 
+# The Debian suite whose kernel the lab boots (bookworm: 6.1, trixie: 6.12,
+# sid: the newest). Its kernel modules (siw, ours) are built in a cached
+# debootstrap root of that suite, with that suite's compiler (tests/roots/root.sh).
+LAB_SUITE=${RDMASTAT_LAB_SUITE:-bookworm}
+LAB_ROOTSH=$LAB_REPO/tests/roots/root.sh
+
+# Run a command in the suite's root; --bind DIR arguments first.
+lab_root() { "$LAB_ROOTSH" run "$LAB_SUITE" "$@"; }
+
 # The guest kernel version, e.g. 6.1.0-56-amd64. RDMASTAT_LAB_KVER overrides;
-# otherwise what linux-image-amd64 depends on; otherwise the newest prepared one.
+# otherwise what the suite's linux-image-amd64 depends on; otherwise the one
+# last prepared for the suite (lists stale or no network).
 lab_kver() {
 	if [ -n "${RDMASTAT_LAB_KVER:-}" ]; then
 		echo "$RDMASTAT_LAB_KVER"
 		return
 	fi
 	if [ -z "${_LAB_KVER:-}" ]; then
-		_LAB_KVER=$(apt-cache depends linux-image-amd64 2>/dev/null |
+		"$LAB_ROOTSH" path "$LAB_SUITE" >/dev/null || die "no $LAB_SUITE root"
+		_LAB_KVER=$(lab_root apt-cache depends linux-image-amd64 2>/dev/null |
 			sed -n 's/^ *Depends: linux-image-\([0-9][^ ]*-amd64\)$/\1/p' | head -n1)
 		if [ -z "$_LAB_KVER" ]; then
-			# apt lists missing or stale: fall back to what the cache holds.
-			_LAB_KVER=$(find "$LAB_CACHE" -mindepth 1 -maxdepth 1 -name '*-amd64' \
-				-printf '%f\n' 2>/dev/null | sort -V | tail -n1)
+			_LAB_KVER=$(cat "$LAB_CACHE/$LAB_SUITE.kver" 2>/dev/null || true)
 		fi
-		[ -n "$_LAB_KVER" ] || die "cannot resolve the guest kernel (run: apt-get update)"
+		[ -n "$_LAB_KVER" ] || die "cannot resolve $LAB_SUITE's kernel (tests/roots/root.sh)"
 	fi
 	echo "$_LAB_KVER"
 }

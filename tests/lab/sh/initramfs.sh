@@ -4,8 +4,11 @@
 #   run.cpio   /init, /lab (lib.sh, scenarios), --bin and --ko files (every run)
 
 # Modules, loaded in this order with their modules.dep dependencies first.
-LAB_MODS_RDMA=(crc32_generic crc32c_generic libcrc32c udp_tunnel ip6_udp_tunnel configfs
-	ib_core ib_uverbs iw_cm ib_cm rdma_cm rdma_ucm rdma_rxe siw veth)
+# A leading '?' marks what only some kernels have as a module: the crc32
+# providers that rxe and siw look up at run time (gone or built in on newer
+# kernels, where the crc library changed).
+LAB_MODS_RDMA=('?crc32_generic' '?crc32c_generic' '?libcrc32c' udp_tunnel ip6_udp_tunnel
+	configfs ib_core ib_uverbs iw_cm ib_cm rdma_cm rdma_ucm rdma_rxe siw veth)
 LAB_MODS_9P=(virtio_pci 9pnet_virtio 9p)
 # Staged, never insmodded: the kernel loads them (request_module, busybox modprobe)
 # on the first sock_diag TCP request, as on a Debian host (rdmastat's host sockets).
@@ -59,6 +62,9 @@ lab_mod_closure() {
 		local n=$1 d dn
 		[ -z "${seen[$n]:-}" ] || return 0
 		seen[$n]=1
+		if [ -z "${mpath[$n]:-}" ] && [ "${2:-}" = optional ]; then
+			return 0
+		fi
 		if [ -z "${mpath[$n]:-}" ]; then
 			grep -q "/${n}.ko\$" "$moddir/modules.builtin" 2>/dev/null ||
 				grep -q "/${n//_/-}.ko\$" "$moddir/modules.builtin" 2>/dev/null ||
@@ -73,7 +79,11 @@ lab_mod_closure() {
 		echo "${mpath[$n]}"
 	}
 	for name in "$@"; do
-		_lab_visit "$name"
+		if [ "${name#\?}" != "$name" ]; then
+			_lab_visit "${name#\?}" optional
+		else
+			_lab_visit "$name"
+		fi
 	done
 }
 

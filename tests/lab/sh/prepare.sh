@@ -1,61 +1,80 @@
 # shellcheck shell=bash
-# lab.sh deps / prepare: host packages, guest kernel, kernel source subset, siw.ko.
+# lab.sh deps / prepare: host packages; for the suite's kernel, in the suite's
+# root: the unpacked linux-image, the kernel source subset and siw.ko.
 
 LAB_HOST_PACKAGES=(
-	qemu-system-x86 busybox-static cpio xz-utils zstd kmod make gcc
+	qemu-system-x86 busybox-static cpio xz-utils zstd kmod make gcc debootstrap
 	rdma-core rdmacm-utils ibverbs-utils ibverbs-providers perftest iproute2
 )
-
-# apt-get download into the current directory without the _apt sandbox warning.
-lab_apt_download() {
-	apt-get download -qq -o APT::Sandbox::User=root "$@" >/dev/null
-}
+# What building out-of-tree modules needs in the suite's root, besides
+# linux-headers-KVER (which brings that kernel's compiler and kbuild).
+LAB_ROOT_PACKAGES=(make libelf-dev bc flex bison kmod xz-utils)
 
 lab_deps() {
-	# Fresh machine (no lists) or lists too old to know the kernel: refresh once.
-	if ! apt-cache show linux-image-amd64 >/dev/null 2>&1; then
+	if ! apt-cache show qemu-system-x86 >/dev/null 2>&1; then
 		apt-get update -qq
 	fi
-	local kver
-	kver=$(lab_kver)
-	if ! lab_apt_install "${LAB_HOST_PACKAGES[@]}" "linux-headers-$kver"; then
+	if ! lab_apt_install "${LAB_HOST_PACKAGES[@]}"; then
 		log "apt-get install failed; refreshing package lists and retrying"
 		apt-get update -qq
-		lab_apt_install "${LAB_HOST_PACKAGES[@]}" "linux-headers-$kver" ||
-			die "apt-get install failed"
+		lab_apt_install "${LAB_HOST_PACKAGES[@]}" || die "apt-get install failed"
 	fi
 }
 
-# Unpack linux-image-<kver> (never installed on the host), decompress its modules
-# if Debian compressed them (busybox insmod cannot read .ko.xz/.ko.zst), depmod.
+# apt-get download PACKAGES in the suite's root into DIR (bound into the root).
+lab_root_download() {
+	local dir=$1
+	shift
+	mkdir -p "$dir"
+	lab_root --bind "$dir" sh -c 'cd "$1" && shift && apt-get download -qq "$@" >/dev/null' \
+		sh "$dir" "$@" || die "apt-get download $* ($LAB_SUITE) failed"
+}
+
+# Unpack the kernel (never installed anywhere): linux-image-KVER and, on suites
+# where that is a metapackage, the parts it depends on (sid: linux-binary-KVER,
+# linux-modules-KVER, linux-base-KVER: every dependency named linux-*-KVER). Normalise merged-/usr trees (lib -> usr/lib, boot/vmlinuz-KVER),
+# decompress modules (busybox insmod cannot read .ko.xz/.ko.zst), depmod.
 lab_prep_image() {
-	local kdir=$1 kver=$2 deb n
+	local kdir=$1 kver=$2 deb n parts
 	[ -f "$kdir/.image.done" ] && return
-	log "downloading and unpacking linux-image-$kver"
+	log "downloading and unpacking $LAB_SUITE's kernel $kver"
 	rm -rf "$kdir/root" "$kdir/dl"
-	mkdir -p "$kdir/dl"
-	(cd "$kdir/dl" && lab_apt_download "linux-image-$kver")
+	parts=$(lab_root apt-cache depends "linux-image-$kver" 2>/dev/null |
+		awk -v k="$kver" '$1 == "Depends:" && $2 ~ /^linux-/ &&
+			substr($2, length($2) - length(k)) == "-" k { print $2 }' | sort -u)
+	# shellcheck disable=SC2086 # one word per package
+	lab_root_download "$kdir/dl" "linux-image-$kver" $parts
 	deb=$(find "$kdir/dl" -name "linux-image-${kver}_*.deb" | head -n1)
 	[ -n "$deb" ] || die "apt-get download linux-image-$kver failed"
 	dpkg-deb -f "$deb" Version >"$kdir/version"
-	dpkg-deb -x "$deb" "$kdir/root"
-	n=$(find "$kdir/root/lib/modules/$kver" -name '*.ko.xz' | wc -l)
+	for deb in "$kdir"/dl/*.deb; do
+		dpkg-deb -x "$deb" "$kdir/root"
+	done
+	if [ ! -e "$kdir/root/lib" ] && [ -d "$kdir/root/usr/lib/modules" ]; then
+		ln -s usr/lib "$kdir/root/lib"
+	fi
+	if [ ! -e "$kdir/root/boot/vmlinuz-$kver" ]; then
+		[ -f "$kdir/root/lib/modules/$kver/vmlinuz" ] || die "no vmlinuz in $LAB_SUITE's $kver"
+		mkdir -p "$kdir/root/boot"
+		ln -s "../lib/modules/$kver/vmlinuz" "$kdir/root/boot/vmlinuz-$kver"
+	fi
+	n=$(find "$kdir/root/lib/modules/$kver/" -name '*.ko.xz' | wc -l)
 	if ((n)); then
 		log "decompressing $n .ko.xz modules"
-		find "$kdir/root/lib/modules/$kver" -name '*.ko.xz' -print0 | xargs -0 -r -P2 -n64 xz -d
+		find "$kdir/root/lib/modules/$kver/" -name '*.ko.xz' -print0 | xargs -0 -r -P2 -n64 xz -d
 	fi
-	n=$(find "$kdir/root/lib/modules/$kver" -name '*.ko.zst' | wc -l)
+	n=$(find "$kdir/root/lib/modules/$kver/" -name '*.ko.zst' | wc -l)
 	if ((n)); then
 		log "decompressing $n .ko.zst modules"
-		find "$kdir/root/lib/modules/$kver" -name '*.ko.zst' -print0 | xargs -0 -r -P2 -n64 zstd -q -d --rm
+		find "$kdir/root/lib/modules/$kver/" -name '*.ko.zst' -print0 | xargs -0 -r -P2 -n64 zstd -q -d --rm
 	fi
 	depmod -b "$kdir/root" "$kver"
 	rm -rf "$kdir/dl"
 	touch "$kdir/.image.done"
 }
 
-# The subset of linux-source that out-of-tree modules need (siw, and later our
-# own module, which includes drivers/infiniband/core/cma_priv.h).
+# The subset of linux-source that out-of-tree modules need (siw; rdmastat.ko
+# includes drivers/infiniband/core/cma_priv.h), of exactly the image's version.
 lab_prep_ksrc() {
 	local kdir=$1 kver=$2 series deb top
 	[ -f "$kdir/.ksrc2.done" ] && return
@@ -63,8 +82,8 @@ lab_prep_ksrc() {
 	top=linux-source-$series
 	log "downloading linux-source-$series=$(cat "$kdir/version") and extracting the RDMA subset"
 	rm -rf "$kdir/ksrc" "$kdir/dl"
-	mkdir -p "$kdir/dl" "$kdir/ksrc"
-	(cd "$kdir/dl" && lab_apt_download "linux-source-$series=$(cat "$kdir/version")")
+	mkdir -p "$kdir/ksrc"
+	lab_root_download "$kdir/dl" "linux-source-$series=$(cat "$kdir/version")"
 	deb=$(find "$kdir/dl" -name "linux-source-${series}_*.deb" | head -n1)
 	[ -n "$deb" ] || die "apt-get download linux-source-$series failed"
 	dpkg-deb --fsys-tarfile "$deb" | tar -xO "./usr/src/$top.tar.xz" |
@@ -75,6 +94,18 @@ lab_prep_ksrc() {
 	[ -f "$kdir/ksrc/drivers/infiniband/core/cma_priv.h" ] || die "ksrc extraction incomplete"
 	rm -rf "$kdir/dl"
 	touch "$kdir/.ksrc2.done"
+}
+
+# make -C <the kernel's headers> ARGS..., in the suite's root, with that
+# suite's compiler. The repository, the kernel's cache directory and any
+# M=/KSRC= directory are visible in the root at their own paths.
+lab_kmake() {
+	local kver a binds=(--bind "$LAB_REPO" --bind "$(lab_kdir)")
+	kver=$(lab_kver)
+	for a in "$@"; do
+		case $a in M=* | KSRC=*) binds+=(--bind "${a#*=}") ;; esac
+	done
+	lab_root "${binds[@]}" make -C "/usr/src/linux-headers-$kver" "$@"
 }
 
 # Debian does not build CONFIG_RDMA_SIW: build siw.ko out of tree, then put a
@@ -92,12 +123,11 @@ lab_prep_siw() {
 lab_build_siw() {
 	local kdir=$1 kver=$2 b
 	b=$kdir/siw-build/drivers/infiniband/sw/siw
-	log "building siw.ko"
+	log "building siw.ko ($LAB_SUITE's compiler)"
 	rm -rf "$kdir/siw-build"
 	mkdir -p "$b"
 	cp -r "$kdir/ksrc/drivers/infiniband/sw/siw/." "$b/"
-	if ! make -C "/usr/src/linux-headers-$kver" M="$b" CONFIG_RDMA_SIW=m \
-		-j"$(nproc)" modules >"$kdir/siw-build/build.log" 2>&1; then
+	if ! lab_kmake M="$b" CONFIG_RDMA_SIW=m -j"$(nproc)" modules >"$kdir/siw-build/build.log" 2>&1; then
 		tail -n 30 "$kdir/siw-build/build.log" >&2
 		die "siw build failed (log: $kdir/siw-build/build.log)"
 	fi
@@ -110,10 +140,11 @@ lab_prepare() {
 	kver=$(lab_kver)
 	kdir=$LAB_CACHE/$kver
 	mkdir -p "$kdir"
-	lab_installed "linux-headers-$kver" || lab_apt_install "linux-headers-$kver" ||
-		die "cannot install linux-headers-$kver (run: lab.sh deps)"
+	"$LAB_ROOTSH" install "$LAB_SUITE" "${LAB_ROOT_PACKAGES[@]}" "linux-headers-$kver" ||
+		die "cannot install linux-headers-$kver in the $LAB_SUITE root"
 	lab_prep_image "$kdir" "$kver"
 	lab_prep_ksrc "$kdir" "$kver"
 	lab_prep_siw "$kdir" "$kver"
-	[ "${1:-}" = quiet ] || log "prepared $kver in $kdir ($(lab_elapsed "$t0") s)"
+	echo "$kver" >"$LAB_CACHE/$LAB_SUITE.kver"
+	[ "${1:-}" = quiet ] || log "prepared $LAB_SUITE's $kver in $kdir ($(lab_elapsed "$t0") s)"
 }
