@@ -8,9 +8,12 @@
 #include "render/json.h"
 
 #include "catch_compat.hpp"
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <utility>
 
 namespace rdmastat::test {
 
@@ -28,9 +31,33 @@ std::string read_file(const std::string& path) {
     return s.str();
 }
 
-std::string fixture_text(const std::string& name) {
-    return read_file(std::string(RDMASTAT_FIXTURES) + "/" + name);
+namespace {
+std::string fixture_kernel; // "" for tests/fixtures itself
 }
+
+std::string fixture_path(const std::string& name) {
+    std::string dir = RDMASTAT_FIXTURES;
+    if (!fixture_kernel.empty()) dir += "/kernels/" + fixture_kernel;
+    return dir + "/" + name;
+}
+
+std::string fixture_text(const std::string& name) { return read_file(fixture_path(name)); }
+
+std::vector<std::string> fixture_kernels() {
+    std::vector<std::string> kernels;
+    std::error_code ec;
+    for (const auto& e :
+         std::filesystem::directory_iterator(std::string(RDMASTAT_FIXTURES) + "/kernels", ec))
+        if (e.is_directory()) kernels.push_back(e.path().filename().string());
+    std::sort(kernels.begin(), kernels.end());
+    kernels.insert(kernels.begin(), "");
+    return kernels;
+}
+
+FixtureKernel::FixtureKernel(std::string kernel)
+    : previous_(std::exchange(fixture_kernel, std::move(kernel))) {}
+
+FixtureKernel::~FixtureKernel() { fixture_kernel = previous_; }
 
 Bytes fixture_bytes(const std::string& name) {
     std::string s = fixture_text(name);

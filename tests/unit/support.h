@@ -14,9 +14,35 @@
 
 namespace rdmastat::test {
 
-/// tests/fixtures/NAME as bytes / text (bytes captured in the lab by rdmastat-capture).
+/// tests/fixtures/NAME as bytes / text (bytes captured in the lab by rdmastat-capture),
+/// or tests/fixtures/kernels/K/NAME while a FixtureKernel for K is alive.
 Bytes fixture_bytes(const std::string& name);
 std::string fixture_text(const std::string& name);
+std::string fixture_path(const std::string& name);
+
+/// The kernels whose captures tests/fixtures holds: "" for the top level
+/// (Debian 12's 6.1, which every test reads) and the name of each
+/// tests/fixtures/kernels/ directory (`make fixtures RDMASTAT_LAB_SUITE=...`).
+std::vector<std::string> fixture_kernels();
+
+/// While alive, fixture_text and fixture_bytes read kernel K's captures.
+class FixtureKernel {
+public:
+    explicit FixtureKernel(std::string kernel);
+    ~FixtureKernel();
+    FixtureKernel(const FixtureKernel&) = delete;
+    FixtureKernel& operator=(const FixtureKernel&) = delete;
+
+private:
+    std::string previous_;
+};
+
+/// In a TEST_CASE, before any fixture is read: the rest of the test runs once
+/// per captured kernel (Catch2's GENERATE), its name in every failure.
+#define FOR_EACH_FIXTURE_KERNEL()                                                               \
+    const std::string fixture_kernel_ = GENERATE(from_range(::rdmastat::test::fixture_kernels())); \
+    const ::rdmastat::test::FixtureKernel fixture_kernel_use_(fixture_kernel_);                  \
+    INFO("captures of kernel " << (fixture_kernel_.empty() ? "6.1 (top level)" : fixture_kernel_))
 std::string read_file(const std::string& path);
 
 /// The capture's whole NLDEV view: devices (with ports and drivers), cm_ids and QPs.

@@ -22,9 +22,11 @@ const Connection& find(const Snapshot& s, const std::string& dev, std::uint32_t 
 }
 } // namespace
 
-TEST_CASE("join of captured dumps agrees with rdma cm_id and qp listings", "[join]") {
+TEST_CASE("join of each kernel's captured dumps agrees with rdma cm_id and qp listings",
+          "[join]") {
+    FOR_EACH_FIXTURE_KERNEL();
     NldevData data = fixture_nldev();
-    Snapshot snap = join(data, fixture_owners(owners_file), "nldev");
+    Snapshot snap = join(data, fixture_owners(fixture_path("owners.txt")), "nldev");
     CHECK(snap.source == "nldev");
     CHECK(snap.devices.size() == 2);
     auto diffs =

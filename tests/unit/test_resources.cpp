@@ -121,18 +121,22 @@ void judge_ctx(const std::string& dir) {
 } // namespace
 
 TEST_CASE("CQ dumps match rdma res show cq", "[resources]") {
+    FOR_EACH_FIXTURE_KERNEL();
     judge_cq("");
 }
 
 TEST_CASE("MR dumps match rdma res show mr, keys included for root", "[resources]") {
+    FOR_EACH_FIXTURE_KERNEL();
     judge_mr("");
 }
 
 TEST_CASE("PD dumps match rdma res show pd, with a kernel-owned PD", "[resources]") {
+    FOR_EACH_FIXTURE_KERNEL();
     judge_pd("");
 }
 
 TEST_CASE("context dumps match rdma res show ctx", "[resources]") {
+    FOR_EACH_FIXTURE_KERNEL();
     judge_ctx("");
 }
 
