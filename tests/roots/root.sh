@@ -11,6 +11,8 @@
 #                                   at the same path, network as on the host
 #   root.sh fresh SUITE DIR         copy of the pristine minbase root into DIR
 #                                   (for installation tests that need a clean system)
+#   root.sh enter DIR [--bind DIR]... CMD...
+#                                   run CMD in the root at DIR (a fresh one), as run does
 #
 # SUITE is a Debian codename (bookworm, trixie, sid, ...). The cache is
 # $RDMASTAT_LAB_CACHE/roots (default /var/cache/rdmastat-lab/roots); the mirror is
@@ -27,7 +29,7 @@ die() {
 	exit 1
 }
 usage() {
-	sed -n '2,17s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	sed -n '2,19s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 	exit 2
 }
 
@@ -108,6 +110,13 @@ install_pkgs() {
 	fi
 }
 
+if [ "${1:-}" = enter ]; then
+	[ $# -ge 3 ] && [ -d "$2" ] || usage
+	dir=$2
+	shift 2
+	in_root "$dir" "$@"
+	exit
+fi
 cmd=${1:-}
 suite=${2:-}
 [ -n "$cmd" ] && [ -n "$suite" ] || usage
