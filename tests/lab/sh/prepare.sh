@@ -32,8 +32,9 @@ lab_root_download() {
 
 # Unpack the kernel (never installed anywhere): linux-image-KVER and, on suites
 # where that is a metapackage, the parts it depends on (sid: linux-binary-KVER,
-# linux-modules-KVER, linux-base-KVER: every dependency named linux-*-KVER). Normalise merged-/usr trees (lib -> usr/lib, boot/vmlinuz-KVER),
-# decompress modules (busybox insmod cannot read .ko.xz/.ko.zst), depmod.
+# linux-modules-KVER, linux-base-KVER: every dependency named linux-*-KVER).
+# Normalise merged-/usr trees (lib -> usr/lib, boot/vmlinuz-KVER), decompress
+# modules (busybox insmod cannot read .ko.xz/.ko.zst), depmod.
 lab_prep_image() {
 	local kdir=$1 kver=$2 deb n parts
 	[ -f "$kdir/.image.done" ] && return
