@@ -29,13 +29,19 @@ status=0
 	status=$?
 for log in "$out"/*.log; do
 	name=$(basename "$log" .log)
+	[ "$name" != console ] || continue # the guest's console, not a scenario
 	rc=$(cat "$out/$name.rc" 2>/dev/null || echo "?")
 	if [ "$rc" != 0 ]; then
 		echo "---- scenario $name failed (rc=$rc); its log:"
 		cat "$log"
 	fi
 done
-[ "$status" -eq 0 ] || { echo "lab: scenarios failed (status $status)"; exit 1; }
+if [ "$status" -ne 0 ]; then
+	echo "---- the guest's console (last 40 lines):"
+	tail -n 40 "$out/console.log" 2>/dev/null || true
+	echo "lab: scenarios failed (status $status)"
+	exit 1
+fi
 # Prometheus' own linter on the exporter's output taken with rping traffic.
 promtool check metrics <"$out/monitor/export.prom"
 RDMASTAT_LAB_OUT="$out" "$tests" "[lab]"
