@@ -42,7 +42,7 @@ echo "built in $(($(date +%s) - t0)) s"
 
 echo "== $suite: lintian"
 rc=0
-"$rootsh" run "$suite" --bind "$out" sh -c "lintian --fail-on error --info '$out/src/'*.changes" \
+"$rootsh" run "$suite" --bind "$out" sh -c "lintian --fail-on error --display-info '$out/src/'*.changes" \
 	>"$out/lintian.txt" 2>&1 || rc=$?
 sed -i '/^running with root privileges is not recommended/d' "$out/lintian.txt"
 cat "$out/lintian.txt"
