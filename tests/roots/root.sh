@@ -62,7 +62,9 @@ in_root() {
 		binds+=("$(realpath "$2")")
 		shift 2
 	done
-	local script='mount -t proc proc "$R/proc"'
+	# The root bound onto itself is a mount point, as / is on a machine: tools
+	# run inside may then make their own private mount namespaces.
+	local script='mount --bind "$R" "$R" && mount -t proc proc "$R/proc"'
 	for b in "${binds[@]}"; do
 		mkdir -p "$dir$b"
 		script+="; mount --bind '$b' \"\$R$b\""
