@@ -5,15 +5,19 @@
  * (be64 address, be32 rkey, be32 length), and uses that rkey to RDMA READ
  * 64 bytes at the advertised address (the control: the key itself is good),
  * then 64 bytes OFFSET bytes away from it (-o, default 1048576; negative
- * reads before the buffer). A failed read kills the queue pair, so each
- * offset takes a connection of its own. One line per read:
- *   read OFFSET: STATUS
+ * reads before the buffer). -o edge reads the 64 bytes just before the
+ * buffer, or just after it, whichever lies in the buffer's own 4 KiB page:
+ * memory that is always mapped, so a key that grants it (kping's dma mode)
+ * shows it without the reader faulting the peer's kernel on a hole, as a
+ * read 1 MiB away can. A failed read kills the queue pair, so each offset
+ * takes a connection of its own. One line per read:
+ *   read OFFSET: STATUS      (read edge: STATUS, after a line edge: OFFSET)
  * where STATUS is ibv_wc_status_str() of the completion ("success", "remote
  * access error", ...) or "post failed: ERRNO" / "timeout". Then it
  * disconnects. An rping client's peer must see only the buffer it
  * advertised: the reads outside it must fail.
  *
- * usage: rdmastat-oob -a ADDR -p PORT [-o OFFSET] [-t SECONDS]
+ * usage: rdmastat-oob -a ADDR -p PORT [-o OFFSET|edge] [-t SECONDS]
  * Exit 0 when both reads were attempted, 2 when this program could not
  * set up (no connection, no advertisement).
  */
@@ -30,7 +34,20 @@
 #include <unistd.h>
 
 #define MIB (1024 * 1024)
+#define PAGE 4096
 #define READ_LEN 64
+
+/* The offset of READ_LEN bytes beside [buf, buf + size) within buf's page, or 0. */
+static long edge_offset(uint64_t buf, uint32_t size)
+{
+	uint64_t in_page = buf % PAGE;
+
+	if (in_page >= READ_LEN)
+		return -READ_LEN;
+	if (in_page + size + READ_LEN <= PAGE)
+		return (long)size;
+	return 0;
+}
 
 struct advert {
 	uint64_t buf;
@@ -97,12 +114,18 @@ int main(int argc, char **argv)
 	uint64_t buf;
 	uint32_t rkey;
 	unsigned i;
+	int edge = 0;
 
 	while ((opt = getopt(argc, argv, "a:p:o:t:")) != -1) {
 		switch (opt) {
 		case 'a': addr = optarg; break;
 		case 'p': port = atoi(optarg); break;
-		case 'o': offsets[1] = strtol(optarg, NULL, 0); break;
+		case 'o':
+			if (!strcmp(optarg, "edge"))
+				edge = 1;
+			else
+				offsets[1] = strtol(optarg, NULL, 0);
+			break;
 		case 't': seconds = atoi(optarg); break;
 		default: goto usage;
 		}
@@ -157,22 +180,35 @@ int main(int argc, char **argv)
 	buf = be64toh(adv_wire.buf);
 	rkey = be32toh(adv_wire.rkey);
 	printf("advertised: %u bytes, rkey 0x%x\n", be32toh(adv_wire.size), rkey);
+	if (edge) {
+		offsets[1] = edge_offset(buf, be32toh(adv_wire.size));
+		printf("edge: %ld\n", offsets[1]);
+		if (!offsets[1])
+			printf("read edge: none (the buffer fills its page)\n");
+	}
 	for (i = 0; i < sizeof(offsets) / sizeof(offsets[0]); i++) {
+		char label[32];
 		struct ibv_sge sge = {.addr = (uintptr_t)sink, .length = READ_LEN, .lkey = smr->lkey};
 		struct ibv_send_wr wr = {.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_READ,
 					 .send_flags = IBV_SEND_SIGNALED}, *bad;
 
+		if (i && edge && !offsets[i])
+			break;
+		if (i && edge)
+			snprintf(label, sizeof(label), "edge");
+		else
+			snprintf(label, sizeof(label), "%ld", offsets[i]);
 		wr.wr.rdma.remote_addr = buf + (uint64_t)offsets[i];
 		wr.wr.rdma.rkey = rkey;
 		if (ibv_post_send(id->qp, &wr, &bad)) {
-			printf("read %ld: post failed: %d\n", offsets[i], errno);
+			printf("read %s: post failed: %d\n", label, errno);
 			continue;
 		}
 		if (poll_one(cq, &wc, 5000)) {
-			printf("read %ld: timeout\n", offsets[i]);
+			printf("read %s: timeout\n", label);
 			continue;
 		}
-		printf("read %ld: %s\n", offsets[i], ibv_wc_status_str(wc.status));
+		printf("read %s: %s\n", label, ibv_wc_status_str(wc.status));
 		fflush(stdout);
 	}
 	rdma_disconnect(id);

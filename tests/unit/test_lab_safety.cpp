@@ -82,36 +82,48 @@ TEST_CASE("lab: safety scenario leaves dmesg clean", "[lab][safety]") {
 
 namespace {
 
-// rdmastat-oob's line for a read at offset: "read OFFSET: STATUS" → STATUS.
-std::string read_status(const std::string& out, long offset) {
-    const std::string head = "read " + std::to_string(offset) + ": ";
+// rdmastat-oob's line for a read at offset: "read OFFSET: STATUS" → STATUS
+// (OFFSET "edge": beside the buffer, within its page).
+std::string read_status(const std::string& out, const std::string& offset) {
+    const std::string head = "read " + offset + ": ";
     for (const auto& line : lines_of(out))
         if (line.rfind(head, 0) == 0) return line.substr(head.size());
-    return "(no read at " + std::to_string(offset) + ")";
+    return "(no read at " + offset + ")";
+}
+
+// The edge read's offset ("edge: N"): 64 bytes before the buffer, or right after it.
+long edge_of(const std::string& out) {
+    for (const auto& line : lines_of(out))
+        if (line.rfind("edge: ", 0) == 0) return std::stol(line.substr(6));
+    return 0;
 }
 
 } // namespace
 
 TEST_CASE("lab: kping's default memory gives a hostile peer its buffer only", "[lab][safety]") {
     for (std::string dev : {"siw", "rxe"}) {
-        for (long off : {1048576L, -1048576L}) {
-            const std::string n = "oob-" + dev + "-default-" + std::to_string(off);
+        for (std::string off : {"1048576", "-1048576", "edge"}) {
+            const std::string n = "oob-" + dev + "-default-" + off;
             const std::string out = evidence(n + ".out");
             INFO(n << ":\n" << out << evidence(n + ".kping.err"));
             REQUIRE(evidence(n + ".rc") == "0\n");
             // The key is good for the advertised buffer...
-            CHECK(read_status(out, 0) == "success");
-            // ...and for nothing beside it.
+            CHECK(read_status(out, "0") == "success");
+            // ...and for nothing beside it, not even the next bytes of its page.
             CHECK(read_status(out, off) != "success");
             CHECK(read_status(out, off).rfind("(no read", 0) != 0);
+            CHECK(read_status(out, off).rfind("none", 0) != 0);
             auto run = nlohmann::json::parse(evidence(n + ".kping.json"));
             CHECK(run["mem"] == "frwr-local");
         }
         // The same reader gets through the dma mode's global rkey: the reads
-        // above failed because of the key, not the reader.
-        const std::string n = "oob-" + dev + "-dma-1048576";
-        INFO(n << ":\n" << evidence(n + ".out"));
-        CHECK(read_status(evidence(n + ".out"), 1048576) == "success");
+        // above failed because of the key, not the reader. kping's 64-byte
+        // buffer leaves room beside it in its page: before it (-64) or after (64).
+        const std::string n = "oob-" + dev + "-dma-edge";
+        const std::string out = evidence(n + ".out");
+        INFO(n << ":\n" << out);
+        CHECK(read_status(out, "edge") == "success");
+        CHECK((edge_of(out) == -64 || edge_of(out) == 64));
         CHECK(nlohmann::json::parse(evidence(n + ".kping.json"))["mem"] == "dma");
     }
 }
