@@ -59,6 +59,7 @@ Snapshot snapshot_with_counters() {
 } // namespace
 
 TEST_CASE("NLDEV port statistics of rxe match rdma statistic show", "[monitor]") {
+    FOR_EACH_FIXTURE_KERNEL();
     auto counters = parse_port_stat(fixture_bytes("stat-rxe0-1.bin"));
     REQUIRE(counters.ok());
     auto referee = referee_counters("rxe0", 1);
@@ -70,6 +71,7 @@ TEST_CASE("NLDEV port statistics of rxe match rdma statistic show", "[monitor]")
 }
 
 TEST_CASE("siw has no port statistics: the kernel refuses, rdma shows none", "[monitor]") {
+    FOR_EACH_FIXTURE_KERNEL();
     CHECK_FALSE(parse_port_stat(fixture_bytes("stat-siw0-1.bin")).ok());
     CHECK(referee_counters("siw0", 1).empty());
     // No device of the lab binds counters to QPs: the dumps parse, empty.
@@ -81,6 +83,7 @@ TEST_CASE("siw has no port statistics: the kernel refuses, rdma shows none", "[m
 }
 
 TEST_CASE("counter rates between two lab readings", "[monitor]") {
+    FOR_EACH_FIXTURE_KERNEL();
     auto before = parse_port_stat(fixture_bytes("stat-rxe0-1.bin")).take();
     auto after = parse_port_stat(fixture_bytes("stat-rxe0-1-later.bin")).take();
     auto old_values = as_map(before);

@@ -32,6 +32,7 @@ std::vector<std::string> facts(const std::vector<HostSocket>& sockets) {
 } // namespace
 
 TEST_CASE("/proc/net/tcp and tcp6 list what sock_diag dumped at the same moment", "[procnet]") {
+    FOR_EACH_FIXTURE_KERNEL();
     for (int family : {AF_INET, AF_INET6}) {
         const bool v4 = family == AF_INET;
         INFO((v4 ? "IPv4" : "IPv6"));
@@ -47,13 +48,15 @@ TEST_CASE("/proc/net/tcp and tcp6 list what sock_diag dumped at the same moment"
 }
 
 TEST_CASE("/proc/net/tcp holds siw's kernel sockets: listener and both ends", "[procnet]") {
+    FOR_EACH_FIXTURE_KERNEL();
     auto proc = parse_proc_net_tcp(fixture_text("proc-net-tcp.txt"), AF_INET).take();
     // The header line is not a socket; every other line is one.
     const std::string text = fixture_text("proc-net-tcp.txt");
     CHECK(proc.size() == static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) - 1);
     bool listener = false;
     for (const auto& s : proc) {
-        CHECK(s.inode != 0);
+        // A TIME-WAIT minisocket has no inode (the 6.12 and 7.2 captures hold some).
+        CHECK((s.inode != 0) == (s.state != "TIME-WAIT"));
         if (s.state == "LISTEN" && s.local.to_string() == "10.9.0.1:7174") listener = true;
     }
     CHECK(listener);

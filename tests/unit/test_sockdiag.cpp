@@ -109,10 +109,12 @@ void judge_siw_sockets(const std::string& dir) {
 } // namespace
 
 TEST_CASE("inet_diag dumps from the lab kernel match ss -tanpe", "[sockdiag]") {
+    FOR_EACH_FIXTURE_KERNEL();
     judge_against_ss("");
 }
 
 TEST_CASE("siw's kernel sockets are in the dump with inodes and no process", "[sockdiag]") {
+    FOR_EACH_FIXTURE_KERNEL();
     judge_siw_sockets("");
 }
 
