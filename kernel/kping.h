@@ -117,7 +117,6 @@ void kping_run_stop(struct kping_run *run);
 void kping_run_free(struct kping_run *run);
 void kping_fail(struct kping_run *run, int err, const char *what);
 
-/* The largest buffer of the write and read modes. */
 /* How long a client waits for its server's next message. */
 #define KPING_PEER_TIMEOUT_MS	5000
 

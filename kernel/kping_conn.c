@@ -32,7 +32,8 @@ static void kping_hello_parse(struct kping_run *run, const u8 *data, u8 len)
 {
 	__be32 be;
 
-	if (!data || len < RDMASTAT_KPING_HELLO_LEN || memcmp(data, RDMASTAT_KPING_HELLO_MAGIC, RDMASTAT_KPING_HELLO_MAGIC_LEN) ||
+	if (!data || len < RDMASTAT_KPING_HELLO_LEN ||
+	    memcmp(data, RDMASTAT_KPING_HELLO_MAGIC, RDMASTAT_KPING_HELLO_MAGIC_LEN) ||
 	    data[4] != RDMASTAT_KPING_HELLO_VERSION || data[5] > RDMASTAT_KPING_MODE_MAX)
 		return;
 	memcpy(&be, data + 8, sizeof(be));

@@ -5,6 +5,7 @@
  */
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/stringify.h>
 #include <net/genetlink.h>
 #include <net/sock.h>
 #include <uapi/linux/rdmastat_kping.h>
@@ -217,7 +218,9 @@ static int kping_parse(struct genl_info *info, struct kping_params *p)
 	if (p->mode == RDMASTAT_KPING_MODE_PING &&
 	    (p->size < RDMASTAT_KPING_PING_MIN_SIZE || p->size > RDMASTAT_KPING_PING_MAX_SIZE))
 		return KPING_BAD(info, RDMASTAT_KPING_A_SIZE,
-				 "RDMASTAT_KPING_A_SIZE: the ping mode takes 26 to 65535 bytes");
+				 "RDMASTAT_KPING_A_SIZE: the ping mode takes "
+				 __stringify(RDMASTAT_KPING_PING_MIN_SIZE) " to "
+				 __stringify(RDMASTAT_KPING_PING_MAX_SIZE) " bytes");
 	return 0;
 }
 

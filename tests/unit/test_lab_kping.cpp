@@ -234,6 +234,16 @@ TEST_CASE("lab: kping runs stopped in the middle tear everything down", "[lab][k
     }
     // Any user may read the runs.
     CHECK(json_of("lab-show.json")["runs"].size() == 2);
+    // show ID asks the kernel for that run alone (GET's doit): the same record
+    // the dump gave, for root and for an unprivileged user.
+    for (const char* name : {"show-client.json", "lab-show-client.json"}) {
+        INFO(name << evidence(std::string(name) + ".err"));
+        REQUIRE(rc_of(name) == 0);
+        const auto runs = json_of(name)["runs"];
+        REQUIRE(runs.size() == 1);
+        CHECK(runs[0]["id"] == json_of("long-client.start.json")["id"]);
+        CHECK(runs[0]["role"] == "client");
+    }
     for (const char* name : {"stop-server.json", "stop-client.json"}) {
         INFO(name << evidence(std::string(name) + ".err"));
         REQUIRE(rc_of(name) == 0);
@@ -275,6 +285,8 @@ TEST_CASE("lab: unprivileged users and bad parameters are refused clearly", "[la
     CHECK_THAT(evidence("bad-depth.txt.err"), Catch::Contains("RDMASTAT_KPING_A_DEPTH"));
     CHECK(rc_of("bad-stop.txt") == 2);
     CHECK_THAT(evidence("bad-stop.txt.err"), Catch::Contains("no run with this id"));
+    CHECK(rc_of("bad-show.txt") == 2);
+    CHECK_THAT(evidence("bad-show.txt.err"), Catch::Contains("no run 99999"));
     // Nothing was started by the refused requests.
     CHECK(json_of("after-bad.json")["runs"].empty());
 }

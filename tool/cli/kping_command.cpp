@@ -7,6 +7,7 @@
 #include "render/kping.h"
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <chrono>
 #include <linux/rdmastat_kping.h>
 #include <thread>
@@ -83,13 +84,11 @@ Result<KpingSource> open_source() {
 Result<KpingRun> wait_for_end(KpingSource& src, std::uint32_t id, double timeout) {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout);
     for (;;) {
-        auto runs = src.collect();
-        if (!runs) return runs.failure();
-        const KpingRun* found = nullptr;
-        for (const KpingRun& r : runs.value())
-            if (r.id == id) found = &r;
-        if (!found) return Failure{"kping: run " + std::to_string(id) + " was stopped meanwhile"};
-        if (found->state >= RDMASTAT_KPING_STATE_DONE) return *found;
+        auto run = src.get(id);
+        if (!run && run.error_code() == ENOENT)
+            return Failure{"kping: run " + std::to_string(id) + " was stopped meanwhile"};
+        if (!run) return run.failure();
+        if (run.value().state >= RDMASTAT_KPING_STATE_DONE) return run;
         if (std::chrono::steady_clock::now() > deadline) {
             auto last = src.stop(id);
             if (!last) return last.failure();
@@ -154,23 +153,32 @@ int run_kping(const std::vector<std::string>& args, const CommonOptions& inherit
         else
             write_kping_text(out, {r});
     };
+    if (a.command == "show" && a.id) {
+        auto r = src.value().get(*a.id);
+        if (!r && r.error_code() == ENOENT) {
+            err << "rdmastat: kping: no run " << *a.id << '\n';
+            return 2;
+        }
+        if (!r) {
+            err << "rdmastat: " << r.error() << '\n';
+            return 2;
+        }
+        if (json)
+            write_kping_json(out, {r.value()}, pretty);
+        else
+            write_kping_text(out, {r.value()});
+        return 0;
+    }
     if (a.command == "show") {
         auto runs = src.value().collect();
         if (!runs) {
             err << "rdmastat: kping: " << runs.error() << '\n';
             return 2;
         }
-        std::vector<KpingRun> shown;
-        for (const KpingRun& r : runs.value())
-            if (!a.id || r.id == *a.id) shown.push_back(r);
-        if (a.id && shown.empty()) {
-            err << "rdmastat: kping: no run " << *a.id << '\n';
-            return 2;
-        }
         if (json)
-            write_kping_json(out, shown, pretty);
+            write_kping_json(out, runs.value(), pretty);
         else
-            write_kping_text(out, shown);
+            write_kping_text(out, runs.value());
         return 0;
     }
     Result<KpingRun> r =

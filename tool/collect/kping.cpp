@@ -177,15 +177,23 @@ Result<KpingRun> KpingSource::start(const KpingStart& s) {
     return one(std::move(reply));
 }
 
-Result<KpingRun> KpingSource::stop(std::uint32_t id) {
+Result<KpingRun> KpingSource::by_id(std::uint8_t cmd, std::uint32_t id, const std::string& what) {
     auto reply = socket_.request([&](nlmsghdr* nlh) {
         nlh->nlmsg_type = family_.id;
         nlh->nlmsg_flags |= NLM_F_ACK;
-        put_genl_header(nlh, RDMASTAT_KPING_CMD_STOP, RDMASTAT_KPING_GENL_VERSION);
+        put_genl_header(nlh, cmd, RDMASTAT_KPING_GENL_VERSION);
         mnl_attr_put_u32(nlh, RDMASTAT_KPING_A_ID, id);
     });
-    if (!reply) return refused("kping stop", reply.failure());
+    if (!reply) return refused(what, reply.failure());
     return one(std::move(reply));
+}
+
+Result<KpingRun> KpingSource::stop(std::uint32_t id) {
+    return by_id(RDMASTAT_KPING_CMD_STOP, id, "kping stop");
+}
+
+Result<KpingRun> KpingSource::get(std::uint32_t id) {
+    return by_id(RDMASTAT_KPING_CMD_GET, id, "kping show");
 }
 
 Result<Bytes> KpingSource::dump() {

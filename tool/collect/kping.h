@@ -28,6 +28,8 @@ class KpingSource {
     Result<KpingRun> start(const KpingStart& s);
     /// STOP: the run's last record; ENOENT for an unknown id.
     Result<KpingRun> stop(std::uint32_t id);
+    /// GET of one run (the doit, not a dump); ENOENT for an unknown id.
+    Result<KpingRun> get(std::uint32_t id);
     /// The raw bytes of a GET dump (for parse_kping_reply and the capture tool).
     Result<Bytes> dump();
     /// dump() parsed.
@@ -37,6 +39,8 @@ class KpingSource {
     KpingSource(NetlinkSocket socket, GenlFamily family)
         : socket_(std::move(socket)), family_(family) {}
     Result<KpingRun> one(Result<Bytes> reply);
+    /// STOP or GET of run id; what names the request in a failure.
+    Result<KpingRun> by_id(std::uint8_t cmd, std::uint32_t id, const std::string& what);
     NetlinkSocket socket_;
     GenlFamily family_;
 };

@@ -145,6 +145,9 @@ capture running.json rdmastat kping show -j
 capture running.txt rdmastat kping show
 capture fixtures.txt rdmastat-capture --kping "$R/fixtures"
 capture lab-show.json su lab -c "rdmastat kping show -j"
+# One run by its id: the family's single GET, for an unprivileged user too.
+capture show-client.json rdmastat kping show "$kc" -j
+capture lab-show-client.json su lab -c "rdmastat kping show $kc -j"
 capture stop-server.json rdmastat kping stop "$ks"
 capture stop-client.json rdmastat kping stop "$kc"
 lab_reap $rc1 "$R/long-rping-client.rc" 30
@@ -159,6 +162,7 @@ capture lab-stop.txt su lab -c "rdmastat kping stop 1"
 capture bad-size.txt rdmastat kping start -c -a 10.9.0.1 -p 7491 -S 3
 capture bad-depth.txt rdmastat kping start -c -a 10.9.0.1 -p 7491 --mode write-bw --depth 5000
 capture bad-stop.txt rdmastat kping stop 99999
+capture bad-show.txt rdmastat kping show 99999
 capture after-bad.json rdmastat kping show -j
 
 lab_section "rmmod during runs"
