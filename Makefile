@@ -111,4 +111,4 @@ clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)
 	rm -f rdmastat.ko rdmastat.o rdmastat.mod rdmastat.mod.c Module.symvers modules.order \
 		rdmastat_kping.ko rdmastat_kping.o rdmastat_kping.mod rdmastat_kping.mod.c \
-		kernel/*.o .*.cmd kernel/.*.cmd
+		kernel/*/*.o .*.cmd kernel/*/.*.cmd

@@ -32,9 +32,10 @@ in_root() { "$rootsh" run "$suite" "$@"; }
 src=$root/usr/src/rdmastat-$ver
 in_root sh -c "dkms remove rdmastat/$ver --all >/dev/null 2>&1; apt-get purge -y -qq 'linux-source-$series' >/dev/null 2>&1" || true
 rm -rf "$src"
-mkdir -p "$src/kernel"
+mkdir -p "$src"
 cp "$repo/Kbuild" "$repo/dkms.conf" "$repo/dkms-make.sh" "$src/"
-cp "$repo"/kernel/*.[ch] "$src/kernel/"
+cp -r "$repo/kernel" "$src/"
+find "$src/kernel" -type f ! -name '*.[ch]' -delete
 cp -r "$repo/include" "$src/"
 in_root dkms add "rdmastat/$ver" >/dev/null
 

@@ -15,9 +15,10 @@ ksrc=$("$lab" ksrc)
 # Sources only: objects in the repository may come from another compiler.
 copy_sources() {
 	rm -rf "$1"
-	mkdir -p "$1/kernel"
+	mkdir -p "$1"
 	cp "$repo/Kbuild" "$1/"
-	cp "$repo"/kernel/*.[ch] "$1/kernel/"
+	cp -r "$repo/kernel" "$1/"
+	find "$1/kernel" -type f ! -name '*.[ch]' -delete
 	cp -r "$repo/include" "$1/"
 }
 mkdir -p "$1"
@@ -48,14 +49,14 @@ echo "refused, as it should"
 
 echo "== checkpatch (errors and warnings)"
 # Deliberate exceptions, by file and checkpatch type, each with its reason:
-#   kernel/conn.c LINUX_VERSION_CODE: an out-of-tree module that reads
+#   kernel/rdmastat/conn.c LINUX_VERSION_CODE: an out-of-tree module that reads
 #     rdma_cm's private layout must refuse a KSRC of another kernel version;
 #     upstream code would not need the check.
 allowed=(
-	"kernel/conn.c:LINUX_VERSION_CODE"
+	"kernel/rdmastat/conn.c:LINUX_VERSION_CODE"
 )
 out=$(cd "$repo" && perl "$ksrc/scripts/checkpatch.pl" --no-tree --terse --show-types \
-	-f kernel/*.[ch] include/uapi/linux/rdmastat*.h || true)
+	-f kernel/*.h kernel/*/*.[ch] include/uapi/linux/rdmastat*.h || true)
 echo "$out"
 bad=0
 while IFS= read -r line; do

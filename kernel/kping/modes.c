@@ -2,7 +2,7 @@
 /*
  * The modes a run's thread drives over its connection: rping's cycle (server
  * and client), RDMA WRITE ping-pong, RDMA WRITE bandwidth and RDMA READ
- * latency, built on the work requests of kping_traffic.c.
+ * latency, built on the work requests of traffic.c.
  */
 #include <linux/delay.h>
 #include <linux/kthread.h>

@@ -3,7 +3,7 @@
  * A run's work requests: posting sends, receives, RDMA READs and WRITEs, fast
  * registrations and invalidations, and their completions. Completion handlers
  * run in softirq context: they count and wake the run's thread, which does
- * everything else (kping_modes.c).
+ * everything else (modes.c).
  */
 #include <linux/kthread.h>
 #include <linux/string.h>

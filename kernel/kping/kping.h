@@ -104,7 +104,7 @@ struct kping_run {
 	struct kping_stats st;
 };
 
-/* kping_main.c: the runs. */
+/* main.c: the runs. */
 extern struct mutex kping_mutex;
 extern struct list_head kping_runs;
 extern bool kping_allow_unsafe_global_rkey;
@@ -120,12 +120,12 @@ void kping_fail(struct kping_run *run, int err, const char *what);
 /* How long a client waits for its server's next message. */
 #define KPING_PEER_TIMEOUT_MS	5000
 
-/* kping_conn.c: the connection (the run's thread). */
+/* conn.c: the connection (the run's thread). */
 int kping_thread(void *arg);
 int kping_wait_count(struct kping_run *run, const u64 *counter, u64 target,
 		     unsigned int ms, const char *what);
 
-/* kping_traffic.c: work requests and their completions (the run's thread). */
+/* traffic.c: work requests and their completions (the run's thread). */
 int kping_post_recv(struct kping_run *run);
 /* Sends an advertisement of buf (NULL: a go-ahead), waits for its completion. */
 int kping_send(struct kping_run *run, const struct kping_buf *buf,
@@ -152,10 +152,10 @@ void kping_iteration(struct kping_run *run, u64 t0);
 /* Whether a run with done operations has more to do. */
 bool kping_more(struct kping_run *run, u64 done);
 
-/* kping_modes.c: the traffic of the run's mode. */
+/* modes.c: the traffic of the run's mode. */
 int kping_traffic(struct kping_run *run);
 
-/* kping_netlink.c: the generic netlink family. */
+/* netlink.c: the generic netlink family. */
 int kping_netlink_init(void);
 void kping_netlink_exit(void);
 
