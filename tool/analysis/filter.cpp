@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "analysis/filter.h"
 
+#include "common/numbers.h"
 #include "common/text.h"
 #include "model/names.h"
 
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <charconv>
 #include <optional>
 #include <sstream>
 #include <string_view>
@@ -33,23 +33,6 @@ bool is_state_name(const std::string& lowered) {
 
 bool all_digits(std::string_view s) {
     return !s.empty() && s.find_first_not_of("0123456789") == s.npos;
-}
-
-/// Decimal digits only (no sign, no spaces), fitting in 32 bits.
-std::optional<std::uint32_t> parse_u32(std::string_view s) {
-    if (!all_digits(s)) return std::nullopt;
-    std::uint32_t v = 0;
-    // Only digits remain, so from_chars either takes them all or reports overflow.
-    if (std::from_chars(s.data(), s.data() + s.size(), v).ec != std::errc()) return std::nullopt;
-    return v;
-}
-
-/// "7174" or ":7174".
-std::optional<std::uint16_t> parse_port(std::string_view s) {
-    if (!s.empty() && s.front() == ':') s.remove_prefix(1);
-    auto v = parse_u32(s);
-    if (!v || *v > 65535) return std::nullopt;
-    return static_cast<std::uint16_t>(*v);
 }
 
 /// Shells hand over "(state", "siw0,dev", "!state" or a whole quoted filter as one
@@ -257,7 +240,7 @@ class FilterParser {
     }
 
     std::uint32_t number(std::size_t at, const std::string& what) const {
-        auto v = parse_u32(toks_[at]);
+        auto v = parse_number<std::uint32_t>(toks_[at]);
         if (!v) fail("'" + toks_[at] + "' is not " + what, at);
         return *v;
     }
@@ -328,7 +311,7 @@ class FilterParser {
             n.prefix = max_bits = addr->family == AF_INET ? 32 : 128;
         }
         if (has_prefix) {
-            auto len = parse_u32(prefix);
+            auto len = parse_number<std::uint32_t>(prefix);
             if (n.any_address || !len)
                 fail("bad prefix length '" + std::string(prefix) + "' in '" + spec + "'", at);
             if (*len > max_bits)

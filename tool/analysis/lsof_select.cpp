@@ -1,21 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "analysis/lsof_select.h"
 
+#include "common/numbers.h"
 #include "common/text.h"
 
 #include <algorithm>
-#include <charconv>
 #include <sys/socket.h>
 
 namespace rdmastat {
 namespace {
-
-std::optional<std::uint32_t> parse_u32(std::string_view s) {
-    if (s.empty() || s.find_first_not_of("0123456789") != s.npos) return std::nullopt;
-    std::uint32_t v = 0;
-    if (std::from_chars(s.data(), s.data() + s.size(), v).ec != std::errc()) return std::nullopt;
-    return v;
-}
 
 Failure fail(const char* option, std::string_view item, const std::string& reason) {
     return Failure{"lsof: " + std::string(option) + ": '" + std::string(item) + "' " + reason};
@@ -36,21 +29,23 @@ template <typename F> Status for_items(const char* option, std::string_view list
     }
 }
 
-std::optional<std::uint16_t> parse_port(std::string_view s) {
-    auto v = parse_u32(s);
-    if (!v || *v < 1 || *v > 65535) return std::nullopt;
-    return static_cast<std::uint16_t>(*v);
+/// lsof's ports are 1 to 65535: port 0 names no socket.
+std::optional<std::uint16_t> lsof_port(std::string_view s) {
+    if (!s.empty() && s.front() == ':') return std::nullopt;
+    auto v = parse_port(s);
+    if (!v || *v == 0) return std::nullopt;
+    return v;
 }
 
 Status add_port_item(InetSpec& spec, std::string_view item) {
     auto dash = item.find('-');
     if (dash == item.npos) {
-        auto p = parse_port(item);
+        auto p = lsof_port(item);
         if (!p) return fail("-i", item, "is not a port");
         spec.ports.push_back({*p, *p});
         return Ok{};
     }
-    auto low = parse_port(item.substr(0, dash)), high = parse_port(item.substr(dash + 1));
+    auto low = lsof_port(item.substr(0, dash)), high = lsof_port(item.substr(dash + 1));
     if (!low || !high || *low > *high) return fail("-i", item, "is not a port range");
     spec.ports.push_back({*low, *high});
     return Ok{};
@@ -60,7 +55,7 @@ Status add_port_item(InetSpec& spec, std::string_view item) {
 
 Status add_pid_list(LsofSelectors& sel, std::string_view list) {
     return for_items("-p", list, [&](std::string_view item, bool excluded) -> Status {
-        auto pid = parse_u32(item);
+        auto pid = parse_number<std::uint32_t>(item);
         if (!pid || *pid == 0) return fail("-p", item, "is not a PID");
         (excluded ? sel.excluded_pids : sel.pids).push_back(*pid);
         return Ok{};
@@ -82,7 +77,7 @@ Status add_user_list(LsofSelectors& sel, std::string_view list) {
         if (item.empty()) return fail("-u", item, "is not a user");
         UserSpec u;
         if (item.find_first_not_of("0123456789") == item.npos) {
-            u.uid = parse_u32(item);
+            u.uid = parse_number<std::uint32_t>(item);
             if (!u.uid) return fail("-u", item, "is not a uid");
         } else {
             u.name = std::string(item);

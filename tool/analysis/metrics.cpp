@@ -3,6 +3,7 @@
 
 #include "analysis/check.h"
 #include "analysis/select.h"
+#include "common/format.h"
 #include "model/names.h"
 
 namespace rdmastat {
@@ -104,7 +105,8 @@ MetricFamily processes(const Snapshot& snap) {
     Tally t;
     for (const Connection* c : select(snap, Selection{Scope::all, std::nullopt}, Filter()))
         t.add({{"pid", number(c->owner.pid)},
-               {"comm", c->owner.kernel ? "[" + *c->owner.kernel + "]" : text(c->owner.comm)}});
+               {"comm",
+                c->owner.kernel ? kernel_owner_text(*c->owner.kernel) : text(c->owner.comm)}});
     return t.family("rdmastat_process_connections", "rdma_cm ids by owning process");
 }
 

@@ -2,6 +2,7 @@
 // `rdmastat export` and `rdmastat serve`: Prometheus metrics of one scrape,
 // printed once or served at /metrics (cpp-httplib).
 #include "cli/monitor.h"
+#include "common/numbers.h"
 #include "render/prometheus.h"
 
 #include <chrono>
@@ -48,21 +49,12 @@ int run_export(const ExportOptions& o, std::ostream& out, std::ostream& err) {
 
 int run_serve(const ExportOptions& o, std::ostream& out, std::ostream& err) {
     auto colon = o.listen.rfind(':');
-    int port = -1;
+    std::optional<std::uint16_t> port;
     std::string host = colon == std::string::npos ? "" : o.listen.substr(0, colon);
     if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
         host = host.substr(1, host.size() - 2); // [::1]:9876
-    try {
-        if (colon != std::string::npos) {
-            std::size_t used = 0;
-            std::string digits = o.listen.substr(colon + 1);
-            port = std::stoi(digits, &used);
-            if (used != digits.size()) port = -1;
-        }
-    } catch (const std::exception&) {
-        port = -1;
-    }
-    if (host.empty() || port < 0 || port > 65535) {
+    if (colon != std::string::npos) port = parse_port(std::string_view(o.listen).substr(colon + 1));
+    if (host.empty() || !port) {
         err << "rdmastat: serve: --listen '" << o.listen << "': expected ADDR:PORT\n";
         return 2;
     }
@@ -102,7 +94,7 @@ int run_serve(const ExportOptions& o, std::ostream& out, std::ostream& err) {
         out << "rdmastat: serving http://" << o.listen.substr(0, colon) << ':' << bound
             << "/metrics" << std::endl;
     } else {
-        if (!server.bind_to_port(host, port)) {
+        if (!server.bind_to_port(host, *port)) {
             err << "rdmastat: serve: cannot listen on " << o.listen << '\n';
             return 2;
         }

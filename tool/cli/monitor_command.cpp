@@ -4,9 +4,9 @@
 // snapshot per round and compare it with the previous one.
 #include "analysis/diff.h"
 #include "cli/monitor.h"
+#include "common/numbers.h"
 #include "render/monitor.h"
 
-#include <charconv>
 #include <cmath>
 #include <thread>
 #include <unistd.h>
@@ -15,13 +15,6 @@ namespace rdmastat {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::optional<double> seconds_from(const std::string& word) {
-    double v = 0;
-    auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), v);
-    if (ec != std::errc() || end != word.data() + word.size()) return std::nullopt;
-    return v;
-}
 
 std::vector<Connection> copies(const std::vector<const Connection*>& list) {
     std::vector<Connection> out;
@@ -54,7 +47,7 @@ int run_monitor(MonitorOptions o, const CommonOptions& common, bool summary, Sel
         return usage("--interval: expected 0.01 to 86400 seconds");
     double interval = o.interval;
     if (!o.watch.empty()) {
-        auto secs = seconds_from(o.watch.front());
+        auto secs = parse_seconds(o.watch.front());
         if (!secs || !std::isfinite(*secs) || *secs < 0.01 || *secs > 86400)
             return usage(
                 "-w: '" + o.watch.front() +

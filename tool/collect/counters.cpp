@@ -2,9 +2,9 @@
 #include "collect/counters.h"
 
 #include "collect/stats_parse.h"
+#include "common/numbers.h"
 
 #include <algorithm>
-#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <libmnl/libmnl.h>
@@ -41,10 +41,9 @@ std::optional<std::vector<Counter>> read_counter_dir(const std::string& dir) {
         std::ifstream in(entry.path());
         std::string text;
         if (!(in >> text)) continue;
-        std::uint64_t value = 0;
-        auto [end, err] = std::from_chars(text.data(), text.data() + text.size(), value);
-        if (err != std::errc() || end != text.data() + text.size()) continue;
-        out.push_back(Counter{entry.path().filename().string(), value});
+        auto value = parse_number<std::uint64_t>(text);
+        if (!value) continue;
+        out.push_back(Counter{entry.path().filename().string(), *value});
     }
     std::sort(out.begin(), out.end(),
               [](const Counter& x, const Counter& y) { return x.name < y.name; });

@@ -2,6 +2,7 @@
 #include "collect/kping.h"
 
 #include "collect/attrs.h"
+#include "common/numbers.h"
 
 #include <cerrno>
 #include <libmnl/libmnl.h>
@@ -104,8 +105,8 @@ Failure refused(const std::string& what, const Failure& f) {
     if (auto at = message.rfind(tag); at != std::string::npos && message.back() == ')') {
         const std::string number =
             message.substr(at + tag.size(), message.size() - at - tag.size() - 1);
-        if (number.find_first_not_of("0123456789") == std::string::npos && !number.empty())
-            if (const char* name = request_attr_name(static_cast<unsigned>(std::stoul(number))))
+        if (auto n = parse_number<unsigned>(number))
+            if (const char* name = request_attr_name(*n))
                 message = message.substr(0, at) + "(" + name + ")";
     }
     return Failure{what + ": " + message, f.code};

@@ -3,10 +3,10 @@
 
 #include "collect/sockdiag.h"
 #include "collect/sockdiag_parse.h"
+#include "common/numbers.h"
 
 #include <arpa/inet.h>
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -15,17 +15,7 @@ namespace rdmastat {
 namespace {
 
 template <typename T> std::optional<T> hex(std::string_view text) {
-    T v{};
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v, 16);
-    if (ec != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
-    return v;
-}
-
-template <typename T> std::optional<T> dec(std::string_view text) {
-    T v{};
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v, 10);
-    if (ec != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
-    return v;
+    return parse_number<T>(text, 16);
 }
 
 // "0100007F:1F90": the address as the kernel's 32-bit words, each printed with
@@ -82,8 +72,8 @@ Result<std::vector<HostSocket>> parse_proc_net_tcp(std::string_view text, int fa
         auto local = f.size() > 9 ? endpoint(f[1], family) : std::nullopt;
         auto peer = f.size() > 9 ? endpoint(f[2], family) : std::nullopt;
         auto state = f.size() > 9 ? hex<std::uint8_t>(f[3]) : std::nullopt;
-        auto uid = f.size() > 9 ? dec<std::uint32_t>(f[7]) : std::nullopt;
-        auto inode = f.size() > 9 ? dec<std::uint64_t>(f[9]) : std::nullopt;
+        auto uid = f.size() > 9 ? parse_number<std::uint32_t>(f[7]) : std::nullopt;
+        auto inode = f.size() > 9 ? parse_number<std::uint64_t>(f[9]) : std::nullopt;
         if (!local || !peer || !state || !uid || !inode)
             return Failure{"line " + std::to_string(line_no) + ": not a socket line"};
         HostSocket s;

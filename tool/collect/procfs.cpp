@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "collect/procfs.h"
 
+#include "common/numbers.h"
+
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
@@ -60,19 +61,11 @@ const std::optional<std::string>& cached_user_name(UserMap& users, std::uint32_t
     return it->second;
 }
 
-// A decimal number that is the whole of text (a /proc pid or fd entry name).
-template <typename T> std::optional<T> number_of(std::string_view text) {
-    T v{};
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-    return v;
-}
-
 // The entries of an open directory whose names are numbers, ascending.
 template <typename T> std::vector<T> numbered_entries(DIR* dir) {
     std::vector<T> out;
     while (dirent* e = readdir(dir))
-        if (auto n = number_of<T>(e->d_name)) out.push_back(*n);
+        if (auto n = parse_number<T>(e->d_name)) out.push_back(*n);
     std::sort(out.begin(), out.end());
     return out;
 }
@@ -99,7 +92,7 @@ FdLink open_file(int fd_dir, std::uint32_t fd) {
     f.fd = fd;
     f.target = std::string(target);
     if (target.starts_with("socket:[") && target.ends_with("]")) {
-        f.inode = number_of<std::uint64_t>(target.substr(8, target.size() - 9));
+        f.inode = parse_number<std::uint64_t>(target.substr(8, target.size() - 9));
         return FdLink{std::move(f)};
     }
     if (target.starts_with("/dev/infiniband/")) return FdLink{std::move(f)};
@@ -161,7 +154,7 @@ OwnerMap resolve_owners(const std::set<std::uint32_t>& pids, const std::string& 
 
 std::optional<std::uint32_t> parse_netns_link(std::string_view target) {
     if (!target.starts_with("net:[") || !target.ends_with("]")) return std::nullopt;
-    return number_of<std::uint32_t>(target.substr(5, target.size() - 6));
+    return parse_number<std::uint32_t>(target.substr(5, target.size() - 6));
 }
 
 NetnsMap resolve_netns(const std::set<std::uint32_t>& pids, const std::string& proc_root) {

@@ -3,12 +3,12 @@
 
 #include "collect/json_stream.h"
 #include "collect/snapshot_fast.h"
+#include "common/numbers.h"
 #include "model/names.h"
 
 #include <algorithm>
 #include <array>
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -139,11 +139,9 @@ Device device(const Reader& r) {
         std::string text = g.str(), hex;
         for (char ch : text)
             if (ch != ':') hex += ch;
-        std::uint64_t v = 0;
-        auto [end, ec] = std::from_chars(hex.data(), hex.data() + hex.size(), v, 16);
-        if (hex.empty() || hex.size() > 16 || ec != std::errc() || end != hex.data() + hex.size())
-            throw Error(g.path(), "'" + text + "' is not a GUID");
-        d.node_guid = v;
+        auto v = parse_number<std::uint64_t>(hex, 16);
+        if (!v) throw Error(g.path(), "'" + text + "' is not a GUID");
+        d.node_guid = *v;
     }
     r.each("ports", [&](const Reader& p) {
         Port port;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "render/kping.h"
 
+#include "common/format.h"
 #include "render/json_common.h"
 
 #include <cstdio>
@@ -10,12 +11,6 @@ namespace rdmastat {
 namespace {
 
 using json_common::json;
-
-std::string fixed(double v, int digits) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
 
 double us(std::uint64_t ns) {
     return static_cast<double>(ns) / 1e3;

@@ -2,6 +2,7 @@
 #include "render/lsof.h"
 
 #include "analysis/select.h"
+#include "common/format.h"
 #include "model/names.h"
 #include "render/json_common.h"
 #include "render/table.h"
@@ -17,15 +18,15 @@ using json_common::json;
 using json_common::put;
 
 /// lsof's form: "*" for the any address and for port 0.
-std::string endpoint_text(const Endpoint& e) {
+std::string lsof_endpoint(const Endpoint& e) {
     std::string host = e.address.is_any() || !e.address.family ? "*" : e.address.to_string();
     if (host != "*" && e.address.family == AF_INET6) host = "[" + host + "]";
     return host + ":" + (e.port ? std::to_string(e.port) : "*");
 }
 
 std::string with_wire(const Endpoint& e, const std::optional<Endpoint>& wire) {
-    std::string text = endpoint_text(e);
-    if (wire && *wire != e) text += "(" + endpoint_text(*wire) + ")";
+    std::string text = lsof_endpoint(e);
+    if (wire && *wire != e) text += "(" + lsof_endpoint(*wire) + ")";
     return text;
 }
 
@@ -47,8 +48,8 @@ std::string resource_name(const Resource& r) {
 }
 
 std::string socket_name(const HostSocket& s, const Connection* carries) {
-    std::string name = endpoint_text(s.local);
-    if (s.state != "LISTEN" && s.peer.port) name += "->" + endpoint_text(s.peer);
+    std::string name = lsof_endpoint(s.local);
+    if (s.state != "LISTEN" && s.peer.port) name += "->" + lsof_endpoint(s.peer);
     name += " (" + s.state + ")";
     if (carries)
         name += " [" + carries->device + " cm_id " + std::to_string(carries->cm_id) + " of " +
@@ -57,7 +58,7 @@ std::string socket_name(const HostSocket& s, const Connection* carries) {
 }
 
 std::string command_text(const LsofHolder& h) {
-    if (h.kernel) return "[" + *h.kernel + "]";
+    if (h.kernel) return kernel_owner_text(*h.kernel);
     return h.comm.value_or("-");
 }
 

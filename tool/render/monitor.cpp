@@ -4,6 +4,7 @@
 #include "model/names.h"
 #include "render/json_common.h"
 #include "render/table.h"
+#include "render/text.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -13,10 +14,6 @@
 
 namespace rdmastat {
 namespace {
-
-std::string endpoint_text(const std::optional<Endpoint>& e) {
-    return e ? e->to_string() : "*:*";
-}
 
 std::string rate_text(const std::optional<double>& r) {
     if (!r) return "-";

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "render/ping.h"
 
+#include "common/format.h"
 #include "render/json_common.h"
 
 #include <cstdio>
@@ -10,12 +11,6 @@ namespace {
 
 using json_common::json;
 using ping::Mode;
-
-std::string fixed(double v, int digits) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
 
 std::string where(const ping::Endpoint& e) {
     return e.address.empty() ? "?" : e.address + " port " + std::to_string(e.port);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "render/text.h"
 
+#include "common/format.h"
 #include "model/names.h"
 #include "render/table.h"
 
@@ -13,10 +14,6 @@ std::string or_dash(const std::optional<std::string>& s) {
 
 template <typename T> std::string num_or_dash(const std::optional<T>& v) {
     return v ? std::to_string(*v) : "-";
-}
-
-std::string endpoint_text(const std::optional<Endpoint>& e) {
-    return e ? e->to_string() : "*:*";
 }
 
 // "10.0.0.1:7174(10.0.0.1:20001)": the address on the wire after the one the
@@ -36,8 +33,12 @@ std::string user_text(const Owner& o, bool numeric) {
 
 } // namespace
 
+std::string endpoint_text(const std::optional<Endpoint>& e) {
+    return e ? e->to_string() : "*:*";
+}
+
 std::string owner_text(const Owner& o) {
-    if (o.kernel) return "[" + *o.kernel + "]";
+    if (o.kernel) return kernel_owner_text(*o.kernel);
     if (!o.pid) return "-";
     return std::to_string(*o.pid) + "/" + (o.comm ? *o.comm : "?");
 }

@@ -33,5 +33,7 @@ void render_summary(std::ostream& out, const Summary& summary);
 
 /// "129/rping", "[ib_core]" for a kernel owner, "-" when unknown (as netstat).
 std::string owner_text(const Owner& owner);
+/// "10.9.0.1:7174", "[fd00:9::1]:7176"; "*:*" when the id has none.
+std::string endpoint_text(const std::optional<Endpoint>& e);
 
 } // namespace rdmastat
