@@ -8,8 +8,7 @@
 #include "cli/commands.h"
 #include "cli/monitor.h"
 #include "common/error.h"
-#include "render/json.h"
-#include "render/text.h"
+#include "render/output.h"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -60,38 +59,22 @@ int run_listing(const Options& o, std::ostream& out, std::ostream& err) {
     if (o.monitor.active())
         return run_monitor(o.monitor, o, o.summary, sel, filter.value(), text_options(o), out, err);
 
+    const Output output = output_of(o).take();
     Acquired a = acquire(o.input, source_of(o));
-    if (a.no_devices && !o.json) {
-        out << a.no_devices.value() << '\n';
-        return 0;
-    }
-    if (a.no_devices) err << "rdmastat: " << *a.no_devices << '\n';
+    if (ends_on_no_devices(a, output, out, err)) return 0;
     auto selected = select(a.snapshot, sel, filter.value());
-    if (o.summary) {
-        Summary s = summarize(selected);
-        if (o.json)
-            write_summary_json(out, a.snapshot, s, o.pretty);
-        else
-            render_summary(out, s);
-    } else if (o.json) {
-        write_snapshot_json(out, a.snapshot, selected, o.pretty);
-    } else {
-        render_listing(out, selected, text_options(o));
-    }
+    if (o.summary)
+        emit_summary(out, output, a.snapshot, summarize(selected));
+    else
+        emit_listing(out, output, a.snapshot, selected, text_options(o));
     return 0;
 }
 
 int run_devices(const CommonOptions& o, std::ostream& out, std::ostream& err) {
+    const Output output = output_of(o).take();
     Acquired a = acquire(o.input, source_of(o));
-    if (a.no_devices && !o.json) {
-        out << a.no_devices.value() << '\n';
-        return 0;
-    }
-    if (a.no_devices) err << "rdmastat: " << *a.no_devices << '\n';
-    if (o.json)
-        write_devices_json(out, a.snapshot, o.pretty);
-    else
-        render_devices(out, a.snapshot.devices, TextOptions{!o.no_header, o.numeric});
+    if (ends_on_no_devices(a, output, out, err)) return 0;
+    emit_devices(out, output, a.snapshot, TextOptions{!o.no_header, o.numeric});
     return 0;
 }
 
@@ -108,6 +91,24 @@ void inherit(CommonOptions& sub, const CommonOptions& global) {
 
 SourceChoice source_of(const CommonOptions& o) {
     return o.source ? source_choice_from_name(*o.source).value() : SourceChoice::automatic;
+}
+
+Result<Output> output_of(const CommonOptions& o) {
+    if (o.pretty && !o.json) return Failure{"--pretty needs -j"};
+    return Output{o.json ? Format::json : Format::text, o.pretty};
+}
+
+bool ends_on_no_devices(const Acquired& a, const Output& o, std::ostream& out, std::ostream& err) {
+    if (!a.no_devices) return false;
+    switch (o.format) {
+    case Format::text:
+        out << *a.no_devices << '\n';
+        return true;
+    case Format::json:
+        err << "rdmastat: " << *a.no_devices << '\n';
+        return false;
+    }
+    return false;
 }
 
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -200,7 +201,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     inherit(dev_o, o);
     inherit(check_o, o);
     const CommonOptions& chosen = devices->parsed() ? dev_o : check->parsed() ? check_o : o;
-    if (chosen.pretty && !chosen.json) return usage_error("--pretty needs -j");
+    if (auto output = output_of(chosen); !output) return usage_error(output.error());
     if (check->parsed()) return run_check(check_o, out, err);
 
     try {

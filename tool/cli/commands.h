@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "model/kping.h"
 #include "ping/ping.h"
+#include "render/output.h"
 
 #include <optional>
 #include <ostream>
@@ -31,6 +32,15 @@ void inherit(CommonOptions& sub, const CommonOptions& global);
 
 /// SourceChoice of o.source (automatic when unset).
 SourceChoice source_of(const CommonOptions& o);
+
+/// The output format of a command's result: the one place -j and --pretty are
+/// read. --pretty without -j is refused ("--pretty needs -j").
+Result<Output> output_of(const CommonOptions& o);
+
+/// "No RDMA devices" (or why none could be read), when a has that line: with text,
+/// it is the command's output and the command ends there (true); with JSON it
+/// goes to stderr and the command still writes its document (false).
+bool ends_on_no_devices(const Acquired& a, const Output& o, std::ostream& out, std::ostream& err);
 
 /// What ping and kping do first: refuse the listing's --input and --source,
 /// parse the words after the command's name (a usage error points to `rdmastat
@@ -57,8 +67,8 @@ std::optional<int> start_command(const std::string& name, const std::vector<std:
     }
     parsed.common.json = parsed.common.json || inherited.json;
     parsed.common.pretty = parsed.common.pretty || inherited.pretty;
-    if (parsed.common.pretty && !parsed.common.json) {
-        err << "rdmastat: " << name << ": --pretty needs -j\n";
+    if (auto output = output_of(parsed.common); !output) {
+        err << "rdmastat: " << name << ": " << output.error() << '\n';
         return 2;
     }
     return std::nullopt;

@@ -4,7 +4,6 @@
 #include "cli/commands.h"
 #include "cli/parse_words.h"
 #include "collect/kping.h"
-#include "render/kping.h"
 
 #include <CLI/CLI.hpp>
 #include <cerrno>
@@ -141,18 +140,12 @@ int run_kping(const std::vector<std::string>& args, const CommonOptions& inherit
     if (auto done =
             start_command("kping", args, inherited, parse_kping_args, kping_help, out, err, a))
         return *done;
-    const bool json = a.common.json, pretty = a.common.pretty;
+    const Output output = output_of(a.common).take();
     auto src = open_source();
     if (!src) {
         err << "rdmastat: " << src.error() << '\n';
         return 2;
     }
-    auto show_one = [&](const KpingRun& r) {
-        if (json)
-            write_kping_run_json(out, r, pretty);
-        else
-            write_kping_text(out, {r});
-    };
     if (a.command == "show" && a.id) {
         auto r = src.value().get(*a.id);
         if (!r && r.error_code() == ENOENT) {
@@ -163,10 +156,7 @@ int run_kping(const std::vector<std::string>& args, const CommonOptions& inherit
             err << "rdmastat: " << r.error() << '\n';
             return 2;
         }
-        if (json)
-            write_kping_json(out, {r.value()}, pretty);
-        else
-            write_kping_text(out, {r.value()});
+        emit_kping_runs(out, output, {r.value()});
         return 0;
     }
     if (a.command == "show") {
@@ -175,10 +165,7 @@ int run_kping(const std::vector<std::string>& args, const CommonOptions& inherit
             err << "rdmastat: kping: " << runs.error() << '\n';
             return 2;
         }
-        if (json)
-            write_kping_json(out, runs.value(), pretty);
-        else
-            write_kping_text(out, runs.value());
+        emit_kping_runs(out, output, runs.value());
         return 0;
     }
     Result<KpingRun> r =
@@ -189,7 +176,7 @@ int run_kping(const std::vector<std::string>& args, const CommonOptions& inherit
         err << "rdmastat: " << r.error() << '\n';
         return 2;
     }
-    show_one(r.value());
+    emit_kping_run(out, output, r.value());
     return r.value().state == RDMASTAT_KPING_STATE_FAILED ? 2 : 0;
 }
 

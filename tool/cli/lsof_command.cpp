@@ -173,13 +173,15 @@ int run_lsof(const std::vector<std::string>& args, const CommonOptions& inherite
     }
     CommonOptions& o = a.common;
     inherit(o, inherited);
-    if (o.pretty && !o.json) return usage_error("--pretty needs -j");
-    if (a.terse && o.json) return usage_error("lsof: -t and -j exclude each other");
+    auto output = output_of(o);
+    if (!output) return usage_error(output.error());
+    if (a.terse && output.value().format == Format::json)
+        return usage_error("lsof: -t and -j exclude each other");
 
     try {
         Needs needs{a.selectors.inet(), true, true};
         Acquired acquired = acquire(o.input, source_of(o), needs);
-        if (acquired.no_devices && (o.json || a.terse))
+        if (acquired.no_devices && (output.value().format == Format::json || a.terse))
             err << "rdmastat: " << *acquired.no_devices << '\n';
         else if (acquired.no_devices)
             out << *acquired.no_devices << '\n';
@@ -187,10 +189,7 @@ int run_lsof(const std::vector<std::string>& args, const CommonOptions& inherite
         LsofResult r = select_lsof(snap, a.selectors);
         if (a.terse) return render_lsof_pids(out, r) ? 0 : 1;
         warn(err, snap, a, r);
-        if (o.json)
-            write_lsof_json(out, snap, r, o.pretty);
-        else if (!r.empty())
-            render_lsof(out, r, LsofTextOptions{!o.no_header, o.numeric});
+        emit_lsof(out, output.value(), snap, r, LsofTextOptions{!o.no_header, o.numeric});
         return r.empty() ? 1 : 0;
     } catch (const Error& e) {
         err << "rdmastat: " << e.what() << '\n';

@@ -3,6 +3,7 @@
 // notification when a cm_id is created or destroyed, so both commands collect a
 // snapshot per round and compare it with the previous one.
 #include "analysis/diff.h"
+#include "cli/commands.h"
 #include "cli/monitor.h"
 #include "common/numbers.h"
 #include "render/monitor.h"
@@ -42,7 +43,9 @@ int run_monitor(MonitorOptions o, const CommonOptions& common, bool summary, Sel
     };
     if (o.watch_given() && o.events) return usage("-w and -E exclude each other");
     if (summary) return usage("-s does not apply to -w or -E");
-    if (o.watch_given() && common.json) return usage("-w prints text: use -E -j for JSON lines");
+    const Output output = output_of(common).take();
+    if (o.watch_given() && output.format != Format::text)
+        return usage("-w prints text: use -E -j for JSON lines");
     if (!(o.interval >= 0.01 && o.interval <= 86400))
         return usage("--interval: expected 0.01 to 86400 seconds");
     double interval = o.interval;
@@ -73,10 +76,7 @@ int run_monitor(MonitorOptions o, const CommonOptions& common, bool summary, Sel
         std::vector<ConnectionEvent> events;
         if (previous) events = diff_connections(copies(select(*previous, sel, filter)), selected);
         if (o.events) {
-            if (common.json)
-                write_events_json(out, events, wall);
-            else
-                render_events(out, events, wall);
+            emit_events(out, output, events, wall);
         } else {
             for (const std::string& m : s.messages)
                 err << "rdmastat: " << m << '\n';

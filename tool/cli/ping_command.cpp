@@ -98,8 +98,11 @@ int run_ping(const std::vector<std::string>& args, const CommonOptions& inherite
     PingArgs a;
     if (auto done = start_command("ping", args, inherited, parse_ping_args, ping_help, out, err, a))
         return *done;
-    const bool json = a.common.json;
-    const bool progress = !a.quiet && !json && isatty(STDERR_FILENO);
+    const Output output = output_of(a.common).take();
+    // Lines beside the result (progress, rping's -v data, notes) are text only:
+    // with JSON, stdout is the result documents alone.
+    const bool text = output.format == Format::text;
+    const bool progress = !a.quiet && text && isatty(STDERR_FILENO);
 
     std::mutex mu; // a persistent server reports from several threads
     ping::Hooks hooks;
@@ -110,7 +113,7 @@ int run_ping(const std::vector<std::string>& args, const CommonOptions& inherite
         };
     for (const std::string& note : ping::ignored_options(a.ping))
         err << "rdmastat: ping: " << note << '\n';
-    if (a.ping.verbose && !json)
+    if (a.ping.verbose && text)
         hooks.data = [&](const std::string& line) {
             std::lock_guard lock(mu);
             out << line << '\n' << std::flush;
@@ -120,7 +123,7 @@ int run_ping(const std::vector<std::string>& args, const CommonOptions& inherite
             std::lock_guard lock(mu);
             err << "debug: " << line << '\n' << std::flush;
         };
-    else if (!a.quiet && !json)
+    else if (!a.quiet && text)
         hooks.note = [&](const std::string& line) {
             std::lock_guard lock(mu);
             out << line << '\n' << std::flush;
@@ -129,10 +132,7 @@ int run_ping(const std::vector<std::string>& args, const CommonOptions& inherite
         std::lock_guard lock(mu);
         if (progress) err << "\r\033[K";
         if (r.error) err << "rdmastat: ping: " << *r.error << '\n' << std::flush;
-        if (json)
-            write_ping_json(out, r, a.common.pretty);
-        else if (!r.error || r.completed)
-            write_ping_text(out, r);
+        emit_ping_result(out, output, r);
         out << std::flush;
     };
 
