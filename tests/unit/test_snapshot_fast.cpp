@@ -2,10 +2,12 @@
 // Snapshot loading has a fast path for connections of the usual shape and the
 // general one (a document per element, which names errors). An unknown key
 // sends a connection down the general path: both must read the same thing.
+#include "catch_compat.hpp"
+#include "collect/json_stream.h"
+#include "collect/snapshot_fast.h"
 #include "render/json.h"
 #include "support.h"
 
-#include "catch_compat.hpp"
 #include <sstream>
 
 using namespace rdmastat;
@@ -38,6 +40,23 @@ TEST_CASE("connections read by the fast and the general path agree", "[snapshot]
         CHECK(fast.connections[2].owner.tid == 7u);
         CHECK(fast.connections[2].qp_unjoined == UnjoinedQp{17, QpUnjoined::other_owner});
         CHECK_FALSE(fast.connections[2].qp);
+        // The fast path did read the first document: each of its connections has
+        // the usual shape, and each of the second's does not (unknown_key).
+        std::size_t taken = 0, declined = 0;
+        for (const bool with_unknown : {false, true}) {
+            nlohmann::ordered_json d = doc;
+            for (auto& c : d["connections"])
+                if (!with_unknown) c.erase("unknown_key");
+            std::istringstream in(d.dump());
+            auto parsed = parse_json_stream(
+                in, 64, 1024, [&](const std::string& list, std::size_t, const JsonElement& e) {
+                    if (list != "connections") return;
+                    (fast_connection(e.events()) ? taken : declined) += 1;
+                });
+            REQUIRE_FALSE(parsed.error);
+        }
+        CHECK(taken == conns.size());
+        CHECK(declined == conns.size());
     }
 }
 
