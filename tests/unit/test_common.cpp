@@ -41,7 +41,8 @@ TEST_CASE("parse_port reads 0 to 65535, with or without its colon", "[common]") 
 TEST_CASE("parse_seconds reads non-negative decimal seconds", "[common]") {
     CHECK(parse_seconds("2") == 2.0);
     CHECK(parse_seconds("0.5") == 0.5);
-    for (const char* bad : {"", "-1", "1s", " 1", "one"}) {
+    CHECK(parse_seconds("1e-2") == 0.01);
+    for (const char* bad : {"", "-1", "1s", " 1", "one", "nan", "inf", "-0.5"}) {
         INFO("'" << bad << "'");
         CHECK_FALSE(parse_seconds(bad));
     }

@@ -70,6 +70,9 @@ TEST_CASE("bad snapshots are refused with the JSON path", "[snapshot]") {
          "unknown transport 'carrier-pigeon'"},
         {[](auto& d) { d["devices"][0]["node_guid"] = "xyz"; },
          "devices[0].node_guid: 'xyz' is not a GUID"},
+        // 17 hex digits: more than 64 bits, even when the first ones are zeros.
+        {[](auto& d) { d["devices"][0]["node_guid"] = "0000:0000:0000:0000:1"; },
+         "devices[0].node_guid: '0000:0000:0000:0000:1' is not a GUID"},
         {[](auto& d) { d["devices"] = 5; }, "devices: expected an array"},
         {[](auto& d) { d["connections"][0]["owner"] = "root"; }, "connections[0].owner"},
     };

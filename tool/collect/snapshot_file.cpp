@@ -139,7 +139,7 @@ Device device(const Reader& r) {
         std::string text = g.str(), hex;
         for (char ch : text)
             if (ch != ':') hex += ch;
-        auto v = parse_number<std::uint64_t>(hex, 16);
+        auto v = hex.size() <= 16 ? parse_number<std::uint64_t>(hex, 16) : std::nullopt;
         if (!v) throw Error(g.path(), "'" + text + "' is not a GUID");
         d.node_guid = *v;
     }

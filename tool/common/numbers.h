@@ -5,6 +5,7 @@
 /// fields. One rule everywhere: the whole text is the number, nothing else.
 
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -28,11 +29,13 @@ inline std::optional<std::uint16_t> parse_port(std::string_view text) {
     return parse_number<std::uint16_t>(text);
 }
 
-/// A non-negative decimal number of seconds ("2", "0.5"); nullopt for anything else.
+/// A finite, non-negative number of seconds ("2", "0.5", "1e-2"); nullopt for
+/// anything else ("nan", "inf", "-1", "1s").
 inline std::optional<double> parse_seconds(std::string_view text) {
     double v = 0;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v < 0)
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size() ||
+        !std::isfinite(v) || v < 0)
         return std::nullopt;
     return v;
 }
