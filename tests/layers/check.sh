@@ -17,7 +17,8 @@ declare -A sees=(
 	[analysis]="model common"
 	[ping]="common"
 	[render]="analysis ping model common"
-	[cli]="render analysis collect ping model common"
+	[pipeline]="analysis collect model common"
+	[cli]="render pipeline analysis collect ping model common"
 )
 passed=0
 failed=0

@@ -10,18 +10,18 @@
 // rdmastat-capture --stats DIR: only those statistics files.
 // rdmastat-capture --kping DIR: writes rdmastat_kping's RDMASTAT_KPING_CMD_GET
 // dump as DIR/kping-dump.bin (rdmastat_kping.ko must be loaded).
-// rdmastat-capture --snapshot FILE: writes what acquire() collects with every
+// rdmastat-capture --snapshot FILE: writes what the pipeline collects with every
 // need (host sockets, processes, resources) as snapshot JSON ("-": stdout).
 // rdmastat-capture --floor: the benchmark's floor: receives the device dump and
 // every device's cm_id and QP dumps and discards them (prints the bytes received).
 // Run in the lab (tests/lab/scenarios/capture.sh, module.sh) to refresh tests/fixtures.
-#include "cli/acquire.h"
 #include "collect/counters.h"
 #include "collect/kping.h"
 #include "collect/module.h"
 #include "collect/nldev.h"
 #include "collect/nldev_parse.h"
 #include "collect/sockdiag.h"
+#include "pipeline/pipeline.h"
 #include "render/json.h"
 
 #include <fstream>
@@ -56,7 +56,9 @@ static int capture_kping(const std::string& dir) {
 }
 
 static int capture_snapshot(const std::string& path) {
-    Acquired a = acquire(std::nullopt, SourceChoice::automatic, Needs{true, true, true});
+    Collection a =
+        run_pipeline(Request{std::nullopt, SourceChoice::automatic, Needs{true, true, true}});
+    require_all(a);
     std::vector<const Connection*> all;
     for (const Connection& c : a.snapshot.connections)
         all.push_back(&c);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// What acquire() collects for lsof and check (host sockets, processes, resources),
+// What the pipeline collects for lsof and check (host sockets, processes, resources),
 // as rdmastat-capture --snapshot wrote it in the lab (snapshot-host.json as root,
 // snapshot-host-user.json as user lab), judged against `ss -Htanpe`, `rdma -j res
 // show cq|mr|pd|ctx` and the rping processes' fds captured at the same moment;
@@ -190,7 +190,7 @@ void judge_host_sockets(const std::string& dir) {
         CHECK(it->pid == r.pid);
         CHECK(it->fd == r.fd);
         if (r.pid) ++held;
-        CHECK_FALSE(it->rdma_device); // attribution is analysis's, not acquire's
+        CHECK_FALSE(it->rdma_device); // attribution is analysis's, not the pipeline's
     }
     CHECK(held == 3); // nc's listener and both ends of its connection
 }
@@ -303,7 +303,7 @@ TEST_CASE("an unprivileged user's view: root's fds unreadable, no MR keys", "[ho
     judge_user_view("");
 }
 
-TEST_CASE("lab: a fresh acquire() snapshot agrees with ss, rdma and /proc", "[lab]") {
+TEST_CASE("lab: a fresh pipeline snapshot agrees with ss, rdma and /proc", "[lab]") {
     std::string dir = lab_capture_dir();
     judge_host_sockets(dir);
     judge_resources(dir);

@@ -4,7 +4,6 @@
 #include "analysis/filter.h"
 #include "analysis/select.h"
 #include "analysis/summary.h"
-#include "cli/acquire.h"
 #include "cli/commands.h"
 #include "cli/monitor.h"
 #include "common/error.h"
@@ -12,6 +11,9 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <iostream>
+#include <mutex>
+#include <set>
 #include <sys/socket.h>
 
 #ifndef RDMASTAT_VERSION
@@ -60,21 +62,23 @@ int run_listing(const Options& o, std::ostream& out, std::ostream& err) {
         return run_monitor(o.monitor, o, o.summary, sel, filter.value(), text_options(o), out, err);
 
     const Output output = output_of(o).take();
-    Acquired a = acquire(o.input, source_of(o));
-    if (ends_on_no_devices(a, output, out, err)) return 0;
-    auto selected = select(a.snapshot, sel, filter.value());
+    Collection c = collect(o);
+    require_all(c);
+    if (ends_on_no_devices(c, output, out, err)) return 0;
+    auto selected = select(c.snapshot, sel, filter.value());
     if (o.summary)
-        emit_summary(out, output, a.snapshot, summarize(selected));
+        emit_summary(out, output, c.snapshot, summarize(selected));
     else
-        emit_listing(out, output, a.snapshot, selected, text_options(o));
+        emit_listing(out, output, c.snapshot, selected, text_options(o));
     return 0;
 }
 
 int run_devices(const CommonOptions& o, std::ostream& out, std::ostream& err) {
     const Output output = output_of(o).take();
-    Acquired a = acquire(o.input, source_of(o));
-    if (ends_on_no_devices(a, output, out, err)) return 0;
-    emit_devices(out, output, a.snapshot, TextOptions{!o.no_header, o.numeric});
+    Collection c = collect(o);
+    require_all(c);
+    if (ends_on_no_devices(c, output, out, err)) return 0;
+    emit_devices(out, output, c.snapshot, TextOptions{!o.no_header, o.numeric});
     return 0;
 }
 
@@ -93,19 +97,34 @@ SourceChoice source_of(const CommonOptions& o) {
     return o.source ? source_choice_from_name(*o.source).value() : SourceChoice::automatic;
 }
 
+Collection collect(const CommonOptions& o, Needs needs) {
+    Collection c = run_pipeline(Request{o.input, source_of(o), needs});
+    for (const std::string& w : c.warnings)
+        warn_once(w);
+    return c;
+}
+
+void warn_once(const std::string& what) {
+    static std::mutex lock;
+    static std::set<std::string> said;
+    std::lock_guard<std::mutex> guard(lock);
+    if (said.insert(what).second) std::cerr << "rdmastat: warning: " << what << '\n';
+}
+
 Result<Output> output_of(const CommonOptions& o) {
     if (o.pretty && !o.json) return Failure{"--pretty needs -j"};
     return Output{o.json ? Format::json : Format::text, o.pretty};
 }
 
-bool ends_on_no_devices(const Acquired& a, const Output& o, std::ostream& out, std::ostream& err) {
-    if (!a.no_devices) return false;
+bool ends_on_no_devices(const Collection& c, const Output& o, std::ostream& out,
+                        std::ostream& err) {
+    if (!c.no_devices) return false;
     switch (o.format) {
     case Format::text:
-        out << *a.no_devices << '\n';
+        out << *c.no_devices << '\n';
         return true;
     case Format::json:
-        err << "rdmastat: " << *a.no_devices << '\n';
+        err << "rdmastat: " << *c.no_devices << '\n';
         return false;
     }
     return false;

@@ -8,10 +8,11 @@ namespace rdmastat {
 int run_check(const CommonOptions& o, std::ostream& out, std::ostream& err) {
     try {
         const Output output = output_of(o).take();
-        Acquired a = acquire(o.input, source_of(o), Needs{true, true, false});
-        if (ends_on_no_devices(a, output, out, err)) return 0;
-        CheckReport report = check_ports(a.snapshot);
-        emit_check(out, output, a.snapshot, report, !o.no_header);
+        Collection c = collect(o, Needs{.host_sockets = true, .processes = true});
+        require_all(c);
+        if (ends_on_no_devices(c, output, out, err)) return 0;
+        CheckReport report = check_ports(c.snapshot);
+        emit_check(out, output, c.snapshot, report, !o.no_header);
         // JSON carries these in "missing" and the verdicts; text says them on stderr.
         const bool text = output.format == Format::text;
         if (text)

@@ -6,10 +6,10 @@
 /// usage and runtime errors print one "rdmastat: ..." line and return 2.
 
 #include "analysis/lsof_select.h"
-#include "cli/acquire.h"
 #include "common/error.h"
 #include "model/kping.h"
 #include "ping/ping.h"
+#include "pipeline/pipeline.h"
 #include "render/output.h"
 
 #include <optional>
@@ -33,14 +33,23 @@ void inherit(CommonOptions& sub, const CommonOptions& global);
 /// SourceChoice of o.source (automatic when unset).
 SourceChoice source_of(const CommonOptions& o);
 
+/// The pipeline on o's --input or the live system, with o's --source: what
+/// every command that lists does first. Its warnings are said on stderr, each
+/// once per run (serve and -w collect again and again); its errors are the
+/// caller's (pipeline.h's policy).
+Collection collect(const CommonOptions& o, Needs needs = {});
+
+/// Prints "rdmastat: warning: WHAT" on stderr, once per distinct text per run.
+void warn_once(const std::string& what);
+
 /// The output format of a command's result: the one place -j and --pretty are
 /// read. --pretty without -j is refused ("--pretty needs -j").
 Result<Output> output_of(const CommonOptions& o);
 
-/// "No RDMA devices" (or why none could be read), when a has that line: with text,
+/// "No RDMA devices" (or why none could be read), when c has that line: with text,
 /// it is the command's output and the command ends there (true); with JSON it
 /// goes to stderr and the command still writes its document (false).
-bool ends_on_no_devices(const Acquired& a, const Output& o, std::ostream& out, std::ostream& err);
+bool ends_on_no_devices(const Collection& c, const Output& o, std::ostream& out, std::ostream& err);
 
 /// What ping and kping do first: refuse the listing's --input and --source,
 /// parse the words after the command's name (a usage error points to `rdmastat

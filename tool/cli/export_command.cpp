@@ -17,9 +17,9 @@ namespace {
 std::string render_scrape(const ExportOptions& o, std::map<std::string, std::uint64_t>& errors,
                           std::vector<std::string>* messages) {
     auto start = std::chrono::steady_clock::now();
-    Scrape s = scrape(o.input, source_of(o), true, true);
-    for (const auto& [source, n] : s.errors)
-        errors[source] += n;
+    Collection s = collect(o, Needs{.host_sockets = true, .counters = true});
+    for (const PartError& e : s.errors)
+        ++errors[std::string(part_name(e.part))];
     ScrapeStats stats{0, errors};
     std::vector<MetricFamily> families =
         build_metrics(s.snapshot, stats, MetricsOptions{o.per_process});
@@ -30,7 +30,9 @@ std::string render_scrape(const ExportOptions& o, std::map<std::string, std::uin
         if (f.name == "rdmastat_scrape_duration_seconds") f.samples.front().value = seconds;
     std::ostringstream text;
     write_prometheus(text, families);
-    if (messages) *messages = std::move(s.messages);
+    if (messages)
+        for (PartError& e : s.errors)
+            messages->push_back(std::move(e.message));
     return std::move(text).str();
 }
 

@@ -179,13 +179,14 @@ int run_lsof(const std::vector<std::string>& args, const CommonOptions& inherite
         return usage_error("lsof: -t and -j exclude each other");
 
     try {
-        Needs needs{a.selectors.inet(), true, true};
-        Acquired acquired = acquire(o.input, source_of(o), needs);
-        if (acquired.no_devices && (output.value().format == Format::json || a.terse))
-            err << "rdmastat: " << *acquired.no_devices << '\n';
-        else if (acquired.no_devices)
-            out << *acquired.no_devices << '\n';
-        Snapshot snap = with_attribution(std::move(acquired.snapshot));
+        Collection c = collect(
+            o, Needs{.host_sockets = a.selectors.inet(), .processes = true, .resources = true});
+        require_all(c);
+        if (c.no_devices && (output.value().format == Format::json || a.terse))
+            err << "rdmastat: " << *c.no_devices << '\n';
+        else if (c.no_devices)
+            out << *c.no_devices << '\n';
+        Snapshot snap = with_attribution(std::move(c.snapshot));
         LsofResult r = select_lsof(snap, a.selectors);
         if (a.terse) return render_lsof_pids(out, r) ? 0 : 1;
         warn(err, snap, a, r);

@@ -53,17 +53,4 @@ int run_export(const ExportOptions& o, std::ostream& out, std::ostream& err);
 /// `rdmastat serve`: /metrics over HTTP until killed; 2 when it cannot listen.
 int run_serve(const ExportOptions& o, std::ostream& out, std::ostream& err);
 
-/// One collection for the monitoring commands: the snapshot (from input when
-/// given), plus counters and host sockets from the kernel when with_kernel_extras
-/// and no input. A source that fails is counted in errors (by scrape source name,
-/// see analysis/metrics.h) with its message; the rest is still collected.
-struct Scrape {
-    Snapshot snapshot;
-    std::optional<std::string> no_devices;
-    std::map<std::string, std::uint64_t> errors;
-    std::vector<std::string> messages;
-};
-Scrape scrape(const std::optional<std::string>& input, SourceChoice source, bool with_counters,
-              bool with_host_sockets);
-
 } // namespace rdmastat

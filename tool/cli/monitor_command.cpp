@@ -62,14 +62,13 @@ int run_monitor(MonitorOptions o, const CommonOptions& common, bool summary, Sel
     // Events cover listeners and idle ids too unless -l narrows them.
     if (o.events && sel.scope == Scope::connected) sel.scope = Scope::all;
     const bool terminal = o.watch_given() && &out == &std::cout && isatty(STDOUT_FILENO);
-    SourceChoice source = source_of(common);
 
     std::optional<Snapshot> previous;
     Clock::time_point start = Clock::now(), last_read{};
     for (unsigned round = 0; o.count == 0 || round < o.count; ++round) {
         if (round) wait_round(start, round, interval);
-        Scrape s = scrape(common.input, source, o.watch_given(), false);
-        if (s.errors.count("connections")) throw Error(s.messages.front());
+        Collection s = collect(common, Needs{.counters = o.watch_given()});
+        require(s, Part::connections);
         Clock::time_point now = Clock::now();
         WallTime wall = std::chrono::system_clock::now();
         std::vector<Connection> selected = copies(select(s.snapshot, sel, filter));
@@ -78,8 +77,8 @@ int run_monitor(MonitorOptions o, const CommonOptions& common, bool summary, Sel
         if (o.events) {
             emit_events(out, output, events, wall);
         } else {
-            for (const std::string& m : s.messages)
-                err << "rdmastat: " << m << '\n';
+            for (const PartError& e : s.errors)
+                err << "rdmastat: " << e.message << '\n';
             WatchRound r;
             r.time = wall;
             r.interval = interval;

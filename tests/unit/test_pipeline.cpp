@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: MIT
+// The pipeline's decisions, run on a fake System that answers with bytes the
+// lab captured from Debian 12's kernel: which source reports the cm_ids, what
+// falls back to what, and what each failure costs.
+#include "catch_compat.hpp"
+#include "collect/module_parse.h"
+#include "collect/nldev_parse.h"
+#include "collect/sockdiag_parse.h"
+#include "pipeline/pipeline.h"
+#include "support.h"
+
+using namespace rdmastat;
+using namespace rdmastat::test;
+
+namespace {
+
+// Answers as the lab guest did when the fixtures were captured; each field
+// below turns one interface off or makes it fail, and every call is counted.
+struct FakeSystem final : System {
+    bool module_loaded = false;
+    bool module_interrupted = false;
+    bool rdma_netlink = true;
+    std::optional<std::string> module_error, nldev_error, resources_error, sockets_error,
+        processes_error, counters_error, sockets_fallback;
+
+    int module_calls = 0, counter_calls = 0;
+    std::vector<std::pair<bool, bool>> nldev_calls; // (with_cm_ids, with_qps)
+    std::vector<bool> resources_calls;              // with_qps
+
+    NldevData data = fixture_nldev();
+
+    Result<std::optional<ModuleDump>> module_ids() override {
+        ++module_calls;
+        if (module_error) return Failure{*module_error};
+        if (!module_loaded) return std::optional<ModuleDump>();
+        return std::optional<ModuleDump>(ModuleDump{
+            parse_module_dump(fixture_bytes("module-dump.bin")).take(), module_interrupted});
+    }
+    Result<std::optional<NldevData>> nldev(bool with_cm_ids, bool with_qps) override {
+        nldev_calls.emplace_back(with_cm_ids, with_qps);
+        if (nldev_error) return Failure{*nldev_error};
+        if (!rdma_netlink) return std::optional<NldevData>();
+        NldevData d = data;
+        if (!with_cm_ids) d.cm_ids.clear();
+        if (!with_qps) d.qps.clear();
+        return std::optional<NldevData>(std::move(d));
+    }
+    Result<std::vector<ResourceRecord>> resources(const std::vector<Device>& devices,
+                                                  bool with_qps) override {
+        resources_calls.push_back(with_qps);
+        if (resources_error) return Failure{*resources_error};
+        std::vector<ResourceRecord> out;
+        for (const Device& d : devices) {
+            if (with_qps)
+                for (const QpRecord& q :
+                     parse_qp_dump(fixture_bytes("qp-" + d.name + ".bin")).take())
+                    out.push_back(resource_from_qp(q));
+            for (auto& r : parse_cq_dump(fixture_bytes("cq-" + d.name + ".bin")).take())
+                out.push_back(std::move(r));
+        }
+        return out;
+    }
+    OwnerMap owners(const std::set<std::uint32_t>& pids) override {
+        OwnerMap all = fixture_owners(fixture_path("owners.txt")), out;
+        for (std::uint32_t pid : pids)
+            if (all.count(pid)) out[pid] = all[pid];
+        return out;
+    }
+    NetnsMap netns(const std::set<std::uint32_t>& pids) override {
+        NetnsMap out;
+        for (std::uint32_t pid : pids)
+            out[pid] = 4026531840u;
+        return out;
+    }
+    UserMap users(const std::set<std::uint32_t>& uids) override {
+        UserMap out;
+        for (std::uint32_t uid : uids)
+            out[uid] = uid == 0 ? std::optional<std::string>("root") : std::nullopt;
+        return out;
+    }
+    Result<HostSockets> host_sockets() override {
+        if (sockets_error) return Failure{*sockets_error};
+        return HostSockets{parse_inet_diag_dump(fixture_bytes("sockdiag-ipv4.bin")).take(),
+                           sockets_fallback};
+    }
+    Result<std::vector<Process>> processes() override {
+        if (processes_error) return Failure{*processes_error};
+        return std::vector<Process>{Process{225, "rping", 0, "root", true, {}}};
+    }
+    Status counters(Snapshot& snap) override {
+        ++counter_calls;
+        if (counters_error) return Failure{*counters_error};
+        snap.counters_collected = true;
+        return Ok{};
+    }
+};
+
+Collection run_on(FakeSystem& sys, SourceChoice choice, Needs needs = {}) {
+    return run_pipeline(Request{std::nullopt, choice, needs}, sys);
+}
+
+std::vector<std::string> messages(const Collection& c) {
+    std::vector<std::string> out;
+    for (const PartError& e : c.errors)
+        out.push_back(std::string(part_name(e.part)) + ": " + e.message);
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("pipeline: auto takes NLDEV's ids when the module is not registered", "[pipeline]") {
+    FakeSystem sys;
+    Collection c = run_on(sys, SourceChoice::automatic);
+    CHECK(messages(c).empty());
+    CHECK(sys.module_calls == 1);
+    CHECK(sys.nldev_calls == std::vector<std::pair<bool, bool>>{{true, true}});
+    CHECK(c.snapshot.source == "nldev");
+    CHECK_FALSE(c.no_devices);
+    // One connection per cm_id NLDEV reported, owners from /proc (owners.txt).
+    REQUIRE(c.snapshot.connections.size() == sys.data.cm_ids.size());
+    REQUIRE_FALSE(sys.data.cm_ids.empty());
+    std::size_t named = 0;
+    for (const Connection& conn : c.snapshot.connections)
+        if (conn.owner.pid && conn.owner.comm) {
+            CHECK(*conn.owner.comm == "rping");
+            CHECK(conn.netns == std::optional<std::uint32_t>(4026531840u));
+            ++named;
+        }
+    CHECK(named > 0);
+    CHECK(c.snapshot.devices.size() == sys.data.devices.size());
+}
+
+TEST_CASE("pipeline: auto takes the module's ids, NLDEV's devices and QP states", "[pipeline]") {
+    FakeSystem sys;
+    sys.module_loaded = true;
+    Collection c = run_on(sys, SourceChoice::automatic);
+    CHECK(messages(c).empty());
+    CHECK(c.snapshot.source == "module");
+    // NLDEV is asked for devices and QPs only: the module reports the ids.
+    CHECK(sys.nldev_calls == std::vector<std::pair<bool, bool>>{{false, true}});
+    auto records = parse_module_dump(fixture_bytes("module-dump.bin")).take();
+    CHECK(c.snapshot.connections.size() == records.size());
+    CHECK(c.snapshot.devices.size() == sys.data.devices.size());
+    CHECK(c.warnings.empty());
+}
+
+TEST_CASE("pipeline: an interrupted module dump is a warning", "[pipeline]") {
+    FakeSystem sys;
+    sys.module_loaded = sys.module_interrupted = true;
+    Collection c = run_on(sys, SourceChoice::module);
+    CHECK(messages(c).empty());
+    REQUIRE(c.warnings.size() == 1);
+    CHECK_THAT(c.warnings[0], Catch::Contains("ids may be missing"));
+}
+
+TEST_CASE("pipeline: --source module without the module fails the connections only", "[pipeline]") {
+    FakeSystem sys;
+    Collection c = run_on(sys, SourceChoice::module, Needs{.host_sockets = true});
+    REQUIRE(c.errors.size() == 1);
+    CHECK(c.errors[0].part == Part::connections);
+    CHECK(c.errors[0].message == "module source: the rdmastat generic netlink family is not "
+                                 "registered (load rdmastat.ko)");
+    CHECK(sys.nldev_calls.empty()); // no fallback when the module was asked for
+    CHECK(c.snapshot.connections.empty());
+    // Each part fails on its own: the host sockets are there.
+    CHECK(c.snapshot.host_sockets_collected);
+    CHECK_FALSE(c.snapshot.host_sockets.empty());
+    CHECK_THROWS_WITH(require_all(c), c.errors[0].message);
+    CHECK_THROWS_WITH(require(c, Part::connections), c.errors[0].message);
+    CHECK_NOTHROW(require(c, Part::host_sockets));
+}
+
+TEST_CASE("pipeline: --source nldev never asks the module", "[pipeline]") {
+    FakeSystem sys;
+    sys.module_loaded = true;
+    Collection c = run_on(sys, SourceChoice::nldev);
+    CHECK(sys.module_calls == 0);
+    CHECK(c.snapshot.source == "nldev");
+    CHECK(c.snapshot.connections.size() == sys.data.cm_ids.size());
+}
+
+TEST_CASE("pipeline: a module that cannot be asked is an error, not a fallback", "[pipeline]") {
+    FakeSystem sys;
+    sys.module_error = "generic netlink: Permission denied";
+    Collection c = run_on(sys, SourceChoice::automatic);
+    CHECK(messages(c) == std::vector<std::string>{
+                             "connections: module source: generic netlink: Permission denied"});
+    CHECK(sys.nldev_calls.empty());
+}
+
+TEST_CASE("pipeline: without RDMA netlink there are no devices, and no error", "[pipeline]") {
+    FakeSystem sys;
+    sys.rdma_netlink = false;
+    Collection c = run_on(sys, SourceChoice::automatic, Needs{.resources = true});
+    CHECK(messages(c).empty());
+    REQUIRE(c.no_devices);
+    CHECK_THAT(*c.no_devices, Catch::Contains("is ib_core loaded?"));
+    CHECK(c.snapshot.source == "nldev");
+    CHECK(c.snapshot.devices.empty());
+    CHECK(c.snapshot.resources_collected);
+    CHECK(c.snapshot.resources.empty());
+
+    sys.module_loaded = true; // the module without NLDEV: its ids, no devices
+    c = run_on(sys, SourceChoice::automatic);
+    CHECK(c.no_devices == std::optional<std::string>("no RDMA devices"));
+}
+
+TEST_CASE("pipeline: an NLDEV failure is the connections' error, as the kernel said",
+          "[pipeline]") {
+    FakeSystem sys;
+    sys.nldev_error = "NLDEV device dump: Operation not permitted";
+    for (bool module : {false, true}) {
+        sys.module_loaded = module;
+        Collection c = run_on(sys, SourceChoice::automatic, Needs{.counters = true});
+        CHECK(messages(c) ==
+              std::vector<std::string>{"connections: NLDEV device dump: Operation not permitted"});
+        CHECK(sys.counter_calls > 0); // the exporter still counts what it can
+    }
+}
+
+TEST_CASE("pipeline: resources reuse the QPs the ids were joined with", "[pipeline]") {
+    for (bool module : {false, true}) {
+        FakeSystem sys;
+        sys.module_loaded = module;
+        Collection c = run_on(sys, SourceChoice::automatic, Needs{.resources = true});
+        CHECK(messages(c).empty());
+        CHECK(sys.resources_calls == std::vector<bool>{false}); // no second QP dump
+        REQUIRE(c.snapshot.resources_collected);
+        std::size_t qps = 0, cqs = 0, expected_cqs = 0;
+        for (const Resource& r : c.snapshot.resources)
+            (r.kind == "qp" ? qps : cqs) += 1;
+        for (const Device& d : sys.data.devices)
+            expected_cqs += parse_cq_dump(fixture_bytes("cq-" + d.name + ".bin")).take().size();
+        CHECK(qps == sys.data.qps.size());
+        CHECK(cqs == expected_cqs);
+        // Owners resolved once per pid, the QPs' and the CQs' alike.
+        for (const Resource& r : c.snapshot.resources)
+            if (r.owner.pid && fixture_owners(fixture_path("owners.txt")).count(*r.owner.pid))
+                CHECK(r.owner.comm == std::optional<std::string>("rping"));
+    }
+}
+
+TEST_CASE("pipeline: a failed part is reported and the others are kept", "[pipeline]") {
+    FakeSystem sys;
+    sys.resources_error = "NLDEV cq dump of rxe0: Invalid argument";
+    sys.sockets_error = "sock_diag: Permission denied";
+    sys.processes_error = "/proc: No such file or directory";
+    sys.counters_error = "RDMA netlink: Permission denied";
+    Needs all{true, true, true, true};
+    Collection c = run_on(sys, SourceChoice::automatic, all);
+    CHECK(messages(c) ==
+          std::vector<std::string>{"resources: NLDEV cq dump of rxe0: Invalid argument",
+                                   "host_sockets: host TCP sockets: sock_diag: Permission denied",
+                                   "processes: processes: /proc: No such file or directory",
+                                   "counters: counters: RDMA netlink: Permission denied"});
+    CHECK(c.snapshot.connections.size() == sys.data.cm_ids.size());
+    CHECK_FALSE(c.snapshot.resources_collected);
+    CHECK_FALSE(c.snapshot.host_sockets_collected);
+    CHECK_FALSE(c.snapshot.processes_collected);
+    CHECK(c.failed(Part::counters));
+    CHECK_FALSE(c.failed(Part::connections));
+    CHECK_NOTHROW(require(c, Part::connections));
+    CHECK_THROWS_WITH(require_all(c), "NLDEV cq dump of rxe0: Invalid argument");
+}
+
+TEST_CASE("pipeline: the /proc/net fallback for host sockets is a warning", "[pipeline]") {
+    FakeSystem sys;
+    sys.sockets_fallback = "no sock_diag for TCP: read /proc/net/tcp";
+    Collection c = run_on(sys, SourceChoice::automatic, Needs{.host_sockets = true});
+    CHECK(messages(c).empty());
+    CHECK(c.warnings == std::vector<std::string>{*sys.sockets_fallback});
+    CHECK(c.snapshot.host_sockets_collected);
+    CHECK_FALSE(c.snapshot.processes_collected);
+}
+
+TEST_CASE("pipeline: a snapshot file holds what it holds, the system is not asked", "[pipeline]") {
+    FakeSystem sys;
+    Needs all{true, true, true, true};
+    Collection c =
+        run_pipeline(Request{fixture_path("snapshot.json"), SourceChoice::module, all}, sys);
+    CHECK(messages(c).empty());
+    CHECK(c.snapshot.source == "file");
+    CHECK(c.snapshot.connections.size() == 12); // the fixture's "connections" array
+    CHECK(sys.module_calls + sys.counter_calls == 0);
+    CHECK(sys.nldev_calls.empty());
+    CHECK_FALSE(c.snapshot.counters_collected);
+
+    c = run_pipeline(Request{fixture_path("no-such-snapshot.json"), SourceChoice::automatic, {}},
+                     sys);
+    REQUIRE(c.errors.size() == 1);
+    CHECK(c.errors[0].part == Part::connections);
+    CHECK_THAT(c.errors[0].message, Catch::Contains("no-such-snapshot.json"));
+}

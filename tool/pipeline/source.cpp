@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: MIT
+// The two sources of a collection: the running system, whose cm_ids come from
+// the rdmastat module or NLDEV, and a saved snapshot.
+#include "pipeline/source.h"
+
+#include "analysis/join.h"
+#include "analysis/qp_state.h"
+#include "collect/netlink.h"
+#include "collect/procfs.h"
+#include "collect/snapshot_file.h"
+
+#include <algorithm>
+
+namespace rdmastat {
+namespace {
+
+class SystemSource final : public Source {
+  public:
+    SystemSource(System& system, SourceChoice choice) : system_(system), choice_(choice) {}
+
+    Collection collect(const Needs& needs) override {
+        Collection c;
+        std::optional<NldevData> nldev;
+        OwnerMap owners;
+        if (!module_ids(c, nldev)) nldev_ids(c, nldev, owners);
+        if (needs.resources) resources(c, nldev, std::move(owners));
+        host(c, needs);
+        if (needs.counters)
+            if (Status st = system_.counters(c.snapshot); !st)
+                fail(c, Part::counters, "counters: " + st.error());
+        return c;
+    }
+
+  private:
+    static void fail(Collection& c, Part part, std::string message) {
+        c.errors.push_back(PartError{part, std::move(message)});
+    }
+
+    // The cm_ids from the module, when the choice allows it and it is loaded;
+    // false when NLDEV must report them instead. nldev keeps NLDEV's QPs.
+    bool module_ids(Collection& c, std::optional<NldevData>& nldev) {
+        if (choice_ == SourceChoice::nldev) return false;
+        c.snapshot.source = "module";
+        auto dump = system_.module_ids();
+        if (!dump) {
+            fail(c, Part::connections, "module source: " + dump.error());
+            return true;
+        }
+        if (!dump.value()) {
+            if (choice_ == SourceChoice::automatic) return false;
+            fail(c, Part::connections,
+                 "module source: the rdmastat generic netlink family is not registered (load "
+                 "rdmastat.ko)");
+            return true;
+        }
+        std::vector<ModuleRecord>& records = dump.value()->records;
+        if (dump.value()->interrupted)
+            c.warnings.push_back("module dump: RDMA devices changed during each of " +
+                                 std::to_string(NetlinkSocket::dump_attempts) +
+                                 " attempts; ids may be missing");
+        // Ports and device details are NLDEV's, and so are the states of the QPs
+        // the module joins without asking their driver (see analysis/qp_state.h).
+        auto data = system_.nldev(false, true);
+        if (!data) {
+            fail(c, Part::connections, data.error());
+            return true;
+        }
+        std::vector<Device> devices;
+        if (data.value()) {
+            nldev = std::move(data.value());
+            fill_module_qp_states(records, nldev->qps, system_.owners(qp_owner_pids(nldev->qps)));
+            devices = nldev->devices;
+        }
+        c.snapshot =
+            join_module(records, std::move(devices), system_.users(owner_uids(records)), "module");
+        if (c.snapshot.devices.empty()) c.no_devices = "no RDMA devices";
+        return true;
+    }
+
+    void nldev_ids(Collection& c, std::optional<NldevData>& nldev, OwnerMap& owners) {
+        c.snapshot.source = "nldev";
+        auto data = system_.nldev(true, true);
+        if (!data) {
+            fail(c, Part::connections, data.error());
+            return;
+        }
+        if (!data.value()) {
+            c.no_devices = "no RDMA devices (the kernel has no RDMA netlink: is ib_core loaded?)";
+            return;
+        }
+        nldev = std::move(data.value());
+        owners = system_.owners(owner_pids(*nldev));
+        std::set<std::uint32_t> id_pids;
+        for (const auto& [pid, o] : owners)
+            if (o.pid) id_pids.insert(*o.pid);
+        c.snapshot = join(*nldev, owners, "nldev", system_.netns(id_pids));
+        if (c.snapshot.devices.empty()) c.no_devices = "no RDMA devices";
+        // The QPs are joined; the resources below take them as they are.
+        nldev->cm_ids.clear();
+    }
+
+    // Every device's QPs, CQs, MRs, PDs and contexts with their owners. The QPs
+    // of the cm_id collection are reused; with the module they were dumped for
+    // the devices' QP states only, so they are reused too.
+    void resources(Collection& c, const std::optional<NldevData>& nldev, OwnerMap owners) {
+        std::vector<ResourceRecord> records;
+        if (nldev)
+            for (const QpRecord& q : nldev->qps)
+                records.push_back(resource_from_qp(q));
+        auto more = system_.resources(c.snapshot.devices, !nldev);
+        if (!more) {
+            fail(c, Part::resources, more.error());
+            return;
+        }
+        for (ResourceRecord& r : more.value())
+            records.push_back(std::move(r));
+        std::set<std::uint32_t> missing;
+        for (std::uint32_t pid : resource_owner_pids(records))
+            if (!owners.count(pid)) missing.insert(pid);
+        owners.merge(system_.owners(missing));
+        c.snapshot.resources = to_resources(records, owners);
+        c.snapshot.resources_collected = true;
+    }
+
+    // Host sockets and processes, as needs asks; holders of sockets by inode when both.
+    void host(Collection& c, const Needs& needs) {
+        if (needs.host_sockets) {
+            if (auto hs = system_.host_sockets()) {
+                if (hs.value().fallback) c.warnings.push_back(*hs.value().fallback);
+                c.snapshot.host_sockets = std::move(hs.value().sockets);
+                c.snapshot.host_sockets_collected = true;
+            } else {
+                fail(c, Part::host_sockets, "host TCP sockets: " + hs.error());
+            }
+        }
+        if (needs.processes) {
+            if (auto ps = system_.processes()) {
+                c.snapshot.processes = std::move(ps.value());
+                c.snapshot.processes_collected = true;
+            } else {
+                fail(c, Part::processes, "processes: " + ps.error());
+            }
+        }
+        if (c.snapshot.host_sockets_collected && c.snapshot.processes_collected)
+            attribute_socket_holders(c.snapshot.host_sockets, c.snapshot.processes);
+    }
+
+    System& system_;
+    SourceChoice choice_;
+};
+
+class FileSource final : public Source {
+  public:
+    explicit FileSource(std::string path) : path_(std::move(path)) {}
+
+    Collection collect(const Needs&) override {
+        Collection c;
+        c.snapshot.source = "file";
+        if (auto snap = load_snapshot_file(path_))
+            c.snapshot = std::move(snap.value());
+        else
+            c.errors.push_back(PartError{Part::connections, snap.error()});
+        return c;
+    }
+
+  private:
+    std::string path_;
+};
+
+} // namespace
+
+std::optional<SourceChoice> source_choice_from_name(std::string_view name) {
+    if (name == "auto") return SourceChoice::automatic;
+    if (name == "nldev") return SourceChoice::nldev;
+    if (name == "module") return SourceChoice::module;
+    return std::nullopt;
+}
+
+std::string_view part_name(Part part) {
+    switch (part) {
+    case Part::connections:
+        return "connections";
+    case Part::resources:
+        return "resources";
+    case Part::host_sockets:
+        return "host_sockets";
+    case Part::processes:
+        return "processes";
+    case Part::counters:
+        return "counters";
+    }
+    return "unknown";
+}
+
+bool Collection::failed(Part part) const {
+    return std::any_of(errors.begin(), errors.end(),
+                       [&](const PartError& e) { return e.part == part; });
+}
+
+std::unique_ptr<Source> system_source(System& system, SourceChoice choice) {
+    return std::make_unique<SystemSource>(system, choice);
+}
+
+std::unique_ptr<Source> file_source(std::string path) {
+    return std::make_unique<FileSource>(std::move(path));
+}
+
+} // namespace rdmastat

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// Sources of a Snapshot and what one collection hands a command: the snapshot,
+/// the line to show when there is nothing to show, and every failure, by part.
+
+#include "model/model.h"
+#include "pipeline/system.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rdmastat {
+
+/// Which kernel interface reports the cm_ids (--source).
+enum class SourceChoice {
+    automatic, ///< the rdmastat module when its family is registered, else NLDEV
+    nldev,     ///< the kernel's RDMA netlink, owners from /proc
+    module,    ///< the rdmastat module; an error when it is not loaded
+};
+
+/// "auto", "nldev", "module" → SourceChoice; nullopt for anything else.
+std::optional<SourceChoice> source_choice_from_name(std::string_view name);
+
+/// What a command needs beyond devices and cm_ids.
+struct Needs {
+    bool host_sockets = false; ///< TCP sockets (sock_diag, or /proc/net)
+    bool processes = false;    ///< the /proc fd scan (sockets and /dev/infiniband fds)
+    bool resources = false;    ///< QPs, CQs, MRs, PDs and contexts
+    bool counters = false;     ///< port and QP counters
+};
+
+/// The parts of a collection, each of which fails on its own.
+enum class Part { connections, resources, host_sockets, processes, counters };
+
+/// "connections", "resources", "host_sockets", "processes", "counters": the
+/// names of analysis/metrics.h's scrape error series.
+std::string_view part_name(Part part);
+
+struct PartError {
+    Part part;
+    std::string message; ///< "context: reason", as main prints a fatal error
+};
+
+/// One collection. A part that failed is in errors and left empty (its
+/// *_collected flag unset); the others are there. Warnings are conditions worth
+/// one line on stderr that lose nothing (a fallback taken, a dump retried).
+struct Collection {
+    Snapshot snapshot;
+    /// Set when the system has no RDMA devices: the line to show instead of data.
+    std::optional<std::string> no_devices;
+    std::vector<PartError> errors;
+    std::vector<std::string> warnings;
+
+    bool failed(Part part) const;
+};
+
+/// Where a collection comes from.
+class Source {
+  public:
+    virtual ~Source() = default;
+    /// One collection of the devices and cm_ids plus what needs asks for.
+    /// Never throws: every failure is returned in the Collection.
+    virtual Collection collect(const Needs& needs) = 0;
+};
+
+/// The running system: cm_ids from the rdmastat module or NLDEV as choice says
+/// (automatic: the module when registered, else NLDEV), devices from NLDEV,
+/// owners from the module or /proc, and the rest from system.
+std::unique_ptr<Source> system_source(System& system, SourceChoice choice);
+
+/// A saved snapshot ("-" for stdin): it holds what it holds, whatever the needs.
+std::unique_ptr<Source> file_source(std::string path);
+
+} // namespace rdmastat

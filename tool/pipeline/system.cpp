@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+#include "pipeline/system.h"
+
+#include "collect/counters.h"
+#include "collect/module.h"
+#include "collect/netlink.h"
+#include "collect/nldev.h"
+#include "collect/procfs.h"
+
+namespace rdmastat {
+namespace {
+
+class LiveSystem final : public System {
+  public:
+    Result<std::optional<ModuleDump>> module_ids() override {
+        auto module = ModuleSource::open();
+        if (!module) return module.failure();
+        if (!module.value()) return std::optional<ModuleDump>();
+        auto records = module.value()->collect();
+        if (!records) return records.failure();
+        return std::optional<ModuleDump>(
+            ModuleDump{std::move(records.value()), module.value()->interrupted()});
+    }
+
+    Result<std::optional<NldevData>> nldev(bool with_cm_ids, bool with_qps) override {
+        auto socket = open_nldev();
+        if (!socket) return socket.failure();
+        if (!socket.value()) return std::optional<NldevData>();
+        auto data = socket.value()->collect(with_cm_ids, with_qps);
+        if (!data) return data.failure();
+        return std::optional<NldevData>(std::move(data.value()));
+    }
+
+    Result<std::vector<ResourceRecord>> resources(const std::vector<Device>& devices,
+                                                  bool with_qps) override {
+        auto socket = open_nldev();
+        if (!socket) return socket.failure();
+        if (!socket.value()) return std::vector<ResourceRecord>();
+        return socket.value()->collect_resources(devices, with_qps);
+    }
+
+    OwnerMap owners(const std::set<std::uint32_t>& pids) override { return resolve_owners(pids); }
+    NetnsMap netns(const std::set<std::uint32_t>& pids) override { return resolve_netns(pids); }
+    UserMap users(const std::set<std::uint32_t>& uids) override { return resolve_users(uids); }
+    Result<HostSockets> host_sockets() override { return collect_host_sockets(); }
+    Result<std::vector<Process>> processes() override { return scan_processes(); }
+    Status counters(Snapshot& snap) override { return collect_counters(snap); }
+
+  private:
+    // Opened on first use and kept: one socket serves every dump of a collection.
+    Result<NldevSource*> open_nldev() {
+        if (!opened_) {
+            auto s = NldevSource::open();
+            if (!s) return s.failure();
+            if (s.value()) nldev_.emplace(std::move(*s.value()));
+            opened_ = true;
+        }
+        return nldev_ ? &*nldev_ : nullptr;
+    }
+
+    bool opened_ = false;
+    std::optional<NldevSource> nldev_;
+};
+
+} // namespace
+
+std::unique_ptr<System> live_system() {
+    return std::make_unique<LiveSystem>();
+}
+
+} // namespace rdmastat

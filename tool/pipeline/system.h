@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// The system as the pipeline reads it: one seam (like ninja's DiskInterface)
+/// between the pipeline's decisions (which source, what falls back to what, what
+/// a failure costs) and the kernel interfaces that answer. The live one wraps
+/// collect/; tests hand the pipeline a fake built from captured kernel bytes.
+
+#include "collect/proc_net_tcp.h"
+#include "collect/resources.h"
+#include "common/error.h"
+#include "model/model.h"
+#include "model/records.h"
+
+#include <memory>
+#include <optional>
+#include <set>
+#include <vector>
+
+namespace rdmastat {
+
+/// One dump of the rdmastat module's cm_ids.
+struct ModuleDump {
+    std::vector<ModuleRecord> records;
+    bool interrupted = false; ///< every attempt was interrupted: ids may be missing
+};
+
+class System {
+  public:
+    virtual ~System() = default;
+    /// The rdmastat module's cm_ids; nullopt when its generic netlink family is
+    /// not registered (rdmastat.ko not loaded): an answer, not an error.
+    virtual Result<std::optional<ModuleDump>> module_ids() = 0;
+    /// NLDEV's devices with their ports, plus every device's cm_ids and QPs as
+    /// asked; nullopt when the kernel has no RDMA netlink (ib_core not loaded).
+    virtual Result<std::optional<NldevData>> nldev(bool with_cm_ids, bool with_qps) = 0;
+    /// The QPs (when with_qps), CQs, MRs, PDs and contexts of devices; empty
+    /// without RDMA netlink.
+    virtual Result<std::vector<ResourceRecord>> resources(const std::vector<Device>& devices,
+                                                          bool with_qps) = 0;
+    /// What /proc and the user database say of pids and uids (collect/procfs.h);
+    /// these never fail: what cannot be read is left out.
+    virtual OwnerMap owners(const std::set<std::uint32_t>& pids) = 0;
+    virtual NetnsMap netns(const std::set<std::uint32_t>& pids) = 0;
+    virtual UserMap users(const std::set<std::uint32_t>& uids) = 0;
+    /// Host TCP sockets, from sock_diag or its /proc/net fallback.
+    virtual Result<HostSockets> host_sockets() = 0;
+    /// Every process with the files rdmastat cares about.
+    virtual Result<std::vector<Process>> processes() = 0;
+    /// Port and QP counters of snap's devices (collect/counters.h).
+    virtual Status counters(Snapshot& snap) = 0;
+};
+
+/// The running kernel, /proc and sysfs. One per collection: it keeps one RDMA
+/// netlink socket for all of that collection's dumps.
+std::unique_ptr<System> live_system();
+
+} // namespace rdmastat
