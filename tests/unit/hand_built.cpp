@@ -3,6 +3,7 @@
 
 #include "cli/app.h"
 #include "collect/snapshot_file.h"
+#include "model/names.h"
 #include "render/json.h"
 #include "support.h"
 
@@ -32,9 +33,9 @@ Connection cm(const char* dev, Transport t, std::uint32_t id, const char* state,
     c.device = dev;
     c.port = 1;
     c.transport = t;
-    c.port_space = ps;
+    if (ps) c.port_space = port_space_from_name(ps).value();
     c.cm_id = id;
-    c.state = state;
+    c.state = cm_state_from_name(state).value();
     c.local = local;
     c.peer = peer;
     c.owner.pid = pid;

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "support.h"
 
+#include "catch_compat.hpp"
 #include "cli/app.h"
 #include "collect/nldev_parse.h"
 #include "collect/snapshot_file.h"
+#include "model/names.h"
 #include "ping/wire.h"
 #include "render/json.h"
 
-#include "catch_compat.hpp"
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -41,7 +42,9 @@ std::string fixture_path(const std::string& name) {
     return dir + "/" + name;
 }
 
-std::string fixture_text(const std::string& name) { return read_file(fixture_path(name)); }
+std::string fixture_text(const std::string& name) {
+    return read_file(fixture_path(name));
+}
 
 std::vector<std::string> fixture_kernels() {
     std::vector<std::string> kernels;
@@ -57,7 +60,9 @@ std::vector<std::string> fixture_kernels() {
 FixtureKernel::FixtureKernel(std::string kernel)
     : previous_(std::exchange(fixture_kernel, std::move(kernel))) {}
 
-FixtureKernel::~FixtureKernel() { fixture_kernel = previous_; }
+FixtureKernel::~FixtureKernel() {
+    fixture_kernel = previous_;
+}
 
 Bytes fixture_bytes(const std::string& name) {
     std::string s = fixture_text(name);
@@ -157,12 +162,12 @@ std::vector<std::string> compare_with_referee(const std::vector<Connection>& our
         auto ep_port = [](const std::optional<Endpoint>& e) {
             return e ? std::to_string(e->port) : "";
         };
-        check("state", r.state, c->state);
+        check("state", r.state, cm_state_name(c->state));
         check("port", std::to_string(r.port), c->port ? std::to_string(*c->port) : "0");
         std::string ps = r.ps;
         for (auto& ch : ps)
             ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-        check("port space", ps, c->port_space.value_or(""));
+        check("port space", ps, c->port_space ? port_space_name(*c->port_space) : "");
         check("local address", r.src_addr, ep_addr(c->local));
         check("local port", std::to_string(r.src_port), ep_port(c->local));
         check("peer address", r.dst_addr, ep_addr(c->peer));
@@ -177,15 +182,16 @@ std::vector<std::string> compare_with_referee(const std::vector<Connection>& our
             check("kernel owner", r.comm, c->owner.kernel.value_or(""));
         check("qp number", r.lqpn ? std::to_string(*r.lqpn) : "",
               c->qp ? std::to_string(c->qp->number) : "");
-        if (r.lqpn && c->qp) check("qp type", r.qp_type, c->qp->type.value_or(""));
+        auto type = c->qp && c->qp->type ? qp_type_name(*c->qp->type) : "";
+        if (r.lqpn && c->qp) check("qp type", r.qp_type, type);
         if (!c->qp) continue;
         // The QP's state and type as the referee's QP listing has them.
         bool found = false;
         for (const auto& q : rdma_qp) {
             if (q.at("ifname") != r.ifname || q.at("lqpn") != c->qp->number) continue;
             found = true;
-            check("qp state", q.at("state"), c->qp->state.value_or(""));
-            check("qp type (qp listing)", q.at("type"), c->qp->type.value_or(""));
+            check("qp state", q.at("state"), c->qp->state ? qp_state_name(*c->qp->state) : "");
+            check("qp type (qp listing)", q.at("type"), type);
         }
         if (!found)
             diffs.push_back(id + ": qp " + std::to_string(c->qp->number) +

@@ -3,9 +3,9 @@
 // siw and rxe, plain TCP programs beside them) and on hand-built cases.
 #include "analysis/attribution.h"
 #include "analysis/ports.h"
+#include "catch_compat.hpp"
 #include "hand_built.h"
 
-#include "catch_compat.hpp"
 #include <map>
 
 using namespace rdmastat;
@@ -26,7 +26,7 @@ HostSocket sock(const char* state, Endpoint local, Endpoint peer,
 /// siw0 (siw) and cxgb0 (an iWARP RNIC), no connections or sockets yet.
 Snapshot two_iwarp_devices() {
     Snapshot s;
-    s.source = "file";
+    s.source = SnapshotSource::file;
     s.devices = {device("siw0", Transport::iwarp, "siw"),
                  device("cxgb0", Transport::iwarp, "cxgb4")};
     s.host_sockets_collected = true;

@@ -2,11 +2,11 @@
 // `rdmastat check`: port-sharing verdicts on the lab capture (siw and rxe) and on
 // hand-built snapshots for what the lab cannot produce (iWARP RNICs, port mappers).
 #include "analysis/check.h"
+#include "catch_compat.hpp"
 #include "hand_built.h"
 #include "render/check.h"
 #include "support.h"
 
-#include "catch_compat.hpp"
 #include <set>
 #include <sstream>
 #include <sys/socket.h>
@@ -22,7 +22,7 @@ const std::string host_fixture = std::string(RDMASTAT_FIXTURES) + "/snapshot-hos
 /// collected, none yet.
 Snapshot devices_only() {
     Snapshot s;
-    s.source = "file";
+    s.source = SnapshotSource::file;
     s.devices = {device("cxgb0", Transport::iwarp, "cxgb4"),
                  device("siw0", Transport::iwarp, "siw"), device("rxe0", Transport::roce, "rxe"),
                  device("mlx0", Transport::infiniband, "mlx5")};
@@ -219,7 +219,7 @@ TEST_CASE("mapping unknown: UNKNOWN from NLDEV, INFO for an id not on the wire",
     CHECK_THAT(only(check_ports(s)).reason, Catch::Contains("CONFLICT unless mapped"));
     // The module reported the id but sent no mapping: it has no iWARP CM id yet.
     s.connections[0].netns = 4026531840u;
-    s.connections[0].state = "ADDR_BOUND";
+    s.connections[0].state = CmState::addr_bound;
     CHECK(verdict_of(s) == Verdict::info);
 }
 

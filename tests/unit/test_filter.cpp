@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "analysis/filter.h"
+#include "catch_compat.hpp"
 #include "model/address.h"
 #include "model/model.h"
 #include "model/names.h"
 
-#include "catch_compat.hpp"
 #include <cstdint>
 #include <functional>
 #include <random>
@@ -27,7 +27,7 @@ Connection make(const char* device, Transport transport, const char* state) {
     Connection c;
     c.device = device;
     c.transport = transport;
-    c.state = state;
+    c.state = cm_state_from_name(state).value();
     return c;
 }
 
@@ -116,17 +116,18 @@ TEST_CASE("state primary", "[filter]") {
     no(client(), {"state listen"});
     yes(client(), {"state connect"});
     Connection c = bare();
-    c.state = "ADDR_BOUND";
+    c.state = CmState::addr_bound;
     yes(c, {"state addr-bound", "state ADDR_BOUND"});
     no(c, {"state addr_resolved"});
-    c.state = "device_removal"; // compared case-insensitively on the connection side too
-    yes(c, {"state DEVICE-REMOVAL"});
+    c.state = CmState::device_removal;
+    yes(c, {"state DEVICE-REMOVAL", "state device_removal"});
+    no(c, {"state destroying"});
     // Every state the kernel names is a valid filter state.
     auto names = cm_state_names();
     REQUIRE(names.size() == 11);
     for (std::size_t i = 0; i < names.size(); ++i) {
-        c.state = cm_state_name(static_cast<std::uint8_t>(i));
-        CHECK(c.state == names[i]);
+        c.state = static_cast<CmState>(i);
+        CHECK(cm_state_name(c.state) == names[i]);
         CHECK(parse_ok({"state", names[i]}).matches(c));
     }
 }

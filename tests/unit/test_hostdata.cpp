@@ -4,12 +4,12 @@
 // snapshot-host-user.json as user lab), judged against `ss -Htanpe`, `rdma -j res
 // show cq|mr|pd|ctx` and the rping processes' fds captured at the same moment;
 // and the JSON of these arrays, written and read back.
+#include "catch_compat.hpp"
 #include "collect/snapshot_file.h"
 #include "host_referee.h"
 #include "render/json.h"
 #include "support.h"
 
-#include "catch_compat.hpp"
 #include <functional>
 #include <map>
 #include <sstream>
@@ -63,7 +63,7 @@ TEST_CASE("host data is written only when collected", "[hostdata]") {
     CHECK(keys_of(j) == std::vector<std::string>{"version", "source", "devices", "connections"});
     // Collected but empty: an empty array, which says "none" rather than "not looked".
     Snapshot e;
-    e.source = "nldev";
+    e.source = SnapshotSource::nldev;
     e.host_sockets_collected = e.processes_collected = e.resources_collected = true;
     j = json::parse(snapshot_to_text(e));
     CHECK(j.at("host_sockets") == json::array());
@@ -77,7 +77,7 @@ TEST_CASE("host data is written only when collected", "[hostdata]") {
 
 TEST_CASE("host data JSON keys", "[hostdata]") {
     Snapshot s;
-    s.source = "nldev";
+    s.source = SnapshotSource::nldev;
     HostSocket h;
     h.state = "ESTAB";
     h.local = {*IpAddress::parse("10.9.0.1"), 7174};

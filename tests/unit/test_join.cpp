@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Joining captured cm_ids with captured QPs and /proc owners, judged by the referee.
 #include "analysis/join.h"
+#include "catch_compat.hpp"
 #include "support.h"
 
-#include "catch_compat.hpp"
 #include <linux/rdmastat.h>
 #include <set>
 
@@ -22,12 +22,11 @@ const Connection& find(const Snapshot& s, const std::string& dev, std::uint32_t 
 }
 } // namespace
 
-TEST_CASE("join of each kernel's captured dumps agrees with rdma cm_id and qp listings",
-          "[join]") {
+TEST_CASE("join of each kernel's captured dumps agrees with rdma cm_id and qp listings", "[join]") {
     FOR_EACH_FIXTURE_KERNEL();
     NldevData data = fixture_nldev();
-    Snapshot snap = join(data, fixture_owners(fixture_path("owners.txt")), "nldev");
-    CHECK(snap.source == "nldev");
+    Snapshot snap = join(data, fixture_owners(fixture_path("owners.txt")));
+    CHECK(snap.source == SnapshotSource::nldev);
     CHECK(snap.devices.size() == 2);
     auto diffs =
         compare_with_referee(snap.connections, json::parse(fixture_text("rdma-cm_id.json")),
@@ -57,7 +56,7 @@ TEST_CASE("a QP gone from the QP dump is not the id's: qp_unjoined says gone", "
     std::erase_if(data.qps, [&](const QpRecord& q) {
         return q.device_index == with_qp->device_index && q.number == *with_qp->qp_number;
     });
-    Snapshot snap = join(data, {}, "nldev");
+    Snapshot snap = join(data, {});
     const Connection& c = find(snap, with_qp->device_name, with_qp->cm_idn);
     CHECK_FALSE(c.qp);
     REQUIRE(c.qp_unjoined);
@@ -83,7 +82,7 @@ struct Hostile {
         REQUIRE(qp);
     }
     const Connection& joined(const OwnerMap& owners = {}) {
-        snap = join(data, owners, "nldev");
+        snap = join(data, owners);
         return find(snap, id->device_name, id->cm_idn);
     }
     Snapshot snap;
@@ -138,15 +137,14 @@ TEST_CASE("the module's reasons become qp_unjoined; unknown ones mean not its QP
     r.device_name = "rxe0";
     r.cm_idn = 6;
     r.qp = ModuleRecord::QpPart{17, std::nullopt, std::nullopt, RDMASTAT_QP_UNJOINED_OTHER_OWNER};
-    Snapshot s = join_module({r}, {}, {}, "module");
+    Snapshot s = join_module({r}, {}, {});
     REQUIRE(s.connections.size() == 1);
     CHECK_FALSE(s.connections[0].qp);
     CHECK(s.connections[0].qp_unjoined == UnjoinedQp{17, QpUnjoined::other_owner});
     r.qp->unjoined = RDMASTAT_QP_UNJOINED_GONE;
-    CHECK(join_module({r}, {}, {}, "module").connections[0].qp_unjoined ==
-          UnjoinedQp{17, QpUnjoined::gone});
+    CHECK(join_module({r}, {}, {}).connections[0].qp_unjoined == UnjoinedQp{17, QpUnjoined::gone});
     r.qp->unjoined = 200;
-    CHECK(join_module({r}, {}, {}, "module").connections[0].qp_unjoined ==
+    CHECK(join_module({r}, {}, {}).connections[0].qp_unjoined ==
           UnjoinedQp{17, QpUnjoined::other_owner});
 }
 
@@ -155,14 +153,14 @@ TEST_CASE("NLDEV ids take their owner's network namespace", "[join]") {
     NetnsMap netns;
     for (const auto& c : data.cm_ids)
         if (c.owner.pid) netns[*c.owner.pid] = 4026531840u;
-    Snapshot snap = join(data, {}, "nldev", netns);
+    Snapshot snap = join(data, {}, netns);
     for (const auto& c : snap.connections)
         CHECK(c.netns == (c.owner.pid ? std::optional<std::uint32_t>(4026531840u) : std::nullopt));
 }
 
 TEST_CASE("a process that exited keeps its pid and nothing invented", "[join]") {
     NldevData data = fixture_nldev();
-    Snapshot snap = join(data, {}, "nldev");
+    Snapshot snap = join(data, {});
     for (const auto& c : snap.connections) {
         CHECK(c.owner.pid);
         CHECK_FALSE(c.owner.comm);
@@ -179,7 +177,7 @@ TEST_CASE("a kernel owner is named, without a pid", "[join]") {
                                   [](const QpRecord& q) { return q.owner.kernel.has_value(); });
     REQUIRE(kernel_qp != data.qps.end());
     data.cm_ids.front().owner = kernel_qp->owner;
-    Snapshot snap = join(data, fixture_owners(owners_file), "nldev");
+    Snapshot snap = join(data, fixture_owners(owners_file));
     const Connection& c = snap.connections.front();
     CHECK(c.owner.kernel == "ib_core");
     CHECK_FALSE(c.owner.pid);
@@ -206,7 +204,7 @@ TEST_CASE("module owners are taken as sent, with user names looked up", "[join]"
     auto owner_of = [](const ModuleRecord::OwnerPart& part, const UserMap& users) {
         ModuleRecord r = module_record();
         r.owner = part;
-        return join_module({r}, {}, users, "module").connections.at(0).owner;
+        return join_module({r}, {}, users).connections.at(0).owner;
     };
     ModuleRecord::OwnerPart full{100, 101, 1000, "rping", std::nullopt};
     Owner o = owner_of(full, {{1000, "lab"}});
@@ -234,13 +232,13 @@ TEST_CASE("module ids keep mapping, internal, netns, QP and transport", "[join]"
     siw.name = "siw0";
     siw.transport = Transport::iwarp;
     auto join_one = [&](const ModuleRecord& r) {
-        return join_module({r}, {siw}, {}, "module").connections.at(0);
+        return join_module({r}, {siw}, {}).connections.at(0);
     };
     ModuleRecord r = module_record();
     Connection plain = join_one(r);
     CHECK(plain.transport == Transport::iwarp); // the device's, none sent
-    CHECK(plain.state == "CONNECT");
-    CHECK(plain.port_space == "tcp");
+    CHECK(plain.state == CmState::connect);
+    CHECK(plain.port_space == PortSpace::tcp);
     CHECK_FALSE(plain.mapped);
     CHECK_FALSE(plain.internal);
     CHECK_FALSE(plain.qp);
@@ -254,7 +252,7 @@ TEST_CASE("module ids keep mapping, internal, netns, QP and transport", "[join]"
     CHECK(c.transport == Transport::roce);
     CHECK(c.internal);
     CHECK(c.netns == 4026531840u);
-    CHECK(c.qp == Qp{7, "RC", "RTS"});
+    CHECK(c.qp == Qp{7, QpType::rc, QpState::rts});
     CHECK(c.mapped_local == r.mapped_local);
     CHECK_FALSE(c.mapped_peer);
     CHECK(c.mapped == false); // mapping information sent, flag absent
@@ -263,5 +261,5 @@ TEST_CASE("module ids keep mapping, internal, netns, QP and transport", "[join]"
     r.qp->state.reset();
     c = join_one(r);
     CHECK(c.mapped == true);
-    CHECK(c.qp == Qp{7, "RC", std::nullopt});
+    CHECK(c.qp == Qp{7, QpType::rc, std::nullopt});
 }

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 // The streaming snapshot writer against nlohmann's own dump of the same
 // document: compact and indented output must match it byte for byte.
+#include "catch_compat.hpp"
 #include "render/json.h"
 #include "render/json_writer.h"
 #include "support.h"
 
-#include "catch_compat.hpp"
 #include <sstream>
 
 using namespace rdmastat;
@@ -36,7 +36,7 @@ TEST_CASE("the streamed snapshot is what nlohmann would dump", "[render]") {
 
 TEST_CASE("an empty listing streams as an empty array", "[render]") {
     Snapshot s;
-    s.source = "nldev";
+    s.source = SnapshotSource::nldev;
     CHECK(snapshot_to_text(s, false) ==
           "{\"version\":1,\"source\":\"nldev\",\"devices\":[],\"connections\":[]}\n");
     CHECK(snapshot_to_text(s, true) ==

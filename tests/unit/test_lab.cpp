@@ -3,10 +3,10 @@
 // the QEMU guest (real kernel, siw and rxe, rping traffic). Run by tests/lab/check.sh
 // with RDMASTAT_LAB_OUT set; excluded from the plain unit run.
 #include "analysis/join.h"
+#include "catch_compat.hpp"
 #include "collect/snapshot_file.h"
 #include "support.h"
 
-#include "catch_compat.hpp"
 #include <cstdlib>
 #include <sstream>
 
@@ -157,7 +157,7 @@ TEST_CASE("lab: the text listing has one row per id", "[lab]") {
 TEST_CASE("lab: a fresh capture parses and agrees with rdma", "[lab]") {
     std::string dir = lab_dir() + "/fixtures";
     NldevData data = fixture_nldev(dir);
-    Snapshot snap = join(data, fixture_owners(dir + "/owners.txt"), "nldev");
+    Snapshot snap = join(data, fixture_owners(dir + "/owners.txt"));
     auto diffs =
         compare_with_referee(snap.connections, json::parse(read_file(dir + "/rdma-cm_id.json")),
                              json::parse(read_file(dir + "/rdma-qp.json")));

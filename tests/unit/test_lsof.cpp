@@ -3,13 +3,13 @@
 // status, on the lab capture and on hand-built snapshots.
 #include "analysis/attribution.h"
 #include "analysis/lsof.h"
+#include "catch_compat.hpp"
 #include "cli/app.h"
 #include "cli/commands.h"
 #include "hand_built.h"
 #include "render/lsof.h"
 #include "support.h"
 
-#include "catch_compat.hpp"
 #include <set>
 #include <sstream>
 #include <sys/socket.h>
@@ -71,7 +71,7 @@ HostSocket sock(const char* state, Endpoint local, Endpoint peer, std::optional<
 /// owner's id; a RoCE id in the udp port space; a socket no process holds.
 Snapshot hand_built() {
     Snapshot s;
-    s.source = "file";
+    s.source = SnapshotSource::file;
     s.devices = {device("siw0", Transport::iwarp, "siw"), device("rxe0", Transport::roce, "rxe")};
     s.connections = {
         cm("siw0", Transport::iwarp, 1, "LISTEN", ep("0.0.0.0", 4567), ep("0.0.0.0", 0), 10),

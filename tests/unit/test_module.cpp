@@ -6,6 +6,7 @@
 // module-rdma-cm_id.json, module-rdma-qp.json); the others run anywhere.
 #include "analysis/join.h"
 #include "analysis/qp_state.h"
+#include "catch_compat.hpp"
 #include "collect/genl.h"
 #include "collect/module.h"
 #include "collect/module_parse.h"
@@ -13,7 +14,6 @@
 #include "support.h"
 
 #include <algorithm>
-#include "catch_compat.hpp"
 #include <cstring>
 #include <filesystem>
 #include <libmnl/libmnl.h>
@@ -73,8 +73,8 @@ std::size_t data_messages(const Bytes& b) {
 
 TEST_CASE("module dump describes the ids rdma res show cm_id lists", "[module]") {
     auto records = parse_module_dump(module_dump()).take();
-    Snapshot snap = join_module(records, {}, {}, "module");
-    CHECK(snap.source == "module");
+    Snapshot snap = join_module(records, {}, {});
+    CHECK(snap.source == SnapshotSource::module);
     auto diffs =
         compare_with_referee(snap.connections, json::parse(fixture_text("module-rdma-cm_id.json")),
                              json::parse(fixture_text("module-rdma-qp.json")));
@@ -257,7 +257,8 @@ std::vector<QpRecord> referee_qps(const std::vector<ModuleRecord>& records) {
         q.device_index = index_of[q.device_name];
         q.number = j.at("lqpn").get<std::uint32_t>();
         for (std::uint8_t s = 0; s <= 6; ++s)
-            if (qp_state_name(s) == j.at("state").get<std::string>()) q.state = s;
+            if (qp_state_name(static_cast<QpState>(s)) == j.at("state").get<std::string>())
+                q.state = s;
         REQUIRE(q.state);
         if (j.contains("pid")) q.owner.pid = j.at("pid").get<std::uint32_t>();
         if (j.contains("kernel")) q.owner.kernel = j.at("kernel").get<std::string>();

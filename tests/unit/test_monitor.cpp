@@ -4,6 +4,7 @@
 #include "analysis/diff.h"
 #include "analysis/metrics.h"
 #include "analysis/select.h"
+#include "catch_compat.hpp"
 #include "cli/app.h"
 #include "collect/snapshot_file.h"
 #include "collect/stats_parse.h"
@@ -11,7 +12,6 @@
 #include "render/prometheus.h"
 #include "support.h"
 
-#include "catch_compat.hpp"
 #include <map>
 #include <sstream>
 
@@ -112,9 +112,9 @@ TEST_CASE("diff of snapshots: appeared, changed, closed", "[monitor]") {
     // rxe0 id of before comes back under a new number.
     std::erase_if(after.connections, [](const Connection& c) { return c.device == "rxe0"; });
     auto listener = std::find_if(after.connections.begin(), after.connections.end(),
-                                 [](const Connection& c) { return c.state == "LISTEN"; });
+                                 [](const Connection& c) { return c.state == CmState::listen; });
     REQUIRE(listener != after.connections.end());
-    listener->state = "DESTROYING";
+    listener->state = CmState::destroying;
     Connection reborn = *std::find_if(before.connections.begin(), before.connections.end(),
                                       [](const Connection& c) { return c.device == "rxe0"; });
     reborn.cm_id = 1000;
@@ -129,8 +129,8 @@ TEST_CASE("diff of snapshots: appeared, changed, closed", "[monitor]") {
         CHECK(events[i].connection.device == "rxe0");
     }
     CHECK(events[rxe].kind == EventKind::changed);
-    CHECK(events[rxe].old_state == "LISTEN");
-    CHECK(events[rxe].connection.state == "DESTROYING");
+    CHECK(events[rxe].old_state == CmState::listen);
+    CHECK(events[rxe].connection.state == CmState::destroying);
     CHECK(events[rxe + 1].kind == EventKind::appeared);
     CHECK(events[rxe + 1].connection.cm_id == 1000);
     CHECK(diff_connections(before.connections, before.connections).empty());
@@ -237,13 +237,15 @@ TEST_CASE("a -w round and -E lines (golden)", "[monitor][render]") {
     // state and a new id appeared on siw0.
     Snapshot before = snapshot_with_counters();
     Snapshot after = before;
-    after.port_counters[0].counters = parse_port_stat(fixture_bytes("stat-rxe0-1-later.bin")).take();
+    after.port_counters[0].counters =
+        parse_port_stat(fixture_bytes("stat-rxe0-1-later.bin")).take();
     std::erase_if(after.connections, [](const Connection& c) {
-        return c.device == "rxe0" && c.local && c.local->port == 7175 && c.state == "CONNECT";
+        return c.device == "rxe0" && c.local && c.local->port == 7175 &&
+               c.state == CmState::connect;
     });
     for (Connection& c : after.connections)
-        if (c.device == "siw0" && c.state == "LISTEN" && c.local && c.local->port == 7174)
-            c.state = "DESTROYING";
+        if (c.device == "siw0" && c.state == CmState::listen && c.local && c.local->port == 7174)
+            c.state = CmState::destroying;
     Connection fresh = after.connections.front();
     fresh.cm_id = 99;
     fresh.local->port = 40000;

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 // NLDEV parsing of bytes captured from the lab kernel (tests/lab/scenarios/capture.sh),
 // judged against iproute2's `rdma -j` output captured at the same moment.
+#include "catch_compat.hpp"
 #include "collect/nldev_parse.h"
 #include "model/names.h"
 #include "support.h"
 
 #include <arpa/inet.h>
-#include "catch_compat.hpp"
 #include <cstring>
 #include <linux/netlink.h>
 #include <rdma/rdma_netlink.h>
@@ -132,7 +132,7 @@ TEST_CASE("cm_id dumps match rdma res show cm_id, IPv4 and IPv6", "[nldev]") {
             return c.device_name == r.ifname && c.cm_idn == r.cm_idn;
         });
         REQUIRE(it != ours.end());
-        CHECK(cm_state_name(it->state) == r.state);
+        CHECK(cm_state_name(static_cast<CmState>(it->state)) == r.state);
         CHECK(it->port == r.port);
         CHECK(it->owner.pid == r.pid);
         CHECK(it->qp_number == r.lqpn);
@@ -159,8 +159,10 @@ TEST_CASE("QP dumps match rdma res show qp, with a kernel-owned QP", "[nldev]") 
         auto it = std::find_if(list.begin(), list.end(),
                                [&](const QpRecord& r) { return r.number == q.at("lqpn"); });
         REQUIRE(it != list.end());
-        CHECK(qp_state_name(it->state.value()) == q.at("state").get<std::string>());
-        CHECK(qp_type_name(it->type.value()) == q.at("type").get<std::string>());
+        CHECK(qp_state_name(static_cast<QpState>(it->state.value())) ==
+              q.at("state").get<std::string>());
+        CHECK(qp_type_name(static_cast<QpType>(it->type.value())) ==
+              q.at("type").get<std::string>());
         if (q.contains("pid")) {
             CHECK(it->owner.pid == q.at("pid").get<std::uint32_t>());
             CHECK_FALSE(it->owner.kernel);

@@ -114,7 +114,7 @@ TEST_CASE("pipeline: auto takes NLDEV's ids when the module is not registered", 
     CHECK(messages(c).empty());
     CHECK(sys.module_calls == 1);
     CHECK(sys.nldev_calls == std::vector<std::pair<bool, bool>>{{true, true}});
-    CHECK(c.snapshot.source == "nldev");
+    CHECK(c.snapshot.source == SnapshotSource::nldev);
     CHECK_FALSE(c.no_devices);
     // One connection per cm_id NLDEV reported, owners from /proc (owners.txt).
     REQUIRE(c.snapshot.connections.size() == sys.data.cm_ids.size());
@@ -135,7 +135,7 @@ TEST_CASE("pipeline: auto takes the module's ids, NLDEV's devices and QP states"
     sys.module_loaded = true;
     Collection c = run_on(sys, SourceChoice::automatic);
     CHECK(messages(c).empty());
-    CHECK(c.snapshot.source == "module");
+    CHECK(c.snapshot.source == SnapshotSource::module);
     // NLDEV is asked for devices and QPs only: the module reports the ids.
     CHECK(sys.nldev_calls == std::vector<std::pair<bool, bool>>{{false, true}});
     auto records = parse_module_dump(fixture_bytes("module-dump.bin")).take();
@@ -175,7 +175,7 @@ TEST_CASE("pipeline: --source nldev never asks the module", "[pipeline]") {
     sys.module_loaded = true;
     Collection c = run_on(sys, SourceChoice::nldev);
     CHECK(sys.module_calls == 0);
-    CHECK(c.snapshot.source == "nldev");
+    CHECK(c.snapshot.source == SnapshotSource::nldev);
     CHECK(c.snapshot.connections.size() == sys.data.cm_ids.size());
 }
 
@@ -195,7 +195,7 @@ TEST_CASE("pipeline: without RDMA netlink there are no devices, and no error", "
     CHECK(messages(c).empty());
     REQUIRE(c.no_devices);
     CHECK_THAT(*c.no_devices, Catch::Contains("is ib_core loaded?"));
-    CHECK(c.snapshot.source == "nldev");
+    CHECK(c.snapshot.source == SnapshotSource::nldev);
     CHECK(c.snapshot.devices.empty());
     CHECK(c.snapshot.resources_collected);
     CHECK(c.snapshot.resources.empty());
@@ -279,7 +279,7 @@ TEST_CASE("pipeline: a snapshot file holds what it holds, the system is not aske
     Collection c =
         run_pipeline(Request{fixture_path("snapshot.json"), SourceChoice::module, all}, sys);
     CHECK(messages(c).empty());
-    CHECK(c.snapshot.source == "file");
+    CHECK(c.snapshot.source == SnapshotSource::file);
     CHECK(c.snapshot.connections.size() == 12); // the fixture's "connections" array
     CHECK(sys.module_calls + sys.counter_calls == 0);
     CHECK(sys.nldev_calls.empty());

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 // Renderers against golden output, driven through the CLI on the lab snapshot
 // (tests/fixtures/snapshot.json, written by rdmastat -j -a in the lab).
+#include "catch_compat.hpp"
 #include "cli/app.h"
 #include "collect/snapshot_file.h"
+#include "model/names.h"
 #include "render/json.h"
 #include "render/table.h"
 #include "render/text.h"
 #include "support.h"
 
-#include "catch_compat.hpp"
 #include <iterator>
 #include <set>
 #include <sstream>
@@ -184,7 +185,7 @@ Connection made(const char* state, std::optional<Endpoint> local, std::optional<
     c.device = "siw0";
     c.port = 1;
     c.transport = Transport::iwarp;
-    c.state = state;
+    c.state = cm_state_from_name(state).value();
     c.local = local;
     c.peer = peer;
     c.owner = Owner{.pid = 42, .tid = {}, .comm = "rping", .uid = 0, .user = "root", .kernel = {}};
@@ -208,7 +209,7 @@ std::string listing(const std::vector<Connection>& conns, TextOptions opts) {
 TEST_CASE("JSON output stays valid when a name is not UTF-8", "[render]") {
     // The kernel cuts comm at 15 bytes, which can split a character: "café" → "caf\xc3".
     Snapshot s;
-    s.source = "nldev";
+    s.source = SnapshotSource::nldev;
     Connection c = made("CONNECT", ep("10.0.0.1", 7174), ep("10.0.0.2", 40000));
     c.owner.comm = "caf\xc3";
     c.owner.user = "\xff\xfe";

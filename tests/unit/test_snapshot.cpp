@@ -2,11 +2,11 @@
 // Snapshots: what -j -a writes, --input reads back, and bad files get clear errors.
 #include "analysis/filter.h"
 #include "analysis/select.h"
+#include "catch_compat.hpp"
 #include "collect/snapshot_file.h"
 #include "render/json.h"
 #include "support.h"
 
-#include "catch_compat.hpp"
 #include <cerrno>
 #include <filesystem>
 #include <functional>
@@ -26,7 +26,7 @@ Snapshot lab_snapshot() {
 
 TEST_CASE("snapshot round trip keeps every field", "[snapshot]") {
     Snapshot a = lab_snapshot();
-    CHECK(a.source == "file");
+    CHECK(a.source == SnapshotSource::file);
     REQUIRE(a.connections.size() > 0);
     Snapshot b = snapshot_from_text(snapshot_to_text(a)).take();
     CHECK(b.devices == a.devices);
@@ -38,7 +38,7 @@ TEST_CASE("a snapshot built by join round-trips too", "[snapshot]") {
     // From the captured bytes rather than from rdmastat's own JSON.
     NldevData data = fixture_nldev();
     Snapshot a;
-    a.source = "file";
+    a.source = SnapshotSource::file;
     a.devices = data.devices;
     Snapshot b = snapshot_from_text(snapshot_to_text(a)).take();
     CHECK(b.devices == a.devices);
@@ -142,7 +142,7 @@ TEST_CASE("selection scopes on the lab snapshot", "[snapshot]") {
     };
     std::size_t listeners = 0, peers = 0, v6 = 0;
     for (const auto& c : s.connections) {
-        listeners += c.state == "LISTEN";
+        listeners += c.state == CmState::listen;
         peers += has_peer(c);
         v6 += c.local && c.local->address.family == AF_INET6;
     }

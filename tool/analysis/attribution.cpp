@@ -30,11 +30,12 @@ int match_score(const Connection& c, const HostSocket& s) {
     bool exact = unmapped(local->address) == unmapped(s.local.address);
     int owned = c.owner.pid ? 1 : 0;
     if (s.state == "LISTEN") {
-        if (c.state != "LISTEN" || !address_covers(local->address, s.local.address)) return 0;
+        if (c.state != CmState::listen || !address_covers(local->address, s.local.address))
+            return 0;
         return 1 + owned + (exact ? 2 : 0);
     }
     auto peer = c.mapped_peer ? c.mapped_peer : c.peer;
-    if (c.state == "LISTEN" || !exact || !peer || peer->port != s.peer.port ||
+    if (c.state == CmState::listen || !exact || !peer || peer->port != s.peer.port ||
         unmapped(peer->address) != unmapped(s.peer.address))
         return 0;
     return 3 + owned;

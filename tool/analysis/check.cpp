@@ -107,7 +107,8 @@ class Judge {
         std::string name = t == Transport::roce         ? "RoCE"
                            : t == Transport::infiniband ? "InfiniBand"
                                                         : "usNIC";
-        std::string space = name + ": rdma_cm's " + c.port_space.value_or("?") +
+        std::string space = name + ": rdma_cm's " +
+                            (c.port_space ? port_space_name(*c.port_space) : "?") +
                             " port space is separate from host TCP";
         if (!snap_.host_sockets_collected) return {Verdict::ok, space + " (host sockets not read)"};
         auto [s, others] = overlapping(*c.local);
@@ -126,7 +127,8 @@ class Judge {
         }
         if (!snap_.host_sockets_collected)
             return {Verdict::ok, what + ", which reserves the port (host sockets not read)"};
-        return {Verdict::ok, what + "; no kernel socket carries this id (state " + c.state + ")"};
+        return {Verdict::ok,
+                what + "; no kernel socket carries this id (state " + cm_state_name(c.state) + ")"};
     }
 
     Judgement rnic(const Connection& c, const std::string& driver) const {
@@ -139,9 +141,10 @@ class Judge {
                     nullptr, wire};
         if (!c.mapped) {
             // The module sends mapping information for every id with an iWARP CM id.
-            if (c.netns || c.mapped_local || c.mapped_peer || snap_.source == "module") {
+            if (c.netns || c.mapped_local || c.mapped_peer ||
+                snap_.source == SnapshotSource::module) {
                 std::string reason = what + ": not on the wire yet (no iWARP connection manager id";
-                return {Verdict::info, reason + "; state " + c.state + ")"};
+                return {Verdict::info, reason + "; state " + cm_state_name(c.state) + ")"};
             }
             std::string reason = what + ": whether the iWARP port mapper moved this port is "
                                         "known only with rdmastat.ko loaded";
@@ -199,12 +202,14 @@ bool CheckReport::found_problem() const {
 CheckReport check_ports(const Snapshot& snap) {
     Judge judge(snap);
     CheckReport report;
+    // Ordered as the report lists them: by device, then port space by name.
     using Key = std::tuple<std::string, std::string, IpAddress, std::uint16_t>;
     std::map<Key, PortCheck> groups;
     for (const Connection& c : snap.connections) {
         if (!c.local || !c.local->port) continue;
         Judgement j = judge.judge(c);
-        Key key{c.device, c.port_space.value_or(""), unmapped(c.local->address), c.local->port};
+        Key key{c.device, c.port_space ? port_space_name(*c.port_space) : "",
+                unmapped(c.local->address), c.local->port};
         auto [it, fresh] = groups.try_emplace(key);
         PortCheck& pc = it->second;
         pc.cm_ids.push_back(c.cm_id);

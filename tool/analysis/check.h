@@ -35,7 +35,7 @@ struct PortCheck {
     std::string device;
     Transport transport = Transport::unknown;
     std::optional<std::string> driver;
-    std::optional<std::string> port_space;
+    std::optional<PortSpace> port_space;
     Endpoint local;               ///< as the application bound it
     std::optional<Endpoint> wire; ///< on the wire, when the iWARP port mapper moved the port
     std::vector<std::uint32_t> cm_ids;

@@ -21,8 +21,8 @@ std::string_view event_name(EventKind kind);
 
 struct ConnectionEvent {
     EventKind kind = EventKind::appeared;
-    Connection connection;                ///< as it is now (closed: as last seen)
-    std::optional<std::string> old_state; ///< changed: the state before
+    Connection connection;            ///< as it is now (closed: as last seen)
+    std::optional<CmState> old_state; ///< changed: the state before
 };
 
 /// Two snapshots' connections compared by identity (device and cm id number;

@@ -25,10 +25,12 @@ std::string state_list() {
     return out;
 }
 
-bool is_state_name(const std::string& lowered) {
+/// The state a filter word names, in any case; nullopt for no known state.
+std::optional<CmState> state_named(const std::string& lowered) {
     auto names = cm_state_names();
-    return std::any_of(names.begin(), names.end(),
-                       [&](const char* name) { return lower(name) == lowered; });
+    for (std::size_t i = 0; i < names.size(); ++i)
+        if (lower(names[i]) == lowered) return static_cast<CmState>(i);
+    return std::nullopt;
 }
 
 bool all_digits(std::string_view s) {
@@ -199,9 +201,10 @@ class FilterParser {
             std::size_t at = value("a state");
             n.text = toks_[at];
             std::replace(n.text.begin(), n.text.end(), '-', '_');
-            n.text = lower(n.text); // eval compares lower case
-            if (!is_state_name(n.text))
+            auto state = state_named(lower(n.text));
+            if (!state)
                 fail("unknown state '" + toks_[at] + "'", at, "; valid states: " + state_list());
+            n.state = *state;
             n.kind = Kind::state;
             f_.mentions_state_ = true;
         } else if (kw == "src" || kw == "dst") {
@@ -367,7 +370,7 @@ bool Filter::eval(std::size_t index, const Connection& c) const {
     case K::not_:
         return !eval(n.children.front(), c);
     case K::state:
-        return lower(c.state) == n.text;
+        return c.state == n.state;
     case K::src:
     case K::dst:
         if (!ep || (n.has_port && ep->port != n.port)) return false;

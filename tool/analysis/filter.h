@@ -88,7 +88,8 @@ class Filter {
         };
         Kind kind = Kind::all;
         std::vector<std::size_t> children;
-        std::string text;         ///< state (canonical upper case), dev, comm, user
+        std::string text; ///< dev, comm, user
+        CmState state = CmState::idle;
         std::uint32_t number = 0; ///< pid, uid, netns inode, port of sport/dport
         Op op = Op::eq;
         bool any_address = false; ///< src/dst "*"

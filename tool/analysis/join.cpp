@@ -57,8 +57,8 @@ bool same_owner(const RawOwner& id, const RawOwner& qp, const OwnerMap& owners) 
 Qp qp_from(const ModuleRecord::QpPart& raw) {
     Qp qp;
     qp.number = raw.number;
-    if (raw.type) qp.type = qp_type_name(*raw.type);
-    if (raw.state) qp.state = qp_state_name(*raw.state);
+    if (raw.type) qp.type = static_cast<QpType>(*raw.type);
+    if (raw.state) qp.state = static_cast<QpState>(*raw.state);
     return qp;
 }
 
@@ -77,10 +77,9 @@ std::set<std::uint32_t> owner_pids(const NldevData& data) {
     return pids;
 }
 
-Snapshot join(const NldevData& data, const OwnerMap& owners, std::string source,
-              const NetnsMap& netns) {
+Snapshot join(const NldevData& data, const OwnerMap& owners, const NetnsMap& netns) {
     Snapshot snap;
-    snap.source = std::move(source);
+    snap.source = SnapshotSource::nldev;
     snap.devices = data.devices;
 
     std::map<std::uint32_t, Transport> transports;
@@ -97,9 +96,9 @@ Snapshot join(const NldevData& data, const OwnerMap& owners, std::string source,
         c.port = r.port;
         auto t = transports.find(r.device_index);
         c.transport = t == transports.end() ? Transport::unknown : t->second;
-        if (r.port_space) c.port_space = port_space_name(*r.port_space);
+        if (r.port_space) c.port_space = static_cast<PortSpace>(*r.port_space);
         c.cm_id = r.cm_idn;
-        c.state = cm_state_name(r.state);
+        c.state = static_cast<CmState>(r.state);
         c.local = r.src;
         c.peer = r.dst;
         if (r.qp_number) {
@@ -111,9 +110,9 @@ Snapshot join(const NldevData& data, const OwnerMap& owners, std::string source,
             } else {
                 Qp qp;
                 qp.number = *r.qp_number;
-                if (r.qp_type) qp.type = qp_type_name(*r.qp_type);
-                if (q->second->type) qp.type = qp_type_name(*q->second->type);
-                if (q->second->state) qp.state = qp_state_name(*q->second->state);
+                if (r.qp_type) qp.type = static_cast<QpType>(*r.qp_type);
+                if (q->second->type) qp.type = static_cast<QpType>(*q->second->type);
+                if (q->second->state) qp.state = static_cast<QpState>(*q->second->state);
                 c.qp = std::move(qp);
             }
         }
@@ -133,9 +132,9 @@ std::set<std::uint32_t> owner_uids(const std::vector<ModuleRecord>& records) {
 }
 
 Snapshot join_module(const std::vector<ModuleRecord>& records, std::vector<Device> devices,
-                     const UserMap& users, std::string source) {
+                     const UserMap& users) {
     Snapshot snap;
-    snap.source = std::move(source);
+    snap.source = SnapshotSource::module;
     snap.devices = std::move(devices);
     std::map<std::uint32_t, Transport> transports;
     for (const auto& d : snap.devices)
@@ -151,9 +150,9 @@ Snapshot join_module(const std::vector<ModuleRecord>& records, std::vector<Devic
         } else if (auto t = transports.find(r.device_index); t != transports.end()) {
             c.transport = t->second;
         }
-        if (r.port_space) c.port_space = port_space_name(*r.port_space);
+        if (r.port_space) c.port_space = static_cast<PortSpace>(*r.port_space);
         c.cm_id = r.cm_idn;
-        c.state = cm_state_name(r.state);
+        c.state = static_cast<CmState>(r.state);
         c.local = r.local;
         c.peer = r.peer;
         if (r.qp && r.qp->unjoined) {

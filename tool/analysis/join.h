@@ -26,8 +26,8 @@ std::set<std::uint32_t> owner_pids(const NldevData& data);
 /// rdma_cm); otherwise qp_unjoined says why (gone: no such QP; other_owner). Its owner
 /// from owners (a pid missing there keeps just the pid), netns that of its owning process
 /// in netns (kernel-owned ids have none), transport from its device.
-Snapshot join(const NldevData& data, const OwnerMap& owners, std::string source,
-              const NetnsMap& netns = {});
+/// The snapshot's source is NLDEV.
+Snapshot join(const NldevData& data, const OwnerMap& owners, const NetnsMap& netns = {});
 
 /// The uids of the owners the module named: what resolve_users must look up, once each.
 std::set<std::uint32_t> owner_uids(const std::vector<ModuleRecord>& records);
@@ -37,7 +37,8 @@ std::set<std::uint32_t> owner_uids(const std::vector<ModuleRecord>& records);
 /// is looked up in /proc) plus the user name of its uid from users. Transport
 /// is the module's, or the device's when the module sent none. mapped is set
 /// only when the module sent mapping information (the flag or mapped addresses).
+/// The snapshot's source is the module.
 Snapshot join_module(const std::vector<ModuleRecord>& records, std::vector<Device> devices,
-                     const UserMap& users, std::string source);
+                     const UserMap& users);
 
 } // namespace rdmastat

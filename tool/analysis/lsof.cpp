@@ -4,6 +4,7 @@
 #include "analysis/attribution.h"
 #include "analysis/ports.h"
 #include "analysis/select.h"
+#include "model/names.h"
 
 #include <algorithm>
 #include <map>
@@ -49,7 +50,7 @@ bool excluded(const LsofHolder& h, const LsofSelectors& sel) {
 
 struct Endpoints {
     int family = 0;
-    std::optional<std::string> protocol;
+    std::optional<std::string> protocol; ///< "tcp" for host sockets, else the port space's name
     std::vector<std::pair<Endpoint, bool>> list; ///< endpoint, local (a wildcard covers)
 };
 
@@ -61,7 +62,7 @@ Endpoints endpoints_of(const LsofFile& f) {
     if (f.connection) {
         const Connection& c = *f.connection;
         e.family = c.local ? c.local->address.family : c.peer ? c.peer->address.family : 0;
-        e.protocol = c.port_space;
+        if (c.port_space) e.protocol = port_space_name(*c.port_space);
         add(c.local, true);
         add(c.mapped_local, true);
         // A listener's peer is the kernel's placeholder (0.0.0.0:0), not a peer.

@@ -37,8 +37,8 @@ MetricFamily connections(const Snapshot& snap) {
         t.add({{"device", c->device},
                {"port", number(c->port)},
                {"transport", std::string(transport_name(c->transport))},
-               {"port_space", text(c->port_space)},
-               {"state", c->state}});
+               {"port_space", c->port_space ? port_space_name(*c->port_space) : ""},
+               {"state", cm_state_name(c->state)}});
     return t.family("rdmastat_connections", "rdma_cm ids (every id rdmastat -a lists)");
 }
 
@@ -58,8 +58,8 @@ MetricFamily qps(const Snapshot& snap) {
         for (const Connection& c : snap.connections)
             if (c.qp)
                 t.add({{"device", c.device},
-                       {"type", text(c.qp->type)},
-                       {"state", text(c.qp->state)}});
+                       {"type", c.qp->type ? qp_type_name(*c.qp->type) : ""},
+                       {"state", c.qp->state ? qp_state_name(*c.qp->state) : ""}});
     }
     return t.family("rdmastat_qps", "Queue pairs by device, type and state");
 }

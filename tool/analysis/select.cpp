@@ -9,7 +9,7 @@ bool in_scope(const Connection& c, Scope scope) {
     case Scope::connected:
         return has_peer(c);
     case Scope::listening:
-        return c.state == "LISTEN";
+        return c.state == CmState::listen;
     case Scope::all:
         return true;
     }

@@ -70,6 +70,22 @@ class FastConnection {
         out = std::move(v);
         return true;
     }
+    // A model enum by its name (names.h); false for a name this build does not know.
+    template <typename E, typename From> bool named(E& out, From from_name) {
+        std::string name;
+        if (!str(name)) return false;
+        auto v = from_name(name);
+        if (!v) return false;
+        out = *v;
+        return true;
+    }
+    template <typename E, typename From> bool opt_named(std::optional<E>& out, From from_name) {
+        if (null()) return true;
+        E v{};
+        if (!named(v, from_name)) return false;
+        out = v;
+        return true;
+    }
     bool opt_bool(std::optional<bool>& out) {
         if (null()) return true;
         if (!at(Kind::boolean)) return false;
@@ -110,8 +126,8 @@ class FastConnection {
             if (!bit || (seen & bit)) return false;
             seen |= bit;
             if (!(bit == 1   ? uint(q.number, 0xffffffffu)
-                  : bit == 2 ? opt_str(q.type)
-                             : opt_str(q.state)))
+                  : bit == 2 ? opt_named(q.type, qp_type_from_name)
+                             : opt_named(q.state, qp_state_from_name)))
                 return false;
         }
         if (!next_is(Kind::end_object) || !(seen & 1)) return false;
@@ -178,9 +194,9 @@ class FastConnection {
             c.transport = *t;
             return true;
         }
-        if (k == "port_space") return opt_str(c.port_space);
+        if (k == "port_space") return opt_named(c.port_space, port_space_from_name);
         if (k == "cm_id") return uint(c.cm_id, 0xffffffffu);
-        if (k == "state") return str(c.state);
+        if (k == "state") return named(c.state, cm_state_from_name);
         if (k == "local") return endpoint(c.local);
         if (k == "peer") return endpoint(c.peer);
         if (k == "mapped_local") return endpoint(c.mapped_local);

@@ -102,6 +102,22 @@ Transport transport(const Reader& r) {
     return *t;
 }
 
+// A model enum by its name (names.h): what the writer wrote for it.
+template <typename E>
+E named(const Reader& r, std::optional<E> (*from_name)(std::string_view), const char* what) {
+    std::string name = r.str();
+    auto v = from_name(name);
+    if (!v) throw Error(r.path(), "unknown " + std::string(what) + " '" + name + "'");
+    return *v;
+}
+
+template <typename E>
+std::optional<E> opt_named(const Reader& parent, std::string_view key,
+                           std::optional<E> (*from_name)(std::string_view), const char* what) {
+    if (!parent.has(key)) return std::nullopt;
+    return named(parent.at(key), from_name, what);
+}
+
 std::optional<Endpoint> endpoint(const Reader& parent, std::string_view key) {
     if (!parent.has(key)) return std::nullopt;
     Reader r = parent.at(key);
@@ -160,9 +176,9 @@ Connection connection(const Reader& r) {
     c.device = r.at("device").str();
     c.port = r.opt_u32("port");
     c.transport = transport(r.at("transport"));
-    c.port_space = r.opt_str("port_space");
+    c.port_space = opt_named(r, "port_space", port_space_from_name, "port space");
     c.cm_id = r.at("cm_id").u32();
-    c.state = r.at("state").str();
+    c.state = named(r.at("state"), cm_state_from_name, "CM state");
     c.local = endpoint(r, "local");
     c.peer = endpoint(r, "peer");
     c.mapped_local = endpoint(r, "mapped_local");
@@ -174,8 +190,8 @@ Connection connection(const Reader& r) {
         Reader q = r.at("qp");
         Qp qp;
         qp.number = q.at("number").u32();
-        qp.type = q.opt_str("type");
-        qp.state = q.opt_str("state");
+        qp.type = opt_named(q, "type", qp_type_from_name, "QP type");
+        qp.state = opt_named(q, "state", qp_state_from_name, "QP state");
         c.qp = std::move(qp);
     }
     if (r.has("qp_unjoined")) {
@@ -275,7 +291,7 @@ QpCounters qp_counters(const Reader& r) {
 
 Result<Snapshot> parse_snapshot_json(std::istream& in, const std::string& name) {
     Snapshot snap;
-    snap.source = "file";
+    snap.source = SnapshotSource::file;
     std::set<std::uint32_t> pids;
     auto element = [&](const std::string& list, std::size_t index, const JsonElement& e) {
         if (list == "connections") {

@@ -19,6 +19,49 @@ namespace rdmastat {
 /// really occupies (iWARP shares the TCP port space with the host).
 enum class Transport { unknown, infiniband, roce, iwarp, usnic };
 
+// The kernel's enums, numbered as the kernel numbers them. A value a newer
+// kernel adds is kept as its number (names.h renders it as decimal text), so
+// nothing it reports is lost or misnamed.
+
+/// enum rdma_cm_state (drivers/infiniband/core/cma_priv.h).
+enum class CmState : std::uint8_t {
+    idle,
+    addr_query,
+    addr_resolved,
+    route_query,
+    route_resolved,
+    connect,
+    disconnect,
+    addr_bound,
+    listen,
+    device_removal,
+    destroying,
+};
+
+/// enum ib_qp_state.
+enum class QpState : std::uint8_t { reset, init, rtr, rts, sqd, sqe, err };
+
+/// enum ib_qp_type (7 is unused by the kernel).
+enum class QpType : std::uint8_t {
+    smi = 0,
+    gsi = 1,
+    rc = 2,
+    uc = 3,
+    ud = 4,
+    raw_ipv6 = 5,
+    raw_ethertype = 6,
+    raw_packet = 8,
+    xrc_ini = 9,
+    xrc_tgt = 10,
+    driver = 0xff,
+};
+
+/// enum rdma_ucm_port_space.
+enum class PortSpace : std::uint32_t { ipoib = 0x0002, tcp = 0x0106, udp = 0x0111, ib = 0x013f };
+
+/// Where a Snapshot came from.
+enum class SnapshotSource { nldev, module, file };
+
 struct Port {
     std::uint32_t index = 0;
     std::optional<std::string> state;      ///< "ACTIVE", "DOWN", ... (kernel's names)
@@ -57,8 +100,8 @@ struct Owner {
 
 struct Qp {
     std::uint32_t number = 0;
-    std::optional<std::string> type;  ///< "RC", "UD", "GSI", ...
-    std::optional<std::string> state; ///< "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR"
+    std::optional<QpType> type;
+    std::optional<QpState> state;
 
     bool operator==(const Qp&) const = default;
 };
@@ -83,9 +126,9 @@ struct Connection {
     std::string device;
     std::optional<std::uint32_t> port;
     Transport transport = Transport::unknown;
-    std::optional<std::string> port_space; ///< "tcp", "udp", "ib", "ipoib"
-    std::uint32_t cm_id = 0;               ///< the kernel's cm id number (NLDEV's cm-idn)
-    std::string state;                     ///< CM state, kernel's names: "LISTEN", "CONNECT", ...
+    std::optional<PortSpace> port_space;
+    std::uint32_t cm_id = 0; ///< the kernel's cm id number (NLDEV's cm-idn)
+    CmState state = CmState::idle;
     std::optional<Endpoint> local;
     std::optional<Endpoint> peer;
     std::optional<Qp> qp;                  ///< the id's own QP, same owner
@@ -194,7 +237,7 @@ struct QpCounters {
 /// Everything one collection produced, or a saved one loaded back.
 struct Snapshot {
     static constexpr int schema_version = 1;
-    std::string source; ///< "nldev", "module" or "file"
+    SnapshotSource source = SnapshotSource::nldev;
     std::vector<Device> devices;
     std::vector<Connection> connections;
     /// Filled only by the commands that need them (lsof, check); absent from

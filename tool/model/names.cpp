@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "model/names.h"
 
+#include "common/numbers.h"
 #include "common/text.h"
 
 #include <array>
@@ -19,23 +20,33 @@ constexpr std::array<const char*, 11> cm_states = {
     "IDLE",       "ADDR_QUERY", "ADDR_RESOLVED", "ROUTE_QUERY",    "ROUTE_RESOLVED", "CONNECT",
     "DISCONNECT", "ADDR_BOUND", "LISTEN",        "DEVICE_REMOVAL", "DESTROYING"};
 
+// The value whose name is name, among 0..limit: a known name or the decimal
+// text of a value without one (what lookup writes for it).
+template <typename E, typename Name>
+std::optional<E> from_name(std::string_view name, unsigned limit, Name name_of) {
+    for (unsigned v = 0; v <= limit; ++v)
+        if (name_of(static_cast<E>(v)) == name) return static_cast<E>(v);
+    return std::nullopt;
+}
+
 } // namespace
 
-std::string cm_state_name(std::uint8_t state) {
-    return lookup(cm_states, state);
+std::string cm_state_name(CmState state) {
+    return lookup(cm_states, static_cast<std::uint8_t>(state));
 }
 
 std::span<const char* const> cm_state_names() {
     return cm_states;
 }
 
-std::string qp_state_name(std::uint8_t state) {
+std::string qp_state_name(QpState state) {
     static constexpr std::array<const char*, 7> names = {"RESET", "INIT", "RTR", "RTS",
                                                          "SQD",   "SQE",  "ERR"};
-    return lookup(names, state);
+    return lookup(names, static_cast<std::uint8_t>(state));
 }
 
-std::string qp_type_name(std::uint8_t type) {
+std::string qp_type_name(QpType qp_type) {
+    auto type = static_cast<std::uint8_t>(qp_type);
     // Index 7 is unused by the kernel; 0xff is IB_QPT_DRIVER.
     static constexpr std::array<const char*, 11> names = {
         "SMI",           "GSI", "RC",         "UC",      "UD",     "RAW_IPV6",
@@ -44,7 +55,8 @@ std::string qp_type_name(std::uint8_t type) {
     return lookup(names, type);
 }
 
-std::string port_space_name(std::uint32_t ps) {
+std::string port_space_name(PortSpace port_space) {
+    auto ps = static_cast<std::uint32_t>(port_space);
     switch (ps) {
     case 0x0002:
         return "ipoib";
@@ -57,6 +69,45 @@ std::string port_space_name(std::uint32_t ps) {
     default:
         return std::to_string(ps);
     }
+}
+
+std::string_view snapshot_source_name(SnapshotSource source) {
+    switch (source) {
+    case SnapshotSource::nldev:
+        return "nldev";
+    case SnapshotSource::module:
+        return "module";
+    case SnapshotSource::file:
+        break;
+    }
+    return "file";
+}
+
+std::optional<CmState> cm_state_from_name(std::string_view name) {
+    return from_name<CmState>(name, 0xff, cm_state_name);
+}
+
+std::optional<QpState> qp_state_from_name(std::string_view name) {
+    return from_name<QpState>(name, 0xff, qp_state_name);
+}
+
+std::optional<QpType> qp_type_from_name(std::string_view name) {
+    return from_name<QpType>(name, 0xff, qp_type_name);
+}
+
+std::optional<PortSpace> port_space_from_name(std::string_view name) {
+    for (PortSpace ps : {PortSpace::ipoib, PortSpace::tcp, PortSpace::udp, PortSpace::ib})
+        if (port_space_name(ps) == name) return ps;
+    // A port space without a name is written as its number, exactly.
+    auto v = parse_number<std::uint32_t>(name);
+    if (!v || port_space_name(static_cast<PortSpace>(*v)) != name) return std::nullopt;
+    return static_cast<PortSpace>(*v);
+}
+
+std::optional<SnapshotSource> snapshot_source_from_name(std::string_view name) {
+    for (SnapshotSource s : {SnapshotSource::nldev, SnapshotSource::module, SnapshotSource::file})
+        if (snapshot_source_name(s) == name) return s;
+    return std::nullopt;
 }
 
 std::string port_state_name(std::uint8_t state) {

@@ -14,16 +14,27 @@
 
 namespace rdmastat {
 
-/// enum rdma_cm_state (drivers/infiniband/core/cma_priv.h): "IDLE" ... "DESTROYING".
-std::string cm_state_name(std::uint8_t state);
+/// CmState: "IDLE" ... "DESTROYING", as the kernel and iproute2 name them.
+std::string cm_state_name(CmState state);
 /// Every name cm_state_name knows, indexed by enum rdma_cm_state.
 std::span<const char* const> cm_state_names();
-/// enum ib_qp_state: "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR".
-std::string qp_state_name(std::uint8_t state);
-/// enum ib_qp_type: "SMI", "GSI", "RC", "UC", "UD", ...
-std::string qp_type_name(std::uint8_t type);
-/// enum rdma_ucm_port_space: "tcp", "udp", "ib", "ipoib".
-std::string port_space_name(std::uint32_t ps);
+/// QpState: "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR".
+std::string qp_state_name(QpState state);
+/// QpType: "SMI", "GSI", "RC", "UC", "UD", ..., "DRIVER".
+std::string qp_type_name(QpType type);
+/// PortSpace: "tcp", "udp", "ib", "ipoib".
+std::string port_space_name(PortSpace ps);
+/// SnapshotSource: "nldev", "module", "file".
+std::string_view snapshot_source_name(SnapshotSource source);
+
+/// Inverses of the names above, for readers of saved snapshots: a name, or the
+/// decimal text a value without one is written as. Exact case; nullopt for
+/// anything else.
+std::optional<CmState> cm_state_from_name(std::string_view name);
+std::optional<QpState> qp_state_from_name(std::string_view name);
+std::optional<QpType> qp_type_from_name(std::string_view name);
+std::optional<PortSpace> port_space_from_name(std::string_view name);
+std::optional<SnapshotSource> snapshot_source_from_name(std::string_view name);
 /// enum ib_port_state: "NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER".
 std::string port_state_name(std::uint8_t state);
 /// enum ib_port_phys_state: "SLEEP", "POLLING", "DISABLED", ... "LINK_UP".
@@ -47,5 +58,25 @@ Transport transport_from_protocol(std::string_view protocol);
 std::string_view transport_name(Transport t);
 /// Inverse of transport_name; also accepts "ib", "iw" and any case.
 std::optional<Transport> transport_from_name(std::string_view name);
+
+/// The name of any model enum above, for code generic over them (the JSON writers).
+inline std::string name_of(CmState v) {
+    return cm_state_name(v);
+}
+inline std::string name_of(QpState v) {
+    return qp_state_name(v);
+}
+inline std::string name_of(QpType v) {
+    return qp_type_name(v);
+}
+inline std::string name_of(PortSpace v) {
+    return port_space_name(v);
+}
+inline std::string name_of(SnapshotSource v) {
+    return std::string(snapshot_source_name(v));
+}
+inline std::string name_of(Transport v) {
+    return std::string(transport_name(v));
+}
 
 } // namespace rdmastat

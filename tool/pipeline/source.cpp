@@ -40,7 +40,7 @@ class SystemSource final : public Source {
     // false when NLDEV must report them instead. nldev keeps NLDEV's QPs.
     bool module_ids(Collection& c, std::optional<NldevData>& nldev) {
         if (choice_ == SourceChoice::nldev) return false;
-        c.snapshot.source = "module";
+        c.snapshot.source = SnapshotSource::module;
         auto dump = system_.module_ids();
         if (!dump) {
             fail(c, Part::connections, "module source: " + dump.error());
@@ -71,14 +71,13 @@ class SystemSource final : public Source {
             fill_module_qp_states(records, nldev->qps, system_.owners(qp_owner_pids(nldev->qps)));
             devices = nldev->devices;
         }
-        c.snapshot =
-            join_module(records, std::move(devices), system_.users(owner_uids(records)), "module");
+        c.snapshot = join_module(records, std::move(devices), system_.users(owner_uids(records)));
         if (c.snapshot.devices.empty()) c.no_devices = "no RDMA devices";
         return true;
     }
 
     void nldev_ids(Collection& c, std::optional<NldevData>& nldev, OwnerMap& owners) {
-        c.snapshot.source = "nldev";
+        c.snapshot.source = SnapshotSource::nldev;
         auto data = system_.nldev(true, true);
         if (!data) {
             fail(c, Part::connections, data.error());
@@ -93,7 +92,7 @@ class SystemSource final : public Source {
         std::set<std::uint32_t> id_pids;
         for (const auto& [pid, o] : owners)
             if (o.pid) id_pids.insert(*o.pid);
-        c.snapshot = join(*nldev, owners, "nldev", system_.netns(id_pids));
+        c.snapshot = join(*nldev, owners, system_.netns(id_pids));
         if (c.snapshot.devices.empty()) c.no_devices = "no RDMA devices";
         // The QPs are joined; the resources below take them as they are.
         nldev->cm_ids.clear();
@@ -155,7 +154,7 @@ class FileSource final : public Source {
 
     Collection collect(const Needs&) override {
         Collection c;
-        c.snapshot.source = "file";
+        c.snapshot.source = SnapshotSource::file;
         if (auto snap = load_snapshot_file(path_))
             c.snapshot = std::move(snap.value());
         else

@@ -42,6 +42,8 @@ void write_opt(JsonWriter& w, std::string_view key, const std::optional<T>& v) {
     w.key(key);
     if constexpr (std::is_same_v<T, std::string>)
         w.string(*v);
+    else if constexpr (std::is_enum_v<T>)
+        w.string(name_of(*v));
     else if constexpr (std::is_same_v<T, bool>)
         w.boolean(*v);
     else
@@ -62,7 +64,7 @@ void write_connection(JsonWriter& w, const Connection& c) {
     w.key("cm_id");
     w.number(c.cm_id);
     w.key("state");
-    w.string(c.state);
+    w.string(cm_state_name(c.state));
     if (c.internal) write_opt(w, "internal", std::optional(true));
     write_endpoint(w, "local", c.local);
     write_endpoint(w, "peer", c.peer);

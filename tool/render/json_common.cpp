@@ -23,7 +23,7 @@ json connection(const Connection& c) {
     j["transport"] = transport_name(c.transport);
     put(j, "port_space", c.port_space);
     j["cm_id"] = c.cm_id;
-    j["state"] = c.state;
+    j["state"] = cm_state_name(c.state);
     if (c.internal) j["internal"] = true;
     put_addresses(j, c);
     put(j, "mapped", c.mapped);
@@ -73,7 +73,8 @@ json host_socket(const HostSocket& s, const std::optional<std::string>& comm) {
 }
 
 json header(const Snapshot& snap) {
-    return json{{"version", Snapshot::schema_version}, {"source", snap.source}};
+    return json{{"version", Snapshot::schema_version},
+                {"source", snapshot_source_name(snap.source)}};
 }
 
 void emit(std::ostream& out, const json& j, bool pretty) {

@@ -5,17 +5,48 @@
 /// rdmastat(8): endpoints, owners, host sockets, the version header.
 
 #include "model/model.h"
+#include "model/names.h"
 
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
+#include <type_traits>
+
+namespace rdmastat {
+
+/// nlohmann would write a model enum as its number; every JSON writer names it.
+template <typename J> void to_json(J& j, CmState v) {
+    j = name_of(v);
+}
+template <typename J> void to_json(J& j, QpState v) {
+    j = name_of(v);
+}
+template <typename J> void to_json(J& j, QpType v) {
+    j = name_of(v);
+}
+template <typename J> void to_json(J& j, PortSpace v) {
+    j = name_of(v);
+}
+template <typename J> void to_json(J& j, SnapshotSource v) {
+    j = name_of(v);
+}
+template <typename J> void to_json(J& j, Transport v) {
+    j = name_of(v);
+}
+
+} // namespace rdmastat
 
 namespace rdmastat::json_common {
 
 using json = nlohmann::ordered_json;
 
+/// j[key] = v when v is known; a model enum by its name.
 template <typename T> void put(json& j, const char* key, const std::optional<T>& v) {
-    if (v) j[key] = *v;
+    if (!v) return;
+    if constexpr (std::is_enum_v<T>)
+        j[key] = name_of(*v);
+    else
+        j[key] = *v;
 }
 
 /// {"address": "10.0.0.1", "port": 7174}

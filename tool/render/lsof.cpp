@@ -33,7 +33,7 @@ std::string with_wire(const Endpoint& e, const std::optional<Endpoint>& wire) {
 std::string connection_name(const Connection& c) {
     std::string name = c.local ? with_wire(*c.local, c.mapped_local) : "*:*";
     if (has_peer(c)) name += "->" + with_wire(*c.peer, c.mapped_peer);
-    name += " (" + c.state + ")";
+    name += " (" + cm_state_name(c.state) + ")";
     if (c.internal) name += " [internal]";
     return name;
 }
@@ -78,7 +78,7 @@ json file_json(const LsofFile& f) {
         j["cm_id"] = c.cm_id;
         j["transport"] = transport_name(c.transport);
         put(j, "port_space", c.port_space);
-        j["state"] = c.state;
+        j["state"] = cm_state_name(c.state);
         if (c.internal) j["internal"] = true;
         json_common::put_addresses(j, c);
     } else if (f.resource) {

@@ -60,9 +60,9 @@ void render_events(std::ostream& out, const std::vector<ConnectionEvent>& events
         out << when << ' ' << event_name(e.kind) << ' ' << printable(c.device) << '/'
             << (c.port ? std::to_string(*c.port) : "-") << ' ' << transport_name(c.transport) << ' '
             << endpoint_text(c.local) << ' ' << endpoint_text(c.peer) << ' ';
-        if (e.old_state) out << printable(*e.old_state) << "->";
-        out << printable(c.state) << " cm_id=" << c.cm_id << ' ' << printable(owner_text(c.owner))
-            << '\n';
+        if (e.old_state) out << cm_state_name(*e.old_state) << "->";
+        out << cm_state_name(c.state) << " cm_id=" << c.cm_id << ' '
+            << printable(owner_text(c.owner)) << '\n';
     }
 }
 
@@ -73,7 +73,7 @@ void write_events_json(std::ostream& out, const std::vector<ConnectionEvent>& ev
         j["time"] = when;
         j["event"] = event_name(e.kind);
         j["connection"] = json_common::connection(e.connection);
-        if (e.old_state) j["old_state"] = *e.old_state;
+        if (e.old_state) j["old_state"] = cm_state_name(*e.old_state);
         json_common::emit(out, j, false);
     }
 }

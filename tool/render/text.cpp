@@ -12,6 +12,10 @@ std::string or_dash(const std::optional<std::string>& s) {
     return s ? *s : "-";
 }
 
+template <typename E> std::string name_or_dash(const std::optional<E>& v) {
+    return v ? name_of(*v) : "-";
+}
+
 template <typename T> std::string num_or_dash(const std::optional<T>& v) {
     return v ? std::to_string(*v) : "-";
 }
@@ -60,11 +64,11 @@ void render_listing(std::ostream& out, const std::vector<const Connection*>& con
         table.cell(num_or_dash(c->port));
         table.cell(address_text(c->local, c->mapped_local, opts.extended));
         table.cell(address_text(c->peer, c->mapped_peer, opts.extended));
-        table.cell(c->state);
+        table.cell(cm_state_name(c->state));
         if (opts.extended) {
             table.cell(user_text(c->owner, opts.numeric));
             table.cell(std::to_string(c->cm_id) + (c->internal ? "(internal)" : ""));
-            table.cell(or_dash(c->port_space));
+            table.cell(name_or_dash(c->port_space));
             if (c->qp)
                 table.cell(std::to_string(c->qp->number));
             else if (c->qp_unjoined) // a number that is not this id's QP
@@ -72,8 +76,8 @@ void render_listing(std::ostream& out, const std::vector<const Connection*>& con
                            (c->qp_unjoined->reason == QpUnjoined::gone ? "(gone)" : "(other)"));
             else
                 table.cell("-");
-            table.cell(c->qp ? or_dash(c->qp->type) : "-");
-            table.cell(c->qp ? or_dash(c->qp->state) : "-");
+            table.cell(c->qp ? name_or_dash(c->qp->type) : "-");
+            table.cell(c->qp ? name_or_dash(c->qp->state) : "-");
             table.cell(num_or_dash(c->netns));
         }
         if (opts.processes) table.cell(owner_text(c->owner));
