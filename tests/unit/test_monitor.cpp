@@ -49,9 +49,9 @@ std::map<std::string, std::uint64_t> as_map(const std::vector<Counter>& counters
 Snapshot snapshot_with_counters() {
     Snapshot s = fixture_snapshot("snapshot-host.json");
     s.counters_collected = true;
-    s.port_counters.push_back(
-        PortCounters{"rxe0", 1, "nldev", parse_port_stat(fixture_bytes("stat-rxe0-1.bin")).take()});
-    s.port_counters.push_back(PortCounters{"siw0", 1, "", {}});
+    s.port_counters.push_back(PortCounters{
+        "rxe0", 1, CounterSource::nldev, parse_port_stat(fixture_bytes("stat-rxe0-1.bin")).take()});
+    s.port_counters.push_back(PortCounters{"siw0", 1, std::nullopt, {}});
     s.qp_counters = parse_qp_counter_dump(fixture_bytes("qpcounters-rxe0.bin")).take();
     return s;
 }

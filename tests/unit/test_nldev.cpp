@@ -89,7 +89,7 @@ TEST_CASE("device dumps of each captured kernel match rdma dev", "[nldev]") {
         CHECK(devices[i].index == ref[i].at("ifindex"));
         CHECK(devices[i].node_type == ref[i].at("node_type").get<std::string>());
         char guid[24];
-        std::uint64_t g = devices[i].node_guid.value();
+        std::uint64_t g = devices[i].node_guid.value().value;
         std::snprintf(guid, sizeof guid, "%04x:%04x:%04x:%04x", unsigned(g >> 48 & 0xffff),
                       unsigned(g >> 32 & 0xffff), unsigned(g >> 16 & 0xffff), unsigned(g & 0xffff));
         CHECK(guid == ref[i].at("node_guid").get<std::string>());

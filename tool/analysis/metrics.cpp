@@ -78,8 +78,9 @@ void counter_families(const Snapshot& snap, std::vector<MetricFamily>& out) {
     Tally available, port, qp;
     for (const PortCounters& p : snap.port_counters) {
         std::string index = std::to_string(p.port);
-        available.add({{"device", p.device}, {"port", index}, {"source", p.source}},
-                      p.counters.empty() ? 0 : 1);
+        available.add(
+            {{"device", p.device}, {"port", index}, {"source", p.source ? name_of(*p.source) : ""}},
+            p.counters.empty() ? 0 : 1);
         for (const Counter& c : p.counters)
             port.add({{"device", p.device}, {"port", index}, {"counter", c.name}},
                      static_cast<double>(c.value));

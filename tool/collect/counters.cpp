@@ -58,18 +58,18 @@ Status collect_counters(Snapshot& snap, const std::string& sysfs_root) {
     NldevSource& nldev = *opened.value();
     for (const Device& dev : snap.devices) {
         for (const Port& port : dev.ports) {
-            PortCounters pc{dev.name, port.index, "", {}};
+            PortCounters pc{dev.name, port.index, std::nullopt, {}};
             auto reply = request_port_stat(nldev, dev.index, port.index);
             // The kernel refuses statistics of a device without hardware counters
             // (EOPNOTSUPP, EINVAL): not an error, the port just has none via NLDEV.
             auto counters = reply ? parse_port_stat(reply.value()) : reply.failure();
             if (counters && !counters.value().empty()) {
-                pc.source = "nldev";
+                pc.source = CounterSource::nldev;
                 pc.counters = std::move(counters.value());
             } else if (auto files = read_counter_dir(sysfs_root + "/" + dev.name + "/ports/" +
                                                      std::to_string(port.index) + "/hw_counters");
                        files && !files->empty()) {
-                pc.source = "sysfs";
+                pc.source = CounterSource::sysfs;
                 pc.counters = std::move(*files);
             }
             snap.port_counters.push_back(std::move(pc));

@@ -102,7 +102,7 @@ Result<std::vector<Device>> parse_device_dump(const Bytes& bytes) {
         d.protocol = a.str(RDMA_NLDEV_ATTR_DEV_PROTOCOL, "protocol");
         if (d.protocol) d.transport = transport_from_protocol(*d.protocol);
         d.firmware = a.str(RDMA_NLDEV_ATTR_FW_VERSION, "firmware version");
-        d.node_guid = a.u64(RDMA_NLDEV_ATTR_NODE_GUID, "node guid");
+        if (auto guid = a.u64(RDMA_NLDEV_ATTR_NODE_GUID, "node guid")) d.node_guid = Guid{*guid};
         out.push_back(std::move(d));
     });
     if (!st) return st.failure();

@@ -3,8 +3,7 @@
 
 #include "collect/json_stream.h"
 #include "collect/snapshot_fast.h"
-#include "common/numbers.h"
-#include "model/names.h"
+#include "model/schema.h"
 
 #include <algorithm>
 #include <array>
@@ -52,11 +51,15 @@ struct Reader {
         if (it == j.end()) throw Error(join(k), "missing");
         return Reader{*it, this, k, std::nullopt};
     }
-    bool has(std::string_view k) const {
+    /// The member k, or nullptr when it is absent or null.
+    const json* find(std::string_view k) const {
         if (!j.is_object()) throw Error(path(), "expected an object");
         auto it = j.find(k);
-        return it != j.end() && !it->is_null();
+        if (it == j.end()) return nullptr;
+        const json* v = &*it;
+        return v->is_null() ? nullptr : v;
     }
+    bool has(std::string_view k) const { return find(k) != nullptr; }
 
     std::string str() const {
         if (!j.is_string()) throw Error(path(), "expected a string");
@@ -69,22 +72,9 @@ struct Reader {
     }
     std::uint32_t u32() const { return uint<std::uint32_t>(0xffffffffu); }
 
-    std::optional<std::string> opt_str(std::string_view k) const {
-        return has(k) ? std::optional(at(k).str()) : std::nullopt;
-    }
-    std::optional<std::uint32_t> opt_u32(std::string_view k) const {
-        return has(k) ? std::optional(at(k).u32()) : std::nullopt;
-    }
     bool boolean() const {
         if (!j.is_boolean()) throw Error(path(), "expected true or false");
         return j.get<bool>();
-    }
-    std::uint64_t u64() const { return uint<std::uint64_t>(~std::uint64_t{0}); }
-    std::optional<std::uint64_t> opt_u64(std::string_view k) const {
-        return has(k) ? std::optional(at(k).u64()) : std::nullopt;
-    }
-    std::optional<bool> opt_bool(std::string_view k) const {
-        return has(k) ? std::optional(at(k).boolean()) : std::nullopt;
     }
     template <typename F> void each(std::string_view k, F f) const {
         if (!has(k)) return;
@@ -95,196 +85,63 @@ struct Reader {
     }
 };
 
-Transport transport(const Reader& r) {
-    std::string name = r.str();
-    auto t = transport_from_name(name);
-    if (!t) throw Error(r.path(), "unknown transport '" + name + "'");
-    return *t;
-}
+template <typename T> T read(const Reader& r);
 
-// A model enum by its name (names.h): what the writer wrote for it.
-template <typename E>
-E named(const Reader& r, std::optional<E> (*from_name)(std::string_view), const char* what) {
-    std::string name = r.str();
-    auto v = from_name(name);
-    if (!v) throw Error(r.path(), "unknown " + std::string(what) + " '" + name + "'");
-    return *v;
-}
+// Reads the members of a record (model/schema.h) from r, an object; keys the
+// schema does not know are left alone.
+struct Members {
+    const Reader& r;
 
-template <typename E>
-std::optional<E> opt_named(const Reader& parent, std::string_view key,
-                           std::optional<E> (*from_name)(std::string_view), const char* what) {
-    if (!parent.has(key)) return std::nullopt;
-    return named(parent.at(key), from_name, what);
-}
-
-std::optional<Endpoint> endpoint(const Reader& parent, std::string_view key) {
-    if (!parent.has(key)) return std::nullopt;
-    Reader r = parent.at(key);
-    Endpoint e;
-    Reader addr = r.at("address");
-    auto ip = IpAddress::parse(addr.str());
-    if (!ip) throw Error(addr.path(), "'" + addr.str() + "' is not an IP address");
-    e.address = *ip;
-    e.port = r.at("port").uint<std::uint16_t>(0xffff);
-    return e;
-}
-
-Owner owner(const Reader& r) {
-    Owner o;
-    o.pid = r.opt_u32("pid");
-    o.tid = r.opt_u32("tid");
-    o.comm = r.opt_str("comm");
-    o.uid = r.opt_u32("uid");
-    o.user = r.opt_str("user");
-    o.kernel = r.opt_str("kernel");
-    return o;
-}
-
-Device device(const Reader& r) {
-    Device d;
-    d.name = r.at("name").str();
-    d.index = r.at("index").u32();
-    d.transport = transport(r.at("transport"));
-    d.node_type = r.opt_str("node_type");
-    d.protocol = r.opt_str("protocol");
-    d.driver = r.opt_str("driver");
-    d.firmware = r.opt_str("firmware");
-    if (r.has("node_guid")) {
-        Reader g = r.at("node_guid");
-        std::string text = g.str(), hex;
-        for (char ch : text)
-            if (ch != ':') hex += ch;
-        auto v = hex.size() <= 16 ? parse_number<std::uint64_t>(hex, 16) : std::nullopt;
-        if (!v) throw Error(g.path(), "'" + text + "' is not a GUID");
-        d.node_guid = *v;
+    template <typename M> void operator()(std::string_view key, M& m, schema::Presence p) const {
+        using schema::Presence;
+        if constexpr (schema::is_optional<M>) {
+            if (const json* v = r.find(key))
+                m = read<typename M::value_type>(Reader{*v, &r, key, std::nullopt});
+            else
+                m.reset();
+        } else if (p == Presence::required) {
+            m = read<M>(r.at(key));
+        } else if (const json* v = r.find(key)) {
+            m = read<M>(Reader{*v, &r, key, std::nullopt});
+        } else if constexpr (std::is_same_v<M, bool>) {
+            if (p == Presence::if_true) m = false;
+        }
     }
-    r.each("ports", [&](const Reader& p) {
-        Port port;
-        port.index = p.at("port").u32();
-        port.state = p.opt_str("state");
-        port.phys_state = p.opt_str("phys_state");
-        port.netdev = p.opt_str("netdev");
-        port.netdev_index = p.opt_u32("netdev_index");
-        d.ports.push_back(std::move(port));
-    });
-    return d;
-}
+};
 
-Connection connection(const Reader& r) {
-    Connection c;
-    c.device = r.at("device").str();
-    c.port = r.opt_u32("port");
-    c.transport = transport(r.at("transport"));
-    c.port_space = opt_named(r, "port_space", port_space_from_name, "port space");
-    c.cm_id = r.at("cm_id").u32();
-    c.state = named(r.at("state"), cm_state_from_name, "CM state");
-    c.local = endpoint(r, "local");
-    c.peer = endpoint(r, "peer");
-    c.mapped_local = endpoint(r, "mapped_local");
-    c.mapped_peer = endpoint(r, "mapped_peer");
-    c.mapped = r.opt_bool("mapped");
-    c.internal = r.opt_bool("internal").value_or(false);
-    c.netns = r.opt_u32("netns");
-    if (r.has("qp")) {
-        Reader q = r.at("qp");
-        Qp qp;
-        qp.number = q.at("number").u32();
-        qp.type = opt_named(q, "type", qp_type_from_name, "QP type");
-        qp.state = opt_named(q, "state", qp_state_from_name, "QP state");
-        c.qp = std::move(qp);
+template <typename T> T read(const Reader& r) {
+    if constexpr (schema::record<T>) {
+        if (!r.j.is_object()) throw Error(r.path(), "expected an object");
+        T t;
+        schema::describe(t, Members{r});
+        return t;
+    } else if constexpr (schema::is_map<T>) {
+        using E = schema::Entries<typename T::value_type>;
+        if (!r.j.is_object()) throw Error(r.path(), "expected an object");
+        T items;
+        for (const auto& [key, value] : r.j.items())
+            items.push_back(E::make(key, read<typename E::Value>(Reader{value, &r, key, {}})));
+        // Counters are kept by name, whatever order the kernel gave them in.
+        if constexpr (E::sorted)
+            std::sort(items.begin(), items.end(),
+                      [](const auto& x, const auto& y) { return E::key(x) < E::key(y); });
+        return items;
+    } else if constexpr (schema::is_vector<T>) {
+        if (!r.j.is_array()) throw Error(r.path(), "expected an array");
+        T items;
+        for (std::size_t i = 0; i < r.j.size(); ++i)
+            items.push_back(read<typename T::value_type>(Reader{r.j[i], &r, {}, i}));
+        return items;
+    } else if constexpr (schema::shape_of<T> == schema::Shape::text) {
+        std::string why;
+        auto v = schema::text_to<T>(r.str(), &why);
+        if (!v) throw Error(r.path(), why);
+        return *v;
+    } else if constexpr (schema::shape_of<T> == schema::Shape::boolean) {
+        return r.boolean();
+    } else {
+        return r.uint<T>(schema::max_of<T>());
     }
-    if (r.has("qp_unjoined")) {
-        Reader u = r.at("qp_unjoined");
-        Reader reason = u.at("reason");
-        auto why = qp_unjoined_from_name(reason.str());
-        if (!why) throw Error(reason.path(), "unknown reason '" + reason.str() + "'");
-        c.qp_unjoined = UnjoinedQp{u.at("number").u32(), *why};
-    }
-    if (r.has("owner")) c.owner = owner(r.at("owner"));
-    return c;
-}
-
-Endpoint required_endpoint(const Reader& parent, std::string_view key) {
-    if (!parent.has(key)) throw Error(parent.join(key), "missing");
-    return *endpoint(parent, key);
-}
-
-HostSocket host_socket(const Reader& r) {
-    HostSocket s;
-    s.state = r.at("state").str();
-    s.local = required_endpoint(r, "local");
-    s.peer = required_endpoint(r, "peer");
-    s.inode = r.at("inode").u64();
-    s.uid = r.at("uid").u32();
-    s.pid = r.opt_u32("pid");
-    s.fd = r.opt_u32("fd");
-    s.rdma_device = r.opt_str("rdma_device");
-    s.rdma_cm_id = r.opt_u32("rdma_cm_id");
-    return s;
-}
-
-Process process(const Reader& r) {
-    Process p;
-    p.pid = r.at("pid").u32();
-    p.comm = r.opt_str("comm");
-    p.uid = r.opt_u32("uid");
-    p.user = r.opt_str("user");
-    p.inspected = r.opt_bool("inspected").value_or(true);
-    r.each("files", [&](const Reader& f) {
-        OpenFile file;
-        file.fd = f.at("fd").u32();
-        file.target = f.at("target").str();
-        file.inode = f.opt_u64("inode");
-        p.files.push_back(std::move(file));
-    });
-    return p;
-}
-
-Resource resource(const Reader& r) {
-    Resource res;
-    res.kind = r.at("kind").str();
-    res.device = r.at("device").str();
-    res.number = r.at("number").u32();
-    if (r.has("owner")) res.owner = owner(r.at("owner"));
-    if (r.has("details")) {
-        Reader d = r.at("details");
-        if (!d.j.is_object()) throw Error(d.path(), "expected an object");
-        for (const auto& [key, value] : d.j.items())
-            res.details.emplace_back(key, Reader{value, &d, key, std::nullopt}.str());
-    }
-    return res;
-}
-
-// A counters object: name to value, sorted by name (NLDEV's order is not kept).
-std::vector<Counter> counters(const Reader& r) {
-    Reader c = r.at("counters");
-    if (!c.j.is_object()) throw Error(c.path(), "expected an object");
-    std::vector<Counter> out;
-    for (const auto& [key, value] : c.j.items())
-        out.push_back(Counter{key, Reader{value, &c, key, std::nullopt}.u64()});
-    std::sort(out.begin(), out.end(),
-              [](const Counter& x, const Counter& y) { return x.name < y.name; });
-    return out;
-}
-
-PortCounters port_counters(const Reader& r) {
-    PortCounters p;
-    p.device = r.at("device").str();
-    p.port = r.at("port").u32();
-    p.source = r.opt_str("source").value_or("");
-    p.counters = counters(r);
-    return p;
-}
-
-QpCounters qp_counters(const Reader& r) {
-    QpCounters q;
-    q.device = r.at("device").str();
-    q.port = r.at("port").u32();
-    q.counter_id = r.at("counter_id").u32();
-    r.each("qps", [&](const Reader& n) { q.qps.push_back(n.u32()); });
-    q.counters = counters(r);
-    return q;
 }
 
 } // namespace
@@ -302,23 +159,23 @@ Result<Snapshot> parse_snapshot_json(std::istream& in, const std::string& name) 
         }
         Reader r{e.document(), nullptr, list, index};
         if (list == "devices") {
-            snap.devices.push_back(device(r));
+            snap.devices.push_back(read<Device>(r));
         } else if (list == "connections") {
-            snap.connections.push_back(connection(r));
+            snap.connections.push_back(read<Connection>(r));
         } else if (list == "host_sockets") {
-            snap.host_sockets.push_back(host_socket(r));
+            snap.host_sockets.push_back(read<HostSocket>(r));
         } else if (list == "processes") {
-            Process p = process(r);
+            auto p = read<Process>(r);
             // lsof and check look processes up by pid: two entries would disagree.
             if (!pids.insert(p.pid).second)
                 throw Error(r.path() + ".pid", "pid " + std::to_string(p.pid) + " listed twice");
             snap.processes.push_back(std::move(p));
         } else if (list == "resources") {
-            snap.resources.push_back(resource(r));
+            snap.resources.push_back(read<Resource>(r));
         } else if (list == "port_counters") {
-            snap.port_counters.push_back(port_counters(r));
+            snap.port_counters.push_back(read<PortCounters>(r));
         } else if (list == "qp_counters") {
-            snap.qp_counters.push_back(qp_counters(r));
+            snap.qp_counters.push_back(read<QpCounters>(r));
         }
     };
     StreamedJson doc = parse_json_stream(in, max_snapshot_depth, max_snapshot_object_keys, element);

@@ -62,6 +62,16 @@ enum class PortSpace : std::uint32_t { ipoib = 0x0002, tcp = 0x0106, udp = 0x011
 /// Where a Snapshot came from.
 enum class SnapshotSource { nldev, module, file };
 
+/// Where a port's counters came from: NLDEV statistics or sysfs hw_counters.
+enum class CounterSource { nldev, sysfs };
+
+/// A 64-bit GUID (a device's node GUID), written as "0002:c903:0000:1234".
+struct Guid {
+    std::uint64_t value = 0;
+
+    bool operator==(const Guid&) const = default;
+};
+
 struct Port {
     std::uint32_t index = 0;
     std::optional<std::string> state;      ///< "ACTIVE", "DOWN", ... (kernel's names)
@@ -80,7 +90,7 @@ struct Device {
     std::optional<std::string> protocol;  ///< NLDEV's raw protocol string: "ib", "iw", "roce"
     std::optional<std::string> driver;    ///< kernel driver, e.g. "siw", "rdma_rxe"
     std::optional<std::string> firmware;
-    std::optional<std::uint64_t> node_guid;
+    std::optional<Guid> node_guid;
     std::vector<Port> ports;
 
     bool operator==(const Device&) const = default;
@@ -216,7 +226,7 @@ struct Counter {
 struct PortCounters {
     std::string device;
     std::uint32_t port = 0;
-    std::string source;            ///< "nldev" (RDMA netlink statistics) or "sysfs" (hw_counters)
+    std::optional<CounterSource> source;
     std::vector<Counter> counters; ///< sorted by name
 
     bool operator==(const PortCounters&) const = default;

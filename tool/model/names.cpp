@@ -5,6 +5,8 @@
 #include "common/text.h"
 
 #include <array>
+#include <cinttypes>
+#include <cstdio>
 #include <linux/rdmastat.h>
 
 namespace rdmastat {
@@ -81,6 +83,34 @@ std::string_view snapshot_source_name(SnapshotSource source) {
         break;
     }
     return "file";
+}
+
+std::string_view counter_source_name(CounterSource source) {
+    return source == CounterSource::nldev ? "nldev" : "sysfs";
+}
+
+std::optional<CounterSource> counter_source_from_name(std::string_view name) {
+    for (CounterSource s : {CounterSource::nldev, CounterSource::sysfs})
+        if (counter_source_name(s) == name) return s;
+    return std::nullopt;
+}
+
+std::string guid_text(Guid guid) {
+    char buf[24];
+    const std::uint64_t g = guid.value;
+    std::snprintf(buf, sizeof(buf), "%04" PRIx64 ":%04" PRIx64 ":%04" PRIx64 ":%04" PRIx64,
+                  (g >> 48) & 0xffff, (g >> 32) & 0xffff, (g >> 16) & 0xffff, g & 0xffff);
+    return buf;
+}
+
+std::optional<Guid> guid_from_text(std::string_view text) {
+    std::string hex;
+    for (char ch : text)
+        if (ch != ':') hex += ch;
+    // At most 16 digits, leading zeros included: more would be more than 64 bits.
+    auto v = hex.size() <= 16 ? parse_number<std::uint64_t>(hex, 16) : std::nullopt;
+    if (!v) return std::nullopt;
+    return Guid{*v};
 }
 
 std::optional<CmState> cm_state_from_name(std::string_view name) {

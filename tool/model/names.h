@@ -26,6 +26,14 @@ std::string qp_type_name(QpType type);
 std::string port_space_name(PortSpace ps);
 /// SnapshotSource: "nldev", "module", "file".
 std::string_view snapshot_source_name(SnapshotSource source);
+/// CounterSource: "nldev", "sysfs".
+std::string_view counter_source_name(CounterSource source);
+std::optional<CounterSource> counter_source_from_name(std::string_view name);
+/// "0002:c903:0000:1234": four groups of four hex digits, as iproute2 shows it.
+std::string guid_text(Guid guid);
+/// Inverse of guid_text; also takes fewer digits or groups, but never more than
+/// 64 bits.
+std::optional<Guid> guid_from_text(std::string_view text);
 
 /// Inverses of the names above, for readers of saved snapshots: a name, or the
 /// decimal text a value without one is written as. Exact case; nullopt for
@@ -77,6 +85,12 @@ inline std::string name_of(SnapshotSource v) {
 }
 inline std::string name_of(Transport v) {
     return std::string(transport_name(v));
+}
+inline std::string name_of(CounterSource v) {
+    return std::string(counter_source_name(v));
+}
+inline std::string name_of(QpUnjoined v) {
+    return std::string(qp_unjoined_name(v));
 }
 
 } // namespace rdmastat

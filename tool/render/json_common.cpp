@@ -5,70 +5,30 @@
 
 namespace rdmastat::json_common {
 
-json endpoint(const Endpoint& e) {
-    return json{{"address", e.address.to_string()}, {"port", e.port}};
-}
-
-void put_addresses(json& j, const Connection& c) {
-    if (c.local) j["local"] = endpoint(*c.local);
-    if (c.peer) j["peer"] = endpoint(*c.peer);
-    if (c.mapped_local) j["mapped_local"] = endpoint(*c.mapped_local);
-    if (c.mapped_peer) j["mapped_peer"] = endpoint(*c.mapped_peer);
-}
-
-json connection(const Connection& c) {
-    json j;
-    j["device"] = c.device;
-    put(j, "port", c.port);
-    j["transport"] = transport_name(c.transport);
-    put(j, "port_space", c.port_space);
-    j["cm_id"] = c.cm_id;
-    j["state"] = cm_state_name(c.state);
-    if (c.internal) j["internal"] = true;
-    put_addresses(j, c);
-    put(j, "mapped", c.mapped);
-    if (c.qp) {
-        json qp = {{"number", c.qp->number}};
-        put(qp, "type", c.qp->type);
-        put(qp, "state", c.qp->state);
-        j["qp"] = qp;
-    } else {
-        j["qp"] = nullptr;
+json* DocumentSink::put(json v) {
+    if (stack_.empty()) {
+        root_ = std::move(v);
+        return &root_;
     }
-    if (c.qp_unjoined)
-        j["qp_unjoined"] = {{"number", c.qp_unjoined->number},
-                            {"reason", qp_unjoined_name(c.qp_unjoined->reason)}};
-    j["owner"] = owner(c.owner);
-    put(j, "netns", c.netns);
-    return j;
+    json& top = *stack_.back();
+    if (top.is_array()) {
+        top.push_back(std::move(v));
+        return &top.back();
+    }
+    return &(top[key_] = std::move(v));
 }
 
-json owner(const Owner& o) {
-    json j = json::object();
-    if (o.kernel) {
-        j["kernel"] = *o.kernel;
-        return j;
-    }
-    put(j, "pid", o.pid);
-    put(j, "tid", o.tid);
-    put(j, "comm", o.comm);
-    put(j, "uid", o.uid);
-    put(j, "user", o.user);
-    return j;
+void put_members(json& j, const json& from, std::initializer_list<const char*> keys) {
+    for (const char* key : keys)
+        if (from.contains(key)) j[key] = from[key];
 }
 
 json host_socket(const HostSocket& s, const std::optional<std::string>& comm) {
+    const json all = document(s);
     json j;
-    j["state"] = s.state;
-    j["local"] = endpoint(s.local);
-    j["peer"] = endpoint(s.peer);
-    j["inode"] = s.inode;
-    j["uid"] = s.uid;
-    put(j, "pid", s.pid);
-    put(j, "fd", s.fd);
+    put_members(j, all, {"state", "local", "peer", "inode", "uid", "pid", "fd"});
     if (s.pid) put(j, "comm", comm);
-    put(j, "rdma_device", s.rdma_device);
-    put(j, "rdma_cm_id", s.rdma_cm_id);
+    put_members(j, all, {"rdma_device", "rdma_cm_id"});
     return j;
 }
 

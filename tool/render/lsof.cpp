@@ -16,6 +16,7 @@ namespace {
 
 using json_common::json;
 using json_common::put;
+using json_common::put_members;
 
 /// lsof's form: "*" for the any address and for port 0.
 std::string lsof_endpoint(const Endpoint& e) {
@@ -72,15 +73,12 @@ json file_json(const LsofFile& f) {
     put(j, "fd", f.fd);
     j["type"] = lsof_type(f);
     if (f.connection) {
-        const Connection& c = *f.connection;
-        j["device"] = c.device;
+        const json c = json_common::document(*f.connection);
+        put_members(j, c, {"device"});
         j["name"] = lsof_name(f);
-        j["cm_id"] = c.cm_id;
-        j["transport"] = transport_name(c.transport);
-        put(j, "port_space", c.port_space);
-        j["state"] = cm_state_name(c.state);
-        if (c.internal) j["internal"] = true;
-        json_common::put_addresses(j, c);
+        put_members(j, c,
+                    {"cm_id", "transport", "port_space", "state", "internal", "local", "peer",
+                     "mapped_local", "mapped_peer"});
     } else if (f.resource) {
         j["device"] = f.resource->device;
         j["name"] = lsof_name(f);
@@ -94,9 +92,7 @@ json file_json(const LsofFile& f) {
     } else if (f.socket) {
         j["name"] = lsof_name(f);
         json s = json_common::host_socket(*f.socket, std::nullopt);
-        for (const char* key :
-             {"state", "local", "peer", "inode", "uid", "rdma_device", "rdma_cm_id"})
-            if (s.contains(key)) j[key] = s[key];
+        put_members(j, s, {"state", "local", "peer", "inode", "uid", "rdma_device", "rdma_cm_id"});
         if (f.carries) j["rdma_owner"] = json_common::owner(f.carries->owner);
     }
     return j;

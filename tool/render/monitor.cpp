@@ -72,7 +72,7 @@ void write_events_json(std::ostream& out, const std::vector<ConnectionEvent>& ev
         json_common::json j;
         j["time"] = when;
         j["event"] = event_name(e.kind);
-        j["connection"] = json_common::connection(e.connection);
+        j["connection"] = json_common::document(e.connection);
         if (e.old_state) j["old_state"] = cm_state_name(*e.old_state);
         json_common::emit(out, j, false);
     }

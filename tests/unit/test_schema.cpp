@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: MIT
+// The snapshot schema is described once (model/schema.h) and every writer and
+// reader follows the description. A member the description forgets would be
+// lost on the way through a file: a snapshot with every member set must come
+// back equal, and what the writer wrote must be the documented JSON.
+#include "catch_compat.hpp"
+#include "model/schema.h"
+#include "support.h"
+
+#include <nlohmann/json.hpp>
+
+using namespace rdmastat;
+using namespace rdmastat::test;
+
+namespace {
+
+Endpoint ep(const char* address, std::uint16_t port) {
+    return {IpAddress::parse(address).value(), port};
+}
+
+// Every member of every record set to something other than its default.
+Snapshot full_snapshot() {
+    Snapshot s;
+    s.source = SnapshotSource::file;
+    Device d;
+    d.index = 3;
+    d.name = "mlx5_0";
+    d.transport = Transport::roce;
+    d.node_type = "ca";
+    d.protocol = "roce";
+    d.driver = "mlx5_core";
+    d.firmware = "16.35.2000";
+    d.node_guid = Guid{0x0002c90300001234};
+    d.ports.push_back(Port{1, "ACTIVE", "LINK_UP", "enp1s0", 7});
+    s.devices.push_back(d);
+
+    Connection c;
+    c.device = "mlx5_0";
+    c.port = 1;
+    c.transport = Transport::roce;
+    c.port_space = PortSpace::udp;
+    c.cm_id = 42;
+    c.state = CmState::connect;
+    c.internal = true;
+    c.local = ep("10.0.0.1", 7174);
+    c.peer = ep("fe80::1", 40000);
+    c.mapped_local = ep("10.0.0.1", 7175);
+    c.mapped_peer = ep("10.0.0.2", 40001);
+    c.mapped = false;
+    c.qp = Qp{0x11, QpType::ud, QpState::rts};
+    c.owner = Owner{1234, 1235, "rping", 1000, "alice", std::nullopt};
+    c.netns = 4026531840u;
+    s.connections.push_back(c);
+    Connection k = c;
+    k.cm_id = 43;
+    k.internal = false;
+    k.qp.reset();
+    k.qp_unjoined = UnjoinedQp{0x12, QpUnjoined::other_owner};
+    k.owner = Owner{};
+    k.owner.kernel = "nvme_rdma";
+    k.state = static_cast<CmState>(200); // a state a newer kernel adds
+    s.connections.push_back(k);
+
+    s.host_sockets_collected = s.processes_collected = s.resources_collected = true;
+    s.counters_collected = true;
+    s.host_sockets.push_back(HostSocket{"ESTAB", ep("10.0.0.1", 7174), ep("10.0.0.2", 40000), 99,
+                                        1000, 1234, 5, "siw0", 42});
+    Process p;
+    p.pid = 1234;
+    p.comm = "rping";
+    p.uid = 1000;
+    p.user = "alice";
+    p.inspected = false;
+    p.files.push_back(OpenFile{3, "/dev/infiniband/rdma_cm", 77});
+    s.processes.push_back(p);
+    Resource r;
+    r.kind = "cq";
+    r.device = "mlx5_0";
+    r.number = 9;
+    r.owner = c.owner;
+    r.details = {{"cqe", "256"}, {"adaptive", "0"}};
+    s.resources.push_back(r);
+    s.port_counters.push_back(
+        PortCounters{"mlx5_0", 1, CounterSource::sysfs, {{"a_pkts", 1}, {"b_pkts", 2}}});
+    s.qp_counters.push_back(QpCounters{"mlx5_0", 1, 4, {0x11, 0x12}, {{"rx", 5}}});
+    return s;
+}
+
+} // namespace
+
+TEST_CASE("every member of every record survives a snapshot file", "[snapshot][schema]") {
+    const Snapshot s = full_snapshot();
+    const std::string text = snapshot_to_text(s);
+    Snapshot back = snapshot_from_text(text).take();
+    CHECK(back.devices == s.devices);
+    CHECK(back.connections == s.connections);
+    CHECK(back.host_sockets == s.host_sockets);
+    CHECK(back.processes == s.processes);
+    CHECK(back.resources == s.resources);
+    CHECK(back.port_counters == s.port_counters);
+    CHECK(back.qp_counters == s.qp_counters);
+    CHECK(snapshot_to_text(back) == text);
+
+    // What was written is the documented JSON, checked key by key.
+    auto j = nlohmann::json::parse(text);
+    CHECK(j["version"] == 1);
+    CHECK(j["devices"][0]["node_guid"] == "0002:c903:0000:1234");
+    CHECK(j["devices"][0]["ports"][0]["port"] == 1);
+    const auto& c = j["connections"][0];
+    CHECK(c["port_space"] == "udp");
+    CHECK(c["state"] == "CONNECT");
+    CHECK(c["internal"] == true);
+    CHECK(c["peer"]["address"] == "fe80::1");
+    CHECK(c["qp"]["type"] == "UD");
+    CHECK(c["qp"]["state"] == "RTS");
+    CHECK(c["mapped"] == false);
+    CHECK(c["owner"]["user"] == "alice");
+    const auto& k = j["connections"][1];
+    CHECK(k["state"] == "200"); // no name: its number
+    CHECK(k["qp"].is_null());   // written, as null
+    CHECK(k["qp_unjoined"]["reason"] == "other_owner");
+    CHECK(k["owner"] == nlohmann::json{{"kernel", "nvme_rdma"}});
+    CHECK_FALSE(k.contains("internal")); // written only when true
+    CHECK(j["host_sockets"][0]["inode"] == 99);
+    CHECK(j["processes"][0]["inspected"] == false);
+    CHECK(j["resources"][0]["details"]["cqe"] == "256");
+    CHECK(j["port_counters"][0]["source"] == "sysfs");
+    CHECK(j["port_counters"][0]["counters"]["b_pkts"] == 2);
+    CHECK(j["qp_counters"][0]["qps"] == nlohmann::json{17, 18});
+}
+
+TEST_CASE("keys a newer rdmastat adds are skipped, in every record", "[snapshot][schema]") {
+    const Snapshot s = full_snapshot();
+    auto j = nlohmann::ordered_json::parse(snapshot_to_text(s));
+    j["future"] = 1;
+    for (const char* list : {"devices", "connections", "host_sockets", "processes", "resources",
+                             "port_counters", "qp_counters"})
+        for (auto& item : j[list])
+            item["future"] = {{"nested", true}};
+    j["devices"][0]["ports"][0]["future"] = 1;
+    j["connections"][0]["local"]["future"] = 1;
+    j["connections"][0]["qp"]["future"] = 1;
+    j["connections"][0]["owner"]["future"] = 1;
+    j["processes"][0]["files"][0]["future"] = 1;
+    Snapshot back = snapshot_from_text(j.dump()).take();
+    CHECK(back.devices == s.devices);
+    CHECK(back.connections == s.connections);
+    CHECK(back.host_sockets == s.host_sockets);
+    CHECK(back.processes == s.processes);
+    CHECK(back.resources == s.resources);
+    CHECK(back.port_counters == s.port_counters);
+    CHECK(back.qp_counters == s.qp_counters);
+}
+
+TEST_CASE("a reader refuses what the schema does not allow, naming the path",
+          "[snapshot][schema]") {
+    const Snapshot s = full_snapshot();
+    const auto doc = nlohmann::ordered_json::parse(snapshot_to_text(s));
+    auto error = [&](auto edit) {
+        auto d = doc;
+        edit(d);
+        auto r = snapshot_from_text(d.dump());
+        REQUIRE_FALSE(r.ok());
+        return r.error();
+    };
+    using Catch::Contains;
+    CHECK_THAT(error([](auto& d) { d["connections"][0]["qp"]["type"] = "RCX"; }),
+               Contains("connections[0].qp.type: unknown QP type 'RCX'"));
+    CHECK_THAT(error([](auto& d) { d["connections"][0]["port_space"] = "sctp"; }),
+               Contains("connections[0].port_space: unknown port space 'sctp'"));
+    // Names are exact: the writer never writes another case.
+    CHECK_THAT(error([](auto& d) { d["connections"][0]["state"] = "connect"; }),
+               Contains("unknown CM state 'connect'"));
+    CHECK_THAT(error([](auto& d) { d["connections"][0]["state"] = nullptr; }),
+               Contains("connections[0].state"));
+    CHECK_THAT(error([](auto& d) { d["port_counters"][0]["source"] = "procfs"; }),
+               Contains("port_counters[0].source: unknown counter source 'procfs'"));
+    CHECK_THAT(error([](auto& d) { d["port_counters"][0]["counters"]["a_pkts"] = -1; }),
+               Contains("port_counters[0].counters.a_pkts: expected a number"));
+    CHECK_THAT(error([](auto& d) {
+                   d["resources"][0]["details"] = {1, 2};
+               }),
+               Contains("resources[0].details: expected an object"));
+    CHECK_THAT(error([](auto& d) { d["host_sockets"][0].erase("peer"); }),
+               Contains("host_sockets[0].peer: missing"));
+    CHECK_THAT(error([](auto& d) { d["processes"][0]["files"][0]["fd"] = "3"; }),
+               Contains("processes[0].files[0].fd: expected a number"));
+}
+
+TEST_CASE("counters are read back sorted by name, whatever order the file has",
+          "[snapshot][schema]") {
+    Snapshot s = full_snapshot();
+    std::swap(s.port_counters[0].counters[0], s.port_counters[0].counters[1]);
+    Snapshot back = snapshot_from_text(snapshot_to_text(s)).take();
+    REQUIRE(back.port_counters[0].counters.size() == 2);
+    CHECK(back.port_counters[0].counters[0].name == "a_pkts");
+    CHECK(back.port_counters[0].counters[1].name == "b_pkts");
+}

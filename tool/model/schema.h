@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// The snapshot schema of rdmastat(8), described once.
+///
+/// describe(record, v) calls v(key, member, presence) for every member of a
+/// record, in the order documents hold them. The JSON writers (write() below,
+/// which render/ streams and builds documents with) and the two snapshot readers
+/// (collect/snapshot_file.cpp, collect/snapshot_fast.cpp) are visitors of these
+/// descriptions: a new member is one line here, and a writer and a reader cannot
+/// disagree on a key. record is T or const T, so one description serves both.
+///
+/// Scalars are written as the names.h functions name them (enums), as text
+/// (IP addresses) or as JSON numbers; text_to() is the exact inverse readers use.
+
+#include "model/model.h"
+#include "model/names.h"
+
+#include <concepts>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace rdmastat::schema {
+
+/// How a member appears in a document.
+enum class Presence {
+    required,  ///< always written; a document without it is refused
+    optional,  ///< a std::optional, written when known; absent or null reads as unknown
+    nullable,  ///< a std::optional, written as null when unknown
+    defaulted, ///< always written; absent or null reads as the member's default
+    if_true,   ///< a bool written only when true; absent or null reads as false
+};
+
+template <typename S, typename T>
+concept is = std::same_as<std::remove_const_t<S>, T>;
+
+template <typename S, typename V>
+requires is<S, Endpoint>
+void describe(S& e, V&& v) {
+    v("address", e.address, Presence::required);
+    v("port", e.port, Presence::required);
+}
+
+template <typename S, typename V>
+requires is<S, Qp>
+void describe(S& q, V&& v) {
+    v("number", q.number, Presence::required);
+    v("type", q.type, Presence::optional);
+    v("state", q.state, Presence::optional);
+}
+
+template <typename S, typename V>
+requires is<S, UnjoinedQp>
+void describe(S& u, V&& v) {
+    v("number", u.number, Presence::required);
+    v("reason", u.reason, Presence::required);
+}
+
+/// A kernel owner has only "kernel": the model never gives it a pid.
+template <typename S, typename V>
+requires is<S, Owner>
+void describe(S& o, V&& v) {
+    v("pid", o.pid, Presence::optional);
+    v("tid", o.tid, Presence::optional);
+    v("comm", o.comm, Presence::optional);
+    v("uid", o.uid, Presence::optional);
+    v("user", o.user, Presence::optional);
+    v("kernel", o.kernel, Presence::optional);
+}
+
+/// connection_json in rdmastat(8).
+template <typename S, typename V>
+requires is<S, Connection>
+void describe(S& c, V&& v) {
+    v("device", c.device, Presence::required);
+    v("port", c.port, Presence::optional);
+    v("transport", c.transport, Presence::required);
+    v("port_space", c.port_space, Presence::optional);
+    v("cm_id", c.cm_id, Presence::required);
+    v("state", c.state, Presence::required);
+    v("internal", c.internal, Presence::if_true);
+    v("local", c.local, Presence::optional);
+    v("peer", c.peer, Presence::optional);
+    v("mapped_local", c.mapped_local, Presence::optional);
+    v("mapped_peer", c.mapped_peer, Presence::optional);
+    v("mapped", c.mapped, Presence::optional);
+    v("qp", c.qp, Presence::nullable);
+    v("qp_unjoined", c.qp_unjoined, Presence::optional);
+    v("owner", c.owner, Presence::defaulted);
+    v("netns", c.netns, Presence::optional);
+}
+
+template <typename S, typename V>
+requires is<S, OpenFile>
+void describe(S& f, V&& v) {
+    v("fd", f.fd, Presence::required);
+    v("target", f.target, Presence::required);
+    v("inode", f.inode, Presence::optional);
+}
+
+template <typename S, typename V>
+requires is<S, Process>
+void describe(S& p, V&& v) {
+    v("pid", p.pid, Presence::required);
+    v("comm", p.comm, Presence::optional);
+    v("uid", p.uid, Presence::optional);
+    v("user", p.user, Presence::optional);
+    v("inspected", p.inspected, Presence::defaulted);
+    v("files", p.files, Presence::defaulted);
+}
+
+template <typename S, typename V>
+requires is<S, Port>
+void describe(S& p, V&& v) {
+    v("port", p.index, Presence::required);
+    v("state", p.state, Presence::optional);
+    v("phys_state", p.phys_state, Presence::optional);
+    v("netdev", p.netdev, Presence::optional);
+    v("netdev_index", p.netdev_index, Presence::optional);
+}
+
+template <typename S, typename V>
+requires is<S, Device>
+void describe(S& d, V&& v) {
+    v("name", d.name, Presence::required);
+    v("index", d.index, Presence::required);
+    v("transport", d.transport, Presence::required);
+    v("node_type", d.node_type, Presence::optional);
+    v("protocol", d.protocol, Presence::optional);
+    v("driver", d.driver, Presence::optional);
+    v("firmware", d.firmware, Presence::optional);
+    v("node_guid", d.node_guid, Presence::optional);
+    v("ports", d.ports, Presence::defaulted);
+}
+
+template <typename S, typename V>
+requires is<S, HostSocket>
+void describe(S& s, V&& v) {
+    v("state", s.state, Presence::required);
+    v("local", s.local, Presence::required);
+    v("peer", s.peer, Presence::required);
+    v("inode", s.inode, Presence::required);
+    v("uid", s.uid, Presence::required);
+    v("pid", s.pid, Presence::optional);
+    v("fd", s.fd, Presence::optional);
+    v("rdma_device", s.rdma_device, Presence::optional);
+    v("rdma_cm_id", s.rdma_cm_id, Presence::optional);
+}
+
+template <typename S, typename V>
+requires is<S, Resource>
+void describe(S& r, V&& v) {
+    v("kind", r.kind, Presence::required);
+    v("device", r.device, Presence::required);
+    v("number", r.number, Presence::required);
+    v("owner", r.owner, Presence::defaulted);
+    v("details", r.details, Presence::defaulted);
+}
+
+template <typename S, typename V>
+requires is<S, PortCounters>
+void describe(S& p, V&& v) {
+    v("device", p.device, Presence::required);
+    v("port", p.port, Presence::required);
+    v("source", p.source, Presence::optional);
+    v("counters", p.counters, Presence::required);
+}
+
+template <typename S, typename V>
+requires is<S, QpCounters>
+void describe(S& q, V&& v) {
+    v("device", q.device, Presence::required);
+    v("port", q.port, Presence::required);
+    v("counter_id", q.counter_id, Presence::required);
+    v("qps", q.qps, Presence::defaulted);
+    v("counters", q.counters, Presence::required);
+}
+
+/// Lists written as one JSON object of "key": value members: a resource's
+/// details, and counters (which a reader sorts by name).
+template <typename E> struct Entries;
+template <> struct Entries<std::pair<std::string, std::string>> {
+    using Value = std::string;
+    static constexpr bool sorted = false;
+    static const std::string& key(const std::pair<std::string, std::string>& e) { return e.first; }
+    static const std::string& value(const std::pair<std::string, std::string>& e) {
+        return e.second;
+    }
+    static std::pair<std::string, std::string> make(std::string k, std::string v) {
+        return {std::move(k), std::move(v)};
+    }
+};
+template <> struct Entries<Counter> {
+    using Value = std::uint64_t;
+    static constexpr bool sorted = true;
+    static const std::string& key(const Counter& c) { return c.name; }
+    static std::uint64_t value(const Counter& c) { return c.value; }
+    static Counter make(std::string k, std::uint64_t v) { return {std::move(k), v}; }
+};
+
+/// The types that have a describe(): written as JSON objects.
+template <typename T>
+concept record = requires(T& t) {
+    describe(t, [](auto&&...) {});
+};
+
+template <typename T> inline constexpr bool is_optional = false;
+template <typename T> inline constexpr bool is_optional<std::optional<T>> = true;
+template <typename T> inline constexpr bool is_vector = false;
+template <typename T> inline constexpr bool is_vector<std::vector<T>> = true;
+template <typename T> inline constexpr bool is_map = false;
+template <typename E>
+requires requires {
+    Entries<E>::sorted;
+}
+inline constexpr bool is_map<std::vector<E>> = true;
+
+/// How a scalar is held in a document.
+enum class Shape { text, number, boolean };
+template <typename T>
+inline constexpr Shape shape_of = std::is_same_v<T, bool> ? Shape::boolean
+                                  : std::is_unsigned_v<T> ? Shape::number
+                                  : std::is_enum_v<T> || std::is_same_v<T, IpAddress> ||
+                                          std::is_same_v<T, Guid> || std::is_same_v<T, std::string>
+                                      ? Shape::text
+                                      : throw "a scalar the schema cannot hold";
+
+/// The text a Shape::text scalar is written as.
+template <typename T> std::string to_text(const T& v) {
+    if constexpr (std::is_same_v<T, std::string>)
+        return v;
+    else if constexpr (std::is_same_v<T, IpAddress>)
+        return v.to_string();
+    else if constexpr (std::is_same_v<T, Guid>)
+        return guid_text(v);
+    else
+        return name_of(v);
+}
+
+/// The scalar text names, exactly as to_text writes it; otherwise nullopt and
+/// *why says what was wrong ("unknown CM state 'X'").
+template <typename T> std::optional<T> text_to(const std::string& text, std::string* why) {
+    std::optional<T> v;
+    std::string noun;
+    if constexpr (std::is_same_v<T, std::string>) {
+        return text;
+    } else if constexpr (std::is_same_v<T, IpAddress>) {
+        if ((v = IpAddress::parse(text))) return v;
+        *why = "'" + text + "' is not an IP address";
+        return v;
+    } else if constexpr (std::is_same_v<T, Guid>) {
+        if ((v = guid_from_text(text))) return v;
+        *why = "'" + text + "' is not a GUID";
+        return v;
+    } else if constexpr (std::is_same_v<T, Transport>) {
+        v = transport_from_name(text), noun = "transport";
+    } else if constexpr (std::is_same_v<T, CmState>) {
+        v = cm_state_from_name(text), noun = "CM state";
+    } else if constexpr (std::is_same_v<T, QpState>) {
+        v = qp_state_from_name(text), noun = "QP state";
+    } else if constexpr (std::is_same_v<T, QpType>) {
+        v = qp_type_from_name(text), noun = "QP type";
+    } else if constexpr (std::is_same_v<T, PortSpace>) {
+        v = port_space_from_name(text), noun = "port space";
+    } else if constexpr (std::is_same_v<T, CounterSource>) {
+        v = counter_source_from_name(text), noun = "counter source";
+    } else {
+        static_assert(std::is_same_v<T, QpUnjoined>, "an enum without names");
+        v = qp_unjoined_from_name(text), noun = "reason";
+    }
+    if (!v) *why = "unknown " + noun + " '" + text + "'";
+    return v;
+}
+
+/// The largest value a Shape::number member holds.
+template <typename T> constexpr std::uint64_t max_of() {
+    return std::numeric_limits<T>::max();
+}
+
+/// Writes a record (or any member) to a sink with begin_object(), end_object(),
+/// begin_array(), end_array(), key(), string(), number(), boolean() and null():
+/// render's JsonWriter.
+template <typename T, typename Sink> void write(const T& v, Sink& out) {
+    if constexpr (record<T>) {
+        out.begin_object();
+        describe(v, [&](std::string_view key, const auto& m, Presence p) {
+            using M = std::remove_cvref_t<decltype(m)>;
+            if constexpr (is_optional<M>) {
+                if (!m && p != Presence::nullable) return;
+                out.key(key);
+                if (m)
+                    write(*m, out);
+                else
+                    out.null();
+            } else {
+                if constexpr (std::is_same_v<M, bool>)
+                    if (p == Presence::if_true && !m) return;
+                out.key(key);
+                write(m, out);
+            }
+        });
+        out.end_object();
+    } else if constexpr (is_map<T>) {
+        using E = Entries<typename T::value_type>;
+        out.begin_object();
+        for (const auto& entry : v) {
+            out.key(E::key(entry));
+            write(E::value(entry), out);
+        }
+        out.end_object();
+    } else if constexpr (is_vector<T>) {
+        out.begin_array();
+        for (const auto& item : v)
+            write(item, out);
+        out.end_array();
+    } else if constexpr (shape_of<T> == Shape::text) {
+        out.string(to_text(v));
+    } else if constexpr (shape_of<T> == Shape::boolean) {
+        out.boolean(v);
+    } else {
+        out.number(v);
+    }
+}
+
+} // namespace rdmastat::schema
