@@ -87,7 +87,7 @@ static void capture_stats(NldevSource& source, const std::string& dir, const Dev
                  })
                  .take());
     }
-    save(dir + "/qpcounters-" + d.name + ".bin", dump_qp_counters(source, d.index).take());
+    save(dir + "/qpcounters-" + d.name + ".bin", source.qp_counters(d.index).take());
 }
 
 static int capture_stats_only(const std::string& dir) {

@@ -13,25 +13,6 @@
 
 namespace rdmastat {
 
-Result<Bytes> request_port_stat(NldevSource& nldev, std::uint32_t device_index,
-                                std::uint32_t port) {
-    return nldev.socket().request([&](nlmsghdr* nlh) {
-        nlh->nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_STAT_GET);
-        nlh->nlmsg_flags |= NLM_F_ACK;
-        mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, device_index);
-        mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_PORT_INDEX, port);
-    });
-}
-
-Result<Bytes> dump_qp_counters(NldevSource& nldev, std::uint32_t device_index) {
-    return nldev.socket().request([&](nlmsghdr* nlh) {
-        nlh->nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_STAT_GET);
-        nlh->nlmsg_flags |= NLM_F_DUMP;
-        mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, device_index);
-        mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_STAT_RES, RDMA_NLDEV_ATTR_RES_QP);
-    });
-}
-
 std::optional<std::vector<Counter>> read_counter_dir(const std::string& dir) {
     namespace fs = std::filesystem;
     std::error_code ec;
@@ -50,22 +31,25 @@ std::optional<std::vector<Counter>> read_counter_dir(const std::string& dir) {
     return out;
 }
 
-Status collect_counters(Snapshot& snap, const std::string& sysfs_root) {
+Status collect_counters(NldevSource& nldev, Snapshot& snap, const std::string& sysfs_root) {
     snap.counters_collected = true;
-    auto opened = NldevSource::open();
-    if (!opened) return opened.failure();
-    if (!opened.value()) return Ok{}; // no RDMA netlink, no devices, no counters
-    NldevSource& nldev = *opened.value();
     for (const Device& dev : snap.devices) {
         for (const Port& port : dev.ports) {
             PortCounters pc{dev.name, port.index, std::nullopt, {}};
-            auto reply = request_port_stat(nldev, dev.index, port.index);
             // The kernel refuses statistics of a device without hardware counters
             // (EOPNOTSUPP, EINVAL): not an error, the port just has none via NLDEV.
-            auto counters = reply ? parse_port_stat(reply.value()) : reply.failure();
-            if (counters && !counters.value().empty()) {
+            // A reply that does not parse is an error: its counters are not zero.
+            std::vector<Counter> counters;
+            if (auto reply = nldev.port_stat(dev.index, port.index)) {
+                auto parsed = parse_port_stat(reply.value());
+                if (!parsed)
+                    return Failure{"NLDEV statistics of " + dev.name + " port " +
+                                   std::to_string(port.index) + ": " + parsed.error()};
+                counters = std::move(parsed.value());
+            }
+            if (!counters.empty()) {
                 pc.source = CounterSource::nldev;
-                pc.counters = std::move(counters.value());
+                pc.counters = std::move(counters);
             } else if (auto files = read_counter_dir(sysfs_root + "/" + dev.name + "/ports/" +
                                                      std::to_string(port.index) + "/hw_counters");
                        files && !files->empty()) {
@@ -74,10 +58,13 @@ Status collect_counters(Snapshot& snap, const std::string& sysfs_root) {
             }
             snap.port_counters.push_back(std::move(pc));
         }
-        if (auto dump = dump_qp_counters(nldev, dev.index))
-            if (auto qps = parse_qp_counter_dump(dump.value()))
-                for (QpCounters& q : qps.value())
-                    snap.qp_counters.push_back(std::move(q));
+        // Refused where a driver cannot bind counters to QPs: then there are none.
+        if (auto dump = nldev.qp_counters(dev.index)) {
+            auto qps = parse_qp_counter_dump(dump.value());
+            if (!qps) return Failure{"NLDEV QP counters of " + dev.name + ": " + qps.error()};
+            for (QpCounters& q : qps.value())
+                snap.qp_counters.push_back(std::move(q));
+        }
     }
     return Ok{};
 }

@@ -12,22 +12,18 @@
 
 namespace rdmastat {
 
-/// The raw STAT_GET reply for one device port (for the parser and the capture tool).
-Result<Bytes> request_port_stat(NldevSource& nldev, std::uint32_t device_index, std::uint32_t port);
-/// The raw STAT_GET dump of one device's QP-bound counters.
-Result<Bytes> dump_qp_counters(NldevSource& nldev, std::uint32_t device_index);
-
 /// The numbers in DIR/* (one counter per file, as sysfs hw_counters has them),
 /// sorted by name; files that are not a number (lifespan is one) are skipped.
 /// nullopt when DIR does not exist.
 std::optional<std::vector<Counter>> read_counter_dir(const std::string& dir);
 
 /// Fills snap.port_counters (one entry per port of snap.devices) and
-/// snap.qp_counters, and sets counters_collected. Per port: NLDEV statistics;
-/// when the kernel refuses them (a device without hardware counters), the files
-/// of SYSFS_ROOT/DEV/ports/N/hw_counters (source "sysfs"); else no counters.
-/// QP counters that a device does not support are simply absent. Failure only
-/// when the RDMA netlink cannot be opened.
-Status collect_counters(Snapshot& snap, const std::string& sysfs_root = "/sys/class/infiniband");
+/// snap.qp_counters from nldev, and sets counters_collected. Per port: NLDEV
+/// statistics; when the kernel refuses them (a device without hardware
+/// counters), the files of SYSFS_ROOT/DEV/ports/N/hw_counters (source "sysfs");
+/// else no counters. QP counters that a device does not support are simply
+/// absent. Failure when a reply does not parse, naming device and port.
+Status collect_counters(NldevSource& nldev, Snapshot& snap,
+                        const std::string& sysfs_root = "/sys/class/infiniband");
 
 } // namespace rdmastat

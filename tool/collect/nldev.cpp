@@ -20,21 +20,42 @@ Result<std::optional<NldevSource>> NldevSource::open() {
     return std::optional<NldevSource>(NldevSource(std::move(sock.value())));
 }
 
-Result<Bytes> NldevSource::dump(unsigned command, std::optional<std::uint32_t> device_index) {
-    return socket_.request([&](nlmsghdr* nlh) {
-        nlh->nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, command);
-        nlh->nlmsg_flags |= NLM_F_DUMP;
-        if (device_index) mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, *device_index);
+NldevSource NldevSource::replaying(NldevReplay replay) {
+    return NldevSource(std::move(replay));
+}
+
+Result<Bytes> NldevSource::send(const NldevRequest& r) {
+    if (replay_) return replay_(r);
+    return socket_->request([&](nlmsghdr* nlh) {
+        nlh->nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, r.command);
+        // A chardev lookup and one port's statistics are single requests; the
+        // rest are dumps (STAT_GET without a port: the QP-bound counters).
+        const bool single = r.command == RDMA_NLDEV_CMD_GET_CHARDEV ||
+                            (r.command == RDMA_NLDEV_CMD_STAT_GET && r.port);
+        nlh->nlmsg_flags |= single ? NLM_F_ACK : NLM_F_DUMP;
+        if (r.device_index) mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, *r.device_index);
+        if (r.port) mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_PORT_INDEX, *r.port);
+        if (r.command == RDMA_NLDEV_CMD_GET_CHARDEV)
+            mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_CHARDEV_TYPE, "uverbs");
+        if (r.command == RDMA_NLDEV_CMD_STAT_GET && !r.port)
+            mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_STAT_RES, RDMA_NLDEV_ATTR_RES_QP);
     });
 }
 
+Result<Bytes> NldevSource::dump(unsigned command, std::optional<std::uint32_t> device_index) {
+    return send({command, device_index, std::nullopt});
+}
+
 Result<Bytes> NldevSource::chardev(std::uint32_t device_index) {
-    return socket_.request([&](nlmsghdr* nlh) {
-        nlh->nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_GET_CHARDEV);
-        nlh->nlmsg_flags |= NLM_F_ACK;
-        mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, device_index);
-        mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_CHARDEV_TYPE, "uverbs");
-    });
+    return send({RDMA_NLDEV_CMD_GET_CHARDEV, device_index, std::nullopt});
+}
+
+Result<Bytes> NldevSource::port_stat(std::uint32_t device_index, std::uint32_t port) {
+    return send({RDMA_NLDEV_CMD_STAT_GET, device_index, port});
+}
+
+Result<Bytes> NldevSource::qp_counters(std::uint32_t device_index) {
+    return send({RDMA_NLDEV_CMD_STAT_GET, device_index, std::nullopt});
 }
 
 bool NldevSource::still_exists(std::uint32_t device_index) {

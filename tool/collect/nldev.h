@@ -9,23 +9,45 @@
 #include "model/records.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 
 namespace rdmastat {
+
+/// One request an NldevSource makes: a command (RDMA_NLDEV_CMD_*) and the
+/// device and port it names. STAT_GET with a port asks for that port's
+/// statistics; without one it dumps the device's QP-bound counters.
+struct NldevRequest {
+    unsigned command = 0;
+    std::optional<std::uint32_t> device_index;
+    std::optional<std::uint32_t> port;
+};
+
+/// Answers requests in place of the kernel: the kernel's bytes, or a Failure
+/// with the errno the kernel would give.
+using NldevReplay = std::function<Result<Bytes>(const NldevRequest&)>;
 
 class NldevSource {
   public:
     /// Opens NETLINK_RDMA. nullopt when the kernel has no RDMA netlink at all
     /// (ib_core not loaded): that means "no RDMA devices", not an error.
     static Result<std::optional<NldevSource>> open();
+    /// A source whose every request replay answers: the unit tests' kernel,
+    /// replaying captured dumps and failing as a vanished device does.
+    static NldevSource replaying(NldevReplay replay);
 
     /// One raw dump of an NLDEV command (RDMA_NLDEV_CMD_*), for one device when
     /// device_index is given. These bytes are what the parsers and the capture tool take.
     Result<Bytes> dump(unsigned command, std::optional<std::uint32_t> device_index = {});
     /// The GET_CHARDEV request for a device's "uverbs" chardev, whose reply names the driver.
     Result<Bytes> chardev(std::uint32_t device_index);
-    /// The socket, for requests beyond dumps (the capture tool's error probe).
-    NetlinkSocket& socket() { return socket_; }
+    /// The STAT_GET reply for one device port: its NLDEV statistics.
+    Result<Bytes> port_stat(std::uint32_t device_index, std::uint32_t port);
+    /// The STAT_GET dump of one device's QP-bound counters.
+    Result<Bytes> qp_counters(std::uint32_t device_index);
+    /// The socket of a source open() made, for requests beyond these (the
+    /// capture tool's error probe).
+    NetlinkSocket& socket() { return socket_.value(); }
 
     /// Devices with their ports, and every device's cm_ids (when with_cm_ids:
     /// another source may report the ids) and QPs (when with_qps). A device that
@@ -41,8 +63,12 @@ class NldevSource {
 
   private:
     explicit NldevSource(NetlinkSocket socket) : socket_(std::move(socket)) {}
+    explicit NldevSource(NldevReplay replay) : replay_(std::move(replay)) {}
+    Result<Bytes> send(const NldevRequest& r);
     bool still_exists(std::uint32_t device_index);
-    NetlinkSocket socket_;
+
+    std::optional<NetlinkSocket> socket_;
+    NldevReplay replay_; ///< set instead of socket_ by replaying()
 };
 
 } // namespace rdmastat

@@ -44,7 +44,15 @@ class LiveSystem final : public System {
     UserMap users(const std::set<std::uint32_t>& uids) override { return resolve_users(uids); }
     Result<HostSockets> host_sockets() override { return collect_host_sockets(); }
     Result<std::vector<Process>> processes() override { return scan_processes(); }
-    Status counters(Snapshot& snap) override { return collect_counters(snap); }
+    Status counters(Snapshot& snap) override {
+        auto socket = open_nldev();
+        if (!socket) return socket.failure();
+        if (!socket.value()) { // no RDMA netlink: no devices, no counters
+            snap.counters_collected = true;
+            return Ok{};
+        }
+        return collect_counters(*socket.value(), snap);
+    }
 
   private:
     // Opened on first use and kept: one socket serves every dump of a collection.

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: MIT
+// NldevSource over a replayed kernel: the dumps captured from the lab kernel,
+// answered as the socket answers them, and failures placed where a device that
+// vanishes mid-collection, or a device without counters, puts them. These are
+// the fallbacks that otherwise run only in QEMU, or never.
+#include "catch_compat.hpp"
+#include "collect/counters.h"
+#include "collect/netlink.h"
+#include "collect/nldev.h"
+#include "collect/nldev_parse.h"
+#include "collect/stats_parse.h"
+#include "support.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <linux/netlink.h>
+#include <map>
+#include <rdma/rdma_netlink.h>
+#include <unistd.h>
+
+using namespace rdmastat;
+using namespace rdmastat::test;
+
+namespace {
+
+// What the socket gives for a captured reply: its bytes, or the Failure of the
+// kernel error it holds.
+Result<Bytes> as_socket_gives(Bytes bytes) {
+    auto walked =
+        walk_messages(bytes.data(), bytes.size(), [](const nlmsghdr*) -> Status { return Ok{}; });
+    if (!walked) return walked.failure();
+    return bytes;
+}
+
+// The captured device dump without the device named gone: its messages split
+// at their headers, that device's message left out.
+Bytes devices_without(const std::string& gone) {
+    const Bytes all = fixture_bytes("devices.bin");
+    std::vector<Bytes> messages;
+    for (std::size_t at = 0; at < all.size();) {
+        const auto* h = reinterpret_cast<const nlmsghdr*>(all.data() + at);
+        const std::size_t len = NLMSG_ALIGN(h->nlmsg_len);
+        REQUIRE((len >= NLMSG_HDRLEN && at + len <= all.size()));
+        messages.emplace_back(all.begin() + static_cast<long>(at),
+                              all.begin() + static_cast<long>(at + len));
+        at += len;
+    }
+    const Bytes& done = messages.back();
+    REQUIRE(reinterpret_cast<const nlmsghdr*>(done.data())->nlmsg_type == NLMSG_DONE);
+    Bytes out;
+    for (const Bytes& msg : messages) {
+        Bytes alone = msg;
+        alone.insert(alone.end(), done.begin(), done.end());
+        if (&msg != &done && parse_device_dump(alone).take().at(0).name == gone) continue;
+        out.insert(out.end(), msg.begin(), msg.end());
+    }
+    return out;
+}
+
+// The lab kernel as the capture tool saved it; fail(request) may answer first.
+struct Kernel {
+    std::map<std::uint32_t, std::string> names;
+    std::function<std::optional<Result<Bytes>>(const NldevRequest&)> fail;
+    int device_dumps = 0;
+
+    Kernel() {
+        for (const Device& d : parse_device_dump(fixture_bytes("devices.bin")).take())
+            names[d.index] = d.name;
+    }
+
+    Result<Bytes> answer(const NldevRequest& r) {
+        if (r.command == RDMA_NLDEV_CMD_GET) ++device_dumps;
+        if (fail)
+            if (auto failed = fail(r)) return *failed;
+        static const std::map<unsigned, std::string> kinds = {
+            {RDMA_NLDEV_CMD_PORT_GET, "ports"},  {RDMA_NLDEV_CMD_RES_CM_ID_GET, "cm_id"},
+            {RDMA_NLDEV_CMD_RES_QP_GET, "qp"},   {RDMA_NLDEV_CMD_RES_CQ_GET, "cq"},
+            {RDMA_NLDEV_CMD_RES_MR_GET, "mr"},   {RDMA_NLDEV_CMD_RES_PD_GET, "pd"},
+            {RDMA_NLDEV_CMD_RES_CTX_GET, "ctx"}, {RDMA_NLDEV_CMD_GET_CHARDEV, "chardev"},
+        };
+        if (r.command == RDMA_NLDEV_CMD_GET) return as_socket_gives(fixture_bytes("devices.bin"));
+        const std::string& dev = names.at(r.device_index.value());
+        if (r.command == RDMA_NLDEV_CMD_STAT_GET)
+            return as_socket_gives(
+                fixture_bytes(r.port ? "stat-" + dev + "-" + std::to_string(*r.port) + ".bin"
+                                     : "qpcounters-" + dev + ".bin"));
+        return as_socket_gives(fixture_bytes(kinds.at(r.command) + "-" + dev + ".bin"));
+    }
+    NldevSource source() {
+        return NldevSource::replaying([this](const NldevRequest& r) { return answer(r); });
+    }
+};
+
+Failure gone_error() {
+    return Failure{std::strerror(ENODEV), ENODEV};
+}
+
+} // namespace
+
+TEST_CASE("a replayed NLDEV collection is what the captured dumps hold", "[nldev][source]") {
+    Kernel kernel;
+    REQUIRE(kernel.names.size() == 2);
+    auto source = kernel.source();
+    NldevData data = source.collect().take();
+    REQUIRE(data.devices.size() == 2);
+    std::size_t ids = 0, qps = 0;
+    for (const Device& d : data.devices) {
+        ids += parse_cm_id_dump(fixture_bytes("cm_id-" + d.name + ".bin")).take().size();
+        qps += parse_qp_dump(fixture_bytes("qp-" + d.name + ".bin")).take().size();
+        CHECK(d.driver == parse_chardev_driver(fixture_bytes("chardev-" + d.name + ".bin")).take());
+        CHECK_FALSE(d.ports.empty());
+    }
+    CHECK(data.cm_ids.size() == ids);
+    CHECK(data.qps.size() == qps);
+    CHECK(kernel.device_dumps == 1); // nothing failed: no second look
+}
+
+TEST_CASE("a device unregistered mid-collection is left out, not an error", "[nldev][source]") {
+    Kernel kernel;
+    bool gone = false;
+    kernel.fail = [&](const NldevRequest& r) -> std::optional<Result<Bytes>> {
+        if (r.command == RDMA_NLDEV_CMD_GET && gone) return devices_without("rxe0");
+        if (r.device_index && kernel.names.at(*r.device_index) == "rxe0" &&
+            r.command == RDMA_NLDEV_CMD_RES_CM_ID_GET) {
+            gone = true; // from now on the kernel no longer lists it
+            return gone_error();
+        }
+        return std::nullopt;
+    };
+    auto source = kernel.source();
+    NldevData data = source.collect().take();
+    REQUIRE(data.devices.size() == 1);
+    CHECK(data.devices[0].name == "siw0");
+    for (const CmIdRecord& id : data.cm_ids)
+        CHECK(id.device_name == "siw0");
+    CHECK(data.cm_ids.size() == parse_cm_id_dump(fixture_bytes("cm_id-siw0.bin")).take().size());
+    CHECK(kernel.device_dumps == 2); // it looked again before leaving rxe0 out
+
+    // The same for the other resources: rxe0's CQ dump fails once it is gone.
+    Kernel later;
+    bool unregistered = false;
+    later.fail = [&](const NldevRequest& r) -> std::optional<Result<Bytes>> {
+        if (r.command == RDMA_NLDEV_CMD_GET && unregistered) return devices_without("rxe0");
+        if (r.command == RDMA_NLDEV_CMD_RES_CQ_GET && later.names.at(*r.device_index) == "rxe0") {
+            unregistered = true;
+            return gone_error();
+        }
+        return std::nullopt;
+    };
+    auto devices = parse_device_dump(fixture_bytes("devices.bin")).take();
+    auto source2 = later.source();
+    auto resources = source2.collect_resources(devices).take();
+    REQUIRE_FALSE(resources.empty());
+    for (const ResourceRecord& r : resources)
+        CHECK(r.device_name == "siw0");
+}
+
+TEST_CASE("a dump failing for a device that still exists is an error naming both",
+          "[nldev][source]") {
+    Kernel kernel;
+    kernel.fail = [&](const NldevRequest& r) -> std::optional<Result<Bytes>> {
+        if (r.command == RDMA_NLDEV_CMD_RES_QP_GET && kernel.names.at(*r.device_index) == "rxe0")
+            return Failure{std::strerror(EPERM), EPERM};
+        return std::nullopt;
+    };
+    auto source = kernel.source();
+    auto data = source.collect();
+    REQUIRE_FALSE(data.ok());
+    CHECK(data.error_code() == EPERM);
+    CHECK_THAT(data.error(), Catch::StartsWith("NLDEV qp dump of rxe0: "));
+    auto devices = parse_device_dump(fixture_bytes("devices.bin")).take();
+    auto resources = source.collect_resources(devices);
+    REQUIRE_FALSE(resources.ok());
+    CHECK_THAT(resources.error(), Catch::StartsWith("NLDEV qp dump of rxe0: "));
+}
+
+TEST_CASE("counters: NLDEV statistics, else sysfs hw_counters, else none", "[nldev][source]") {
+    Kernel kernel;
+    auto source = kernel.source();
+    Snapshot snap;
+    snap.devices = source.collect(false, false).take().devices;
+    // A sysfs tree for siw0, whose NLDEV statistics the kernel refuses (captured).
+    REQUIRE_FALSE(as_socket_gives(fixture_bytes("stat-siw0-1.bin")).ok());
+    namespace fs = std::filesystem;
+    const fs::path root =
+        fs::temp_directory_path() / ("rdmastat-sysfs-" + std::to_string(getpid()));
+    fs::create_directories(root / "siw0/ports/1/hw_counters");
+    std::ofstream(root / "siw0/ports/1/hw_counters/retransmits") << "12\n";
+    std::ofstream(root / "siw0/ports/1/hw_counters/duplicate_request") << "3\n";
+    std::ofstream(root / "siw0/ports/1/hw_counters/lifespan_text") << "n/a\n"; // not a number
+
+    REQUIRE(collect_counters(source, snap, root.string()).ok());
+    CHECK(snap.counters_collected);
+    std::size_t ports = 0;
+    for (const Device& d : snap.devices)
+        ports += d.ports.size();
+    REQUIRE(snap.port_counters.size() == ports);
+    for (const PortCounters& p : snap.port_counters) {
+        INFO(p.device);
+        if (p.device == "rxe0") {
+            CHECK(p.source == CounterSource::nldev);
+            CHECK(p.counters == parse_port_stat(fixture_bytes("stat-rxe0-1.bin")).take());
+        } else {
+            CHECK(p.source == CounterSource::sysfs);
+            CHECK(p.counters ==
+                  std::vector<Counter>{{"duplicate_request", 3}, {"retransmits", 12}});
+        }
+    }
+    CHECK(snap.qp_counters == parse_qp_counter_dump(fixture_bytes("qpcounters-rxe0.bin")).take());
+
+    // Without the sysfs files, siw0's port has no counters: absent, not zero.
+    Snapshot bare;
+    bare.devices = snap.devices;
+    REQUIRE(collect_counters(source, bare, (root / "absent").string()).ok());
+    for (const PortCounters& p : bare.port_counters)
+        if (p.device == "siw0") {
+            CHECK_FALSE(p.source);
+            CHECK(p.counters.empty());
+        }
+    fs::remove_all(root);
+}
+
+TEST_CASE("counters: a statistics reply that does not parse is an error", "[nldev][source]") {
+    Kernel kernel;
+    kernel.fail = [&](const NldevRequest& r) -> std::optional<Result<Bytes>> {
+        if (r.command == RDMA_NLDEV_CMD_STAT_GET && r.port)
+            return fixture_bytes("cm_id-rxe0.bin"); // another command's reply
+        return std::nullopt;
+    };
+    auto source = kernel.source();
+    Snapshot snap;
+    snap.devices = source.collect(false, false).take().devices;
+    auto st = collect_counters(source, snap, "/nonexistent");
+    REQUIRE_FALSE(st.ok());
+    CHECK_THAT(st.error(), Catch::StartsWith("NLDEV statistics of "));
+    CHECK_THAT(st.error(), Catch::Contains(" port 1: "));
+}
