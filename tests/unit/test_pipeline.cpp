@@ -228,7 +228,7 @@ TEST_CASE("pipeline: resources reuse the QPs the ids were joined with", "[pipeli
         REQUIRE(c.snapshot.resources_collected);
         std::size_t qps = 0, cqs = 0, expected_cqs = 0;
         for (const Resource& r : c.snapshot.resources)
-            (r.kind == "qp" ? qps : cqs) += 1;
+            (r.kind == ResourceKind::qp ? qps : cqs) += 1;
         for (const Device& d : sys.data.devices)
             expected_cqs += parse_cq_dump(fixture_bytes("cq-" + d.name + ".bin")).take().size();
         CHECK(qps == sys.data.qps.size());

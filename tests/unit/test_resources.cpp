@@ -2,12 +2,13 @@
 // NLDEV CQ, MR, PD and context dumps captured from the lab kernel
 // (tests/lab/scenarios/capture.sh), judged against `rdma -j res show cq|mr|pd|ctx`
 // captured at the same moment; their conversion into model Resources.
+#include "catch_compat.hpp"
 #include "collect/nldev_parse.h"
 #include "collect/resources.h"
 #include "host_referee.h"
+#include "model/names.h"
 #include "support.h"
 
-#include "catch_compat.hpp"
 #include <linux/netlink.h>
 #include <rdma/rdma_netlink.h>
 
@@ -52,10 +53,11 @@ void judge(const std::string& dir, const std::string& kind, Parse parse, const c
     for (const auto& e : ref) {
         INFO(kind << " " << e.dump());
         auto it = std::find_if(ours.begin(), ours.end(), [&](const ResourceRecord& r) {
-            return r.device_name == e.at("ifname").get<std::string>() && r.number == e.at(number_key);
+            return r.device_name == e.at("ifname").get<std::string>() &&
+                   r.number == e.at(number_key);
         });
         REQUIRE(it != ours.end());
-        CHECK(it->kind == kind);
+        CHECK(name_of(it->kind) == kind);
         CHECK(it->device_index == e.at("ifindex"));
         if (e.contains("pid")) {
             CHECK(it->owner.pid == e.at("pid").get<std::uint32_t>());
@@ -155,7 +157,7 @@ TEST_CASE("QP records become resources of kind qp", "[resources]") {
              parse_qp_dump(fixture_bytes(std::string("qp-") + dev + ".bin")).take()) {
             ResourceRecord r = resource_from_qp(q);
             INFO(dev << " qp " << q.number);
-            CHECK(r.kind == "qp");
+            CHECK(r.kind == ResourceKind::qp);
             CHECK(r.device_name == dev);
             CHECK(r.number == q.number);
             CHECK(r.owner.pid == q.owner.pid);
@@ -173,16 +175,16 @@ TEST_CASE("QP records become resources of kind qp", "[resources]") {
 
 TEST_CASE("resources get their owners as cm_ids do", "[resources]") {
     std::vector<ResourceRecord> records(4);
-    records[0].kind = "pd";
+    records[0].kind = ResourceKind::pd;
     records[0].device_name = "rxe0";
     records[0].number = 1;
     records[0].owner.pid = 224;
     records[0].details = {{"users", "4"}};
-    records[1].kind = "pd";
+    records[1].kind = ResourceKind::pd;
     records[1].owner.pid = 237; // a thread of 224 (rping's cm thread made this PD)
-    records[2].kind = "cq";
+    records[2].kind = ResourceKind::cq;
     records[2].owner.kernel = "ib_core";
-    records[3].kind = "mr";
+    records[3].kind = ResourceKind::mr;
     records[3].owner.pid = 999; // gone before /proc was read
     CHECK(resource_owner_pids(records) == std::set<std::uint32_t>{224, 237, 999});
 
@@ -191,7 +193,7 @@ TEST_CASE("resources get their owners as cm_ids do", "[resources]") {
     owners[237] = Owner{224, 237, "rping", 0, "root", std::nullopt};
     auto res = to_resources(records, owners);
     REQUIRE(res.size() == 4);
-    CHECK(res[0].kind == "pd");
+    CHECK(res[0].kind == ResourceKind::pd);
     CHECK(res[0].device == "rxe0");
     CHECK(res[0].number == 1);
     CHECK(res[0].owner == owners[224]);

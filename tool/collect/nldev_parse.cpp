@@ -74,7 +74,7 @@ std::string hex_text(std::uint32_t v) {
 template <typename AddDetails>
 Result<std::vector<ResourceRecord>>
 parse_kind_dump(const Bytes& bytes, unsigned cmd, int list_type, int entry_type, int number_attr,
-                const char* kind, const char* what, const char* number_name, AddDetails details) {
+                ResourceKind kind, const char* what, const char* number_name, AddDetails details) {
     auto records = parse_resource_dump<ResourceRecord>(
         bytes, cmd, list_type, entry_type, what, [&](const Attrs& a, ResourceRecord& r) {
             r.kind = kind;
@@ -191,8 +191,8 @@ Result<std::vector<QpRecord>> parse_qp_dump(const Bytes& bytes) {
 
 Result<std::vector<ResourceRecord>> parse_cq_dump(const Bytes& bytes) {
     return parse_kind_dump(bytes, RDMA_NLDEV_CMD_RES_CQ_GET, RDMA_NLDEV_ATTR_RES_CQ,
-                           RDMA_NLDEV_ATTR_RES_CQ_ENTRY, RDMA_NLDEV_ATTR_RES_CQN, "cq", "cq dump",
-                           "cq number", [](const Attrs& a, Details& d) {
+                           RDMA_NLDEV_ATTR_RES_CQ_ENTRY, RDMA_NLDEV_ATTR_RES_CQN, ResourceKind::cq,
+                           "cq dump", "cq number", [](const Attrs& a, Details& d) {
                                if (auto cqe = a.u32(RDMA_NLDEV_ATTR_RES_CQE, "cqe"))
                                    d.emplace_back("cqe", std::to_string(*cqe));
                            });
@@ -200,8 +200,8 @@ Result<std::vector<ResourceRecord>> parse_cq_dump(const Bytes& bytes) {
 
 Result<std::vector<ResourceRecord>> parse_mr_dump(const Bytes& bytes) {
     return parse_kind_dump(bytes, RDMA_NLDEV_CMD_RES_MR_GET, RDMA_NLDEV_ATTR_RES_MR,
-                           RDMA_NLDEV_ATTR_RES_MR_ENTRY, RDMA_NLDEV_ATTR_RES_MRN, "mr", "mr dump",
-                           "mr number", [](const Attrs& a, Details& d) {
+                           RDMA_NLDEV_ATTR_RES_MR_ENTRY, RDMA_NLDEV_ATTR_RES_MRN, ResourceKind::mr,
+                           "mr dump", "mr number", [](const Attrs& a, Details& d) {
                                if (auto len = a.u64(RDMA_NLDEV_ATTR_RES_MRLEN, "mr length"))
                                    d.emplace_back("length", std::to_string(*len));
                                // Keys are sent only to readers with CAP_NET_ADMIN.
@@ -214,8 +214,8 @@ Result<std::vector<ResourceRecord>> parse_mr_dump(const Bytes& bytes) {
 
 Result<std::vector<ResourceRecord>> parse_pd_dump(const Bytes& bytes) {
     return parse_kind_dump(bytes, RDMA_NLDEV_CMD_RES_PD_GET, RDMA_NLDEV_ATTR_RES_PD,
-                           RDMA_NLDEV_ATTR_RES_PD_ENTRY, RDMA_NLDEV_ATTR_RES_PDN, "pd", "pd dump",
-                           "pd number", [](const Attrs& a, Details& d) {
+                           RDMA_NLDEV_ATTR_RES_PD_ENTRY, RDMA_NLDEV_ATTR_RES_PDN, ResourceKind::pd,
+                           "pd dump", "pd number", [](const Attrs& a, Details& d) {
                                if (auto users = a.u64(RDMA_NLDEV_ATTR_RES_USECNT, "pd users"))
                                    d.emplace_back("users", std::to_string(*users));
                            });
@@ -223,8 +223,9 @@ Result<std::vector<ResourceRecord>> parse_pd_dump(const Bytes& bytes) {
 
 Result<std::vector<ResourceRecord>> parse_ctx_dump(const Bytes& bytes) {
     return parse_kind_dump(bytes, RDMA_NLDEV_CMD_RES_CTX_GET, RDMA_NLDEV_ATTR_RES_CTX,
-                           RDMA_NLDEV_ATTR_RES_CTX_ENTRY, RDMA_NLDEV_ATTR_RES_CTXN, "ctx",
-                           "ctx dump", "context number", [](const Attrs&, Details&) {});
+                           RDMA_NLDEV_ATTR_RES_CTX_ENTRY, RDMA_NLDEV_ATTR_RES_CTXN,
+                           ResourceKind::ctx, "ctx dump", "context number",
+                           [](const Attrs&, Details&) {});
 }
 
 } // namespace rdmastat

@@ -30,7 +30,7 @@ Result<std::optional<std::string>> parse_chardev_driver(const Bytes& bytes);
 Result<std::vector<QpRecord>> parse_qp_dump(const Bytes& bytes);
 
 /// RDMA_NLDEV_CMD_RES_CQ_GET, _MR_GET, _PD_GET and _CTX_GET dumps of one device:
-/// one ResourceRecord of kind "cq", "mr", "pd" or "ctx" per entry (number cqn,
+/// one ResourceRecord of kind cq, mr, pd or ctx per entry (number cqn,
 /// mrn, pdn, ctxn; details as ResourceRecord lists them), duplicates removed by
 /// number. An entry without its number is a Failure; an empty entry (what the
 /// kernel sends for a kernel-owned context) is skipped.

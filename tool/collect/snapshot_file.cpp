@@ -243,7 +243,7 @@ Process process(const Reader& r) {
 
 Resource resource(const Reader& r) {
     Resource res;
-    res.kind = r.at("kind").str();
+    res.kind = named(r.at("kind"), resource_kind_from_name, "resource kind");
     res.device = r.at("device").str();
     res.number = r.at("number").u32();
     if (r.has("owner")) res.owner = owner(r.at("owner"));
