@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
-// Resource kinds: one enum and one table of names. A kind without a name, or
-// named twice, fails here.
+// Resource kinds: one enum, one table of names, one NLDEV table. A kind missing
+// from either table, out of order or named twice fails here.
 #include "catch_compat.hpp"
+#include "collect/nldev_parse.h"
 #include "collect/snapshot_file.h"
 #include "model/names.h"
 #include "render/json_common.h"
 #include "support.h"
 
+#include <rdma/rdma_netlink.h>
 #include <set>
 
 using namespace rdmastat;
@@ -34,6 +36,39 @@ TEST_CASE("resource kinds: every kind survives its name", "[names]") {
     CHECK_FALSE(resource_kind_from_name("QP")); // exact, as the writer wrote it
     CHECK_FALSE(resource_kind_from_name("srq"));
     CHECK_FALSE(resource_kind_from_name(""));
+}
+
+TEST_CASE("resource kinds: the NLDEV table has one row per kind, in order", "[resources]") {
+    auto rows = nldev_resource_kinds();
+    REQUIRE(rows.size() == resource_kind_count);
+    std::set<unsigned> commands;
+    std::set<int> lists, entries, numbers;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const NldevResourceKind& k = rows[i];
+        INFO(name_of(k.kind));
+        CHECK(k.kind == static_cast<ResourceKind>(i));
+        CHECK(&nldev_resource_kind(k.kind) == &k);
+        CHECK(commands.insert(k.command).second);
+        CHECK(lists.insert(k.list_attr).second);
+        CHECK(entries.insert(k.entry_attr).second);
+        CHECK(numbers.insert(k.number_attr).second);
+        CHECK_THAT(std::string(k.number_name), Catch::Contains("number"));
+        // Only qp's dump goes through parse_qp_dump (QPs are joined with cm_ids).
+        CHECK((k.details == nullptr) == (k.kind == ResourceKind::qp));
+    }
+    CHECK(nldev_resource_kind(ResourceKind::qp).command == RDMA_NLDEV_CMD_RES_QP_GET);
+    CHECK(nldev_resource_kind(ResourceKind::ctx).command == RDMA_NLDEV_CMD_RES_CTX_GET);
+}
+
+TEST_CASE("resource kinds: every kind's captured dump parses as that kind", "[resources]") {
+    for (const NldevResourceKind& k : nldev_resource_kinds()) {
+        INFO(name_of(k.kind));
+        auto records = parse_resource_dump(k.kind, fixture_bytes(name_of(k.kind) + "-rxe0.bin"));
+        REQUIRE(records.ok());
+        CHECK_FALSE(records.value().empty());
+        for (const ResourceRecord& r : records.value())
+            CHECK(r.kind == k.kind);
+    }
 }
 
 TEST_CASE("resource kinds: a snapshot naming an unknown kind is refused where it says so",

@@ -61,8 +61,8 @@ enum class QpType : std::uint8_t {
 enum class PortSpace : std::uint32_t { ipoib = 0x0002, tcp = 0x0106, udp = 0x0111, ib = 0x013f };
 
 /// The RDMA resources NLDEV tracks besides cm_ids, in the order lsof lists
-/// them. A new kind is also a name (model/names.cpp), checked against
-/// resource_kind_count.
+/// them. A new kind is also a name (model/names.cpp) and an NLDEV row
+/// (collect/nldev_parse.cpp); both are checked against resource_kind_count.
 enum class ResourceKind : std::uint8_t { qp, cq, mr, pd, ctx };
 /// How many ResourceKinds there are: their values are 0 .. count - 1.
 inline constexpr std::size_t resource_kind_count = 5;
