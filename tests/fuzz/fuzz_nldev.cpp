@@ -14,9 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)parse_cm_id_dump(bytes);
     (void)parse_chardev_driver(bytes);
     (void)parse_qp_dump(bytes);
-    (void)parse_cq_dump(bytes);
-    (void)parse_mr_dump(bytes);
-    (void)parse_pd_dump(bytes);
-    (void)parse_ctx_dump(bytes);
+    for (const NldevResourceKind& k : nldev_resource_kinds())
+        (void)parse_resource_dump(k.kind, bytes);
     return 0;
 }

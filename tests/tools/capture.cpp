@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // rdmastat-capture DIR: writes the raw bytes of every NLDEV dump rdmastat makes
-// (devices.bin, then per device ports-DEV.bin, cm_id-DEV.bin, qp-DEV.bin,
-// cq-DEV.bin, mr-DEV.bin, pd-DEV.bin, ctx-DEV.bin) and of the sock_diag TCP dumps
-// (sockdiag-ipv4.bin, sockdiag-ipv6.bin) into DIR.
+// (devices.bin, then per device ports-DEV.bin, cm_id-DEV.bin and, per resource
+// kind, qp-DEV.bin, cq-DEV.bin, mr-DEV.bin, pd-DEV.bin, ctx-DEV.bin) and of the
+// sock_diag TCP dumps (sockdiag-ipv4.bin, sockdiag-ipv6.bin) into DIR.
 // rdmastat-capture --module DIR: writes the rdmastat module's RDMASTAT_CMD_CONN_GET
 // dump as DIR/module-dump.bin (the module must be loaded).
 // Per device port also stat-DEV-PORT.bin (NLDEV statistics reply, or the
@@ -21,6 +21,7 @@
 #include "collect/nldev.h"
 #include "collect/nldev_parse.h"
 #include "collect/sockdiag.h"
+#include "model/names.h"
 #include "pipeline/pipeline.h"
 #include "render/json.h"
 
@@ -149,16 +150,9 @@ int main(int argc, char** argv) {
                  source->dump(RDMA_NLDEV_CMD_RES_CM_ID_GET, d.index).take());
             if (auto reply = source->chardev(d.index))
                 save(dir + "/chardev-" + d.name + ".bin", reply.value());
-            save(dir + "/qp-" + d.name + ".bin",
-                 source->dump(RDMA_NLDEV_CMD_RES_QP_GET, d.index).take());
-            save(dir + "/cq-" + d.name + ".bin",
-                 source->dump(RDMA_NLDEV_CMD_RES_CQ_GET, d.index).take());
-            save(dir + "/mr-" + d.name + ".bin",
-                 source->dump(RDMA_NLDEV_CMD_RES_MR_GET, d.index).take());
-            save(dir + "/pd-" + d.name + ".bin",
-                 source->dump(RDMA_NLDEV_CMD_RES_PD_GET, d.index).take());
-            save(dir + "/ctx-" + d.name + ".bin",
-                 source->dump(RDMA_NLDEV_CMD_RES_CTX_GET, d.index).take());
+            for (const NldevResourceKind& k : nldev_resource_kinds())
+                save(dir + "/" + name_of(k.kind) + "-" + d.name + ".bin",
+                     source->dump(k.command, d.index).take());
         }
         auto sockets = SockDiagSource::open().take();
         save(dir + "/sockdiag-ipv4.bin", sockets.dump(AF_INET).take());

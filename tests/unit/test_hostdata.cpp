@@ -7,6 +7,7 @@
 #include "catch_compat.hpp"
 #include "collect/snapshot_file.h"
 #include "host_referee.h"
+#include "model/names.h"
 #include "render/json.h"
 #include "support.h"
 
@@ -89,7 +90,7 @@ TEST_CASE("host data JSON keys", "[hostdata]") {
     h.rdma_cm_id = 2;
     s.host_sockets = {h};
     s.processes = {Process{7, "rping", 0, "root", true, {{3, "socket:[11485]", 11485}}}};
-    s.resources = {Resource{"mr",
+    s.resources = {Resource{ResourceKind::mr,
                             "siw0",
                             4,
                             Owner{7, std::nullopt, "rping", 0, "root", std::nullopt},
@@ -198,20 +199,21 @@ void judge_host_sockets(const std::string& dir) {
 // Resources of a capture's snapshot against its rdma output, owners resolved.
 void judge_resources(const std::string& dir) {
     Snapshot s = load("snapshot-host.json", dir);
-    std::map<std::string, std::size_t> counts;
+    std::map<ResourceKind, std::size_t> counts;
     for (const auto& r : s.resources)
         ++counts[r.kind];
-    for (const char* kind : {"cq", "mr", "pd", "ctx"}) {
-        INFO(kind);
-        json ref = json::parse(capture_text(dir, std::string("rdma-") + kind + ".json"));
+    for (ResourceKind kind :
+         {ResourceKind::cq, ResourceKind::mr, ResourceKind::pd, ResourceKind::ctx}) {
+        INFO(name_of(kind));
+        json ref = json::parse(capture_text(dir, "rdma-" + name_of(kind) + ".json"));
         CHECK(counts[kind] == ref.size());
     }
-    CHECK(counts["qp"] > 0);
+    CHECK(counts[ResourceKind::qp] > 0);
     json pds = json::parse(capture_text(dir, "rdma-pd.json"));
     for (const auto& e : pds) {
         INFO(e.dump());
         auto it = std::find_if(s.resources.begin(), s.resources.end(), [&](const Resource& r) {
-            return r.kind == "pd" && r.device == e.at("ifname").get<std::string>() &&
+            return r.kind == ResourceKind::pd && r.device == e.at("ifname").get<std::string>() &&
                    r.number == e.at("pdn").get<std::uint32_t>();
         });
         REQUIRE(it != s.resources.end());
@@ -276,7 +278,7 @@ void judge_user_view(const std::string& dir) {
         CHECK_FALSE(h.pid); // every holder is root's
     std::size_t mrs = 0;
     for (const auto& r : s.resources) {
-        if (r.kind != "mr") continue;
+        if (r.kind != ResourceKind::mr) continue;
         ++mrs;
         CHECK(detail(r, "length"));
         CHECK_FALSE(detail(r, "lkey"));

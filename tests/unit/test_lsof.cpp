@@ -83,13 +83,14 @@ Snapshot hand_built() {
         cm("rxe0", Transport::roce, 4, "LISTEN", ep("10.0.1.1", 4421), ep("0.0.0.0", 0), 0)};
     s.connections[5].owner = Owner{};
     s.connections[5].owner.kernel = "nvme_rdma";
-    Resource qp{"qp", "siw0", 7, s.connections[1].owner, {{"type", "RC"}, {"state", "RTS"}}};
-    Resource mr{"mr",
+    Resource qp{
+        ResourceKind::qp, "siw0", 7, s.connections[1].owner, {{"type", "RC"}, {"state", "RTS"}}};
+    Resource mr{ResourceKind::mr,
                 "rxe0",
                 5,
                 Owner{20, {}, "ib_write_bw", 1000, "alice", {}},
                 {{"length", "4096"}, {"lkey", "0x1"}, {"rkey", "0x2"}}};
-    Resource cq{"cq", "siw0", 3, s.connections[1].owner, {{"cqe", "256"}}};
+    Resource cq{ResourceKind::cq, "siw0", 3, s.connections[1].owner, {{"cqe", "256"}}};
     s.resources = {mr, qp, cq};
     s.processes = {
         process(10, "rping", 0, "root",
@@ -329,7 +330,7 @@ TEST_CASE("lsof NAME and TYPE columns", "[lsof]") {
     CHECK(lsof_name(f) == "*:7174 (CONNECT) [internal]");
     c.local.reset();
     CHECK(lsof_name(f) == "*:* (CONNECT) [internal]");
-    Resource pd{"pd", "rxe0", 2, {}, {{"users", "4"}}};
+    Resource pd{ResourceKind::pd, "rxe0", 2, {}, {{"users", "4"}}};
     LsofFile rf;
     rf.kind = LsofKind::resource;
     rf.resource = &pd;

@@ -55,7 +55,9 @@ struct FakeSystem final : System {
                 for (const QpRecord& q :
                      parse_qp_dump(fixture_bytes("qp-" + d.name + ".bin")).take())
                     out.push_back(resource_from_qp(q));
-            for (auto& r : parse_cq_dump(fixture_bytes("cq-" + d.name + ".bin")).take())
+            for (auto& r :
+                 parse_resource_dump(ResourceKind::cq, fixture_bytes("cq-" + d.name + ".bin"))
+                     .take())
                 out.push_back(std::move(r));
         }
         return out;
@@ -228,9 +230,12 @@ TEST_CASE("pipeline: resources reuse the QPs the ids were joined with", "[pipeli
         REQUIRE(c.snapshot.resources_collected);
         std::size_t qps = 0, cqs = 0, expected_cqs = 0;
         for (const Resource& r : c.snapshot.resources)
-            (r.kind == "qp" ? qps : cqs) += 1;
+            (r.kind == ResourceKind::qp ? qps : cqs) += 1;
         for (const Device& d : sys.data.devices)
-            expected_cqs += parse_cq_dump(fixture_bytes("cq-" + d.name + ".bin")).take().size();
+            expected_cqs +=
+                parse_resource_dump(ResourceKind::cq, fixture_bytes("cq-" + d.name + ".bin"))
+                    .take()
+                    .size();
         CHECK(qps == sys.data.qps.size());
         CHECK(cqs == expected_cqs);
         // Owners resolved once per pid, the QPs' and the CQs' alike.

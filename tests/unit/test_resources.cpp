@@ -2,12 +2,13 @@
 // NLDEV CQ, MR, PD and context dumps captured from the lab kernel
 // (tests/lab/scenarios/capture.sh), judged against `rdma -j res show cq|mr|pd|ctx`
 // captured at the same moment; their conversion into model Resources.
+#include "catch_compat.hpp"
 #include "collect/nldev_parse.h"
 #include "collect/resources.h"
 #include "host_referee.h"
+#include "model/names.h"
 #include "support.h"
 
-#include "catch_compat.hpp"
 #include <linux/netlink.h>
 #include <rdma/rdma_netlink.h>
 
@@ -17,12 +18,9 @@ using nlohmann::json;
 
 namespace {
 
-using Parse = Result<std::vector<ResourceRecord>> (*)(const Bytes&);
-
-std::vector<ResourceRecord> both_devices(const std::string& dir, const std::string& kind,
-                                         Parse parse) {
-    auto siw = parse(capture_bytes(dir, kind + "-siw0.bin")).take();
-    auto rxe = parse(capture_bytes(dir, kind + "-rxe0.bin")).take();
+std::vector<ResourceRecord> both_devices(const std::string& dir, ResourceKind kind) {
+    auto siw = parse_resource_dump(kind, capture_bytes(dir, name_of(kind) + "-siw0.bin")).take();
+    auto rxe = parse_resource_dump(kind, capture_bytes(dir, name_of(kind) + "-rxe0.bin")).take();
     siw.insert(siw.end(), rxe.begin(), rxe.end());
     return siw;
 }
@@ -43,16 +41,16 @@ std::vector<std::string> detail_keys(const ResourceRecord& r) {
 // Every entry of the referee's listing has a record of ours with the same device,
 // number and owner, and as many records as entries; check judges the details.
 template <typename Check>
-void judge(const std::string& dir, const std::string& kind, Parse parse, const char* number_key,
-           Check check) {
-    auto ours = both_devices(dir, kind, parse);
-    json ref = json::parse(capture_text(dir, "rdma-" + kind + ".json"));
+void judge(const std::string& dir, ResourceKind kind, const char* number_key, Check check) {
+    auto ours = both_devices(dir, kind);
+    json ref = json::parse(capture_text(dir, "rdma-" + name_of(kind) + ".json"));
     REQUIRE(ref.size() > 0);
     REQUIRE(ours.size() == ref.size());
     for (const auto& e : ref) {
-        INFO(kind << " " << e.dump());
+        INFO(name_of(kind) << " " << e.dump());
         auto it = std::find_if(ours.begin(), ours.end(), [&](const ResourceRecord& r) {
-            return r.device_name == e.at("ifname").get<std::string>() && r.number == e.at(number_key);
+            return r.device_name == e.at("ifname").get<std::string>() &&
+                   r.number == e.at(number_key);
         });
         REQUIRE(it != ours.end());
         CHECK(it->kind == kind);
@@ -87,14 +85,14 @@ std::pair<std::size_t, std::size_t> first_list_and_entry(const Bytes& b, int lis
 }
 
 void judge_cq(const std::string& dir) {
-    judge(dir, "cq", parse_cq_dump, "cqn", [](const ResourceRecord& r, const json& e) {
+    judge(dir, ResourceKind::cq, "cqn", [](const ResourceRecord& r, const json& e) {
         CHECK(detail_keys(r) == std::vector<std::string>{"cqe"});
         CHECK(detail(r, "cqe") == std::to_string(e.at("cqe").get<std::uint32_t>()));
     });
 }
 
 void judge_mr(const std::string& dir) {
-    judge(dir, "mr", parse_mr_dump, "mrn", [](const ResourceRecord& r, const json& e) {
+    judge(dir, ResourceKind::mr, "mrn", [](const ResourceRecord& r, const json& e) {
         CHECK(detail_keys(r) == std::vector<std::string>{"length", "lkey", "rkey"});
         CHECK(detail(r, "length") == std::to_string(e.at("mrlen").get<std::uint64_t>()));
         CHECK(hex_value(detail(r, "lkey").value()) == hex_value(e.at("lkey")));
@@ -105,7 +103,7 @@ void judge_mr(const std::string& dir) {
 
 void judge_pd(const std::string& dir) {
     std::size_t kernel_owned = 0;
-    judge(dir, "pd", parse_pd_dump, "pdn", [&](const ResourceRecord& r, const json& e) {
+    judge(dir, ResourceKind::pd, "pdn", [&](const ResourceRecord& r, const json& e) {
         CHECK(detail_keys(r) == std::vector<std::string>{"users"});
         CHECK(detail(r, "users") == std::to_string(e.at("users").get<std::uint64_t>()));
         if (r.owner.kernel) ++kernel_owned;
@@ -114,7 +112,7 @@ void judge_pd(const std::string& dir) {
 }
 
 void judge_ctx(const std::string& dir) {
-    judge(dir, "ctx", parse_ctx_dump, "ctxn",
+    judge(dir, ResourceKind::ctx, "ctxn",
           [](const ResourceRecord& r, const json&) { CHECK(r.details.empty()); });
 }
 
@@ -155,7 +153,7 @@ TEST_CASE("QP records become resources of kind qp", "[resources]") {
              parse_qp_dump(fixture_bytes(std::string("qp-") + dev + ".bin")).take()) {
             ResourceRecord r = resource_from_qp(q);
             INFO(dev << " qp " << q.number);
-            CHECK(r.kind == "qp");
+            CHECK(r.kind == ResourceKind::qp);
             CHECK(r.device_name == dev);
             CHECK(r.number == q.number);
             CHECK(r.owner.pid == q.owner.pid);
@@ -173,16 +171,16 @@ TEST_CASE("QP records become resources of kind qp", "[resources]") {
 
 TEST_CASE("resources get their owners as cm_ids do", "[resources]") {
     std::vector<ResourceRecord> records(4);
-    records[0].kind = "pd";
+    records[0].kind = ResourceKind::pd;
     records[0].device_name = "rxe0";
     records[0].number = 1;
     records[0].owner.pid = 224;
     records[0].details = {{"users", "4"}};
-    records[1].kind = "pd";
+    records[1].kind = ResourceKind::pd;
     records[1].owner.pid = 237; // a thread of 224 (rping's cm thread made this PD)
-    records[2].kind = "cq";
+    records[2].kind = ResourceKind::cq;
     records[2].owner.kernel = "ib_core";
-    records[3].kind = "mr";
+    records[3].kind = ResourceKind::mr;
     records[3].owner.pid = 999; // gone before /proc was read
     CHECK(resource_owner_pids(records) == std::set<std::uint32_t>{224, 237, 999});
 
@@ -191,7 +189,7 @@ TEST_CASE("resources get their owners as cm_ids do", "[resources]") {
     owners[237] = Owner{224, 237, "rping", 0, "root", std::nullopt};
     auto res = to_resources(records, owners);
     REQUIRE(res.size() == 4);
-    CHECK(res[0].kind == "pd");
+    CHECK(res[0].kind == ResourceKind::pd);
     CHECK(res[0].device == "rxe0");
     CHECK(res[0].number == 1);
     CHECK(res[0].owner == owners[224]);
@@ -206,7 +204,7 @@ TEST_CASE("resources get their owners as cm_ids do", "[resources]") {
 
 TEST_CASE("an empty entry (a kernel-owned context) is skipped", "[resources]") {
     Bytes bytes = fixture_bytes("ctx-siw0.bin");
-    auto all = parse_ctx_dump(bytes).take();
+    auto all = parse_resource_dump(ResourceKind::ctx, bytes).take();
     REQUIRE(all.size() >= 2);
     // Shrink the first entry to an empty nest, as nldev.c sends one for a kernel
     // context: its former attributes now sit in the list beside the entries,
@@ -214,7 +212,7 @@ TEST_CASE("an empty entry (a kernel-owned context) is skipped", "[resources]") {
     auto [list, entry] = first_list_and_entry(bytes, RDMA_NLDEV_ATTR_RES_CTX);
     (void)list;
     reinterpret_cast<nlattr*>(bytes.data() + entry)->nla_len = NLA_HDRLEN;
-    auto parsed = parse_ctx_dump(bytes).take();
+    auto parsed = parse_resource_dump(ResourceKind::ctx, bytes).take();
     REQUIRE(parsed.size() == all.size() - 1);
     CHECK(parsed.front().number == all[1].number);
 }
@@ -234,7 +232,7 @@ TEST_CASE("an entry without its number is an error naming it", "[resources]") {
         off += NLA_ALIGN(a->nla_len);
     }
     REQUIRE(found);
-    auto parsed = parse_mr_dump(bytes);
+    auto parsed = parse_resource_dump(ResourceKind::mr, bytes);
     REQUIRE_FALSE(parsed.ok());
     CHECK_THAT(parsed.error(), Catch::Contains("mr dump message 1") && Catch::Contains("entry 1") &&
                                    Catch::Contains("mr number: missing"));
@@ -246,21 +244,20 @@ TEST_CASE("a truncated resource attribute is an error with context", "[resources
     (void)list;
     auto* first = reinterpret_cast<nlattr*>(bytes.data() + entry + NLA_HDRLEN);
     first->nla_len = static_cast<std::uint16_t>(first->nla_len + 200);
-    auto parsed = parse_cq_dump(bytes);
+    auto parsed = parse_resource_dump(ResourceKind::cq, bytes);
     REQUIRE_FALSE(parsed.ok());
     CHECK_THAT(parsed.error(),
                Catch::Contains("cq dump message 1") && Catch::Contains("truncated attribute"));
 }
 
 TEST_CASE("resource dumps cut short or of another kind are refused", "[resources]") {
-    for (auto [kind, parse] : {std::pair<std::string, Parse>{"cq", parse_cq_dump},
-                               std::pair<std::string, Parse>{"mr", parse_mr_dump},
-                               std::pair<std::string, Parse>{"pd", parse_pd_dump},
-                               std::pair<std::string, Parse>{"ctx", parse_ctx_dump}}) {
-        INFO(kind);
-        Bytes bytes = fixture_bytes(kind + "-siw0.bin");
+    for (const NldevResourceKind& k : nldev_resource_kinds()) {
+        INFO(name_of(k.kind));
+        auto parse = [&](const Bytes& b) { return parse_resource_dump(k.kind, b); };
+        Bytes bytes = fixture_bytes(name_of(k.kind) + "-siw0.bin");
         require_cut_dumps_refused(bytes, parse);
-        auto wrong = parse(fixture_bytes(kind == "cq" ? "pd-siw0.bin" : "cq-siw0.bin"));
+        auto wrong =
+            parse(fixture_bytes(k.kind == ResourceKind::cq ? "pd-siw0.bin" : "cq-siw0.bin"));
         REQUIRE_FALSE(wrong.ok());
         CHECK_THAT(wrong.error(), Catch::Contains("unexpected message type"));
     }

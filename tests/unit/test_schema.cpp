@@ -74,7 +74,7 @@ Snapshot full_snapshot() {
     p.files.push_back(OpenFile{3, "/dev/infiniband/rdma_cm", 77});
     s.processes.push_back(p);
     Resource r;
-    r.kind = "cq";
+    r.kind = ResourceKind::cq;
     r.device = "mlx5_0";
     r.number = 9;
     r.owner = c.owner;

@@ -123,13 +123,6 @@ bool selected(const LsofHolder& h, const LsofFile& f, const LsofSelectors& sel) 
                       : process_matches(h, sel) || inet_matches(f, sel);
 }
 
-int kind_rank(const std::string& kind) {
-    static const char* const order[] = {"qp", "cq", "mr", "pd", "ctx"};
-    for (int i = 0; i < 5; ++i)
-        if (kind == order[i]) return i;
-    return 5;
-}
-
 /// The one fd of p whose target satisfies pred, when there is exactly one.
 template <typename P> std::optional<std::uint32_t> sole_fd(const Process* p, P pred) {
     if (!p) return std::nullopt;
@@ -201,9 +194,9 @@ void collect_files(const Snapshot& snap, bool with_sockets, Builder& b) {
     std::vector<const Resource*> res;
     for (const Resource& r : snap.resources)
         res.push_back(&r);
+    // By kind in the enum's order (qp, cq, mr, pd, ctx), then device and number.
     std::stable_sort(res.begin(), res.end(), [](const Resource* x, const Resource* y) {
-        return std::tuple(kind_rank(x->kind), x->kind, x->device, x->number) <
-               std::tuple(kind_rank(y->kind), y->kind, y->device, y->number);
+        return std::tie(x->kind, x->device, x->number) < std::tie(y->kind, y->device, y->number);
     });
     for (const Resource* r : res) {
         LsofHolder& h = b.holder(r->owner.pid, &r->owner);

@@ -46,7 +46,7 @@ MetricFamily qps(const Snapshot& snap) {
     Tally t;
     if (snap.resources_collected) {
         for (const Resource& r : snap.resources) {
-            if (r.kind != "qp") continue;
+            if (r.kind != ResourceKind::qp) continue;
             std::string type, state;
             for (const auto& [key, value] : r.details) {
                 if (key == "type") type = value;

@@ -2,6 +2,7 @@
 #include "collect/nldev.h"
 
 #include "collect/nldev_parse.h"
+#include "model/names.h"
 
 #include <libmnl/libmnl.h>
 #include <linux/netlink.h>
@@ -115,39 +116,18 @@ Result<NldevData> NldevSource::collect(bool with_cm_ids, bool with_qps) {
 
 Result<std::vector<ResourceRecord>>
 NldevSource::collect_resources(const std::vector<Device>& devices, bool with_qps) {
-    using Parse = Result<std::vector<ResourceRecord>> (*)(const Bytes&);
-    struct Kind {
-        unsigned command;
-        const char* name;
-        Parse parse;
-    };
-    static const Kind kinds[] = {{RDMA_NLDEV_CMD_RES_CQ_GET, "cq", parse_cq_dump},
-                                 {RDMA_NLDEV_CMD_RES_MR_GET, "mr", parse_mr_dump},
-                                 {RDMA_NLDEV_CMD_RES_PD_GET, "pd", parse_pd_dump},
-                                 {RDMA_NLDEV_CMD_RES_CTX_GET, "ctx", parse_ctx_dump}};
     std::vector<ResourceRecord> out;
     for (const Device& dev : devices) {
         std::vector<ResourceRecord> mine;
-        auto failed = [&](const char* what, const std::string& why, int code) {
-            return Failure{"NLDEV " + std::string(what) + " dump of " + dev.name + ": " + why,
-                           code};
-        };
         std::optional<Failure> failure;
-        if (with_qps) {
-            auto bytes = dump(RDMA_NLDEV_CMD_RES_QP_GET, dev.index);
-            auto qps = bytes ? parse_qp_dump(bytes.value()) : bytes.failure();
-            if (qps)
-                for (const QpRecord& q : qps.value())
-                    mine.push_back(resource_from_qp(q));
-            else
-                failure = failed("qp", qps.error(), qps.error_code());
-        }
-        for (const Kind& k : kinds) {
-            if (failure) break;
+        for (const NldevResourceKind& k : nldev_resource_kinds()) {
+            if (k.kind == ResourceKind::qp && !with_qps) continue;
             auto bytes = dump(k.command, dev.index);
-            auto records = bytes ? k.parse(bytes.value()) : bytes.failure();
+            auto records = bytes ? parse_resource_dump(k.kind, bytes.value()) : bytes.failure();
             if (!records) {
-                failure = failed(k.name, records.error(), records.error_code());
+                failure = Failure{"NLDEV " + std::string(resource_kind_name(k.kind)) + " dump of " +
+                                      dev.name + ": " + records.error(),
+                                  records.error_code()};
                 break;
             }
             for (auto& r : records.value())

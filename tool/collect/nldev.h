@@ -54,10 +54,10 @@ class NldevSource {
     /// disappears between the device dump and its other dumps is left out.
     Result<NldevData> collect(bool with_cm_ids = true, bool with_qps = true);
 
-    /// The resources of each of devices, per device in the order QPs (only when
-    /// with_qps: collect() already has them otherwise), CQs, MRs, PDs, contexts,
-    /// each kind in the kernel's order. A device that disappears meanwhile is
-    /// left out; any other failure names the dump and the device.
+    /// The resources of each of devices, per device in ResourceKind order (QPs,
+    /// CQs, MRs, PDs, contexts: nldev_resource_kinds()), QPs only when with_qps
+    /// (collect() already has them otherwise), each kind in the kernel's order. A device that
+    /// disappears meanwhile is left out; any other failure names the dump and the device.
     Result<std::vector<ResourceRecord>> collect_resources(const std::vector<Device>& devices,
                                                           bool with_qps = true);
 

@@ -45,8 +45,8 @@ template <typename F> void for_each_entry(const Attrs& msg, int list_type, int e
 // A per-device resource dump: every message names the device, then carries a
 // list of entries (split over messages when long); fill parses one entry.
 template <typename Record, typename Fill>
-Result<std::vector<Record>> parse_resource_dump(const Bytes& bytes, unsigned cmd, int list_type,
-                                                int entry_type, const char* what, Fill fill) {
+Result<std::vector<Record>> parse_entries(const Bytes& bytes, unsigned cmd, int list_type,
+                                          int entry_type, const char* what, Fill fill) {
     std::vector<Record> out;
     auto st = walk_dump(bytes, cmd, what, [&](const Attrs& m) {
         auto index = m.need(m.u32(RDMA_NLDEV_ATTR_DEV_INDEX, "device index"), "device index");
@@ -69,25 +69,50 @@ std::string hex_text(std::uint32_t v) {
     return buf;
 }
 
-// A resource dump of kind `kind` whose entries carry their number in number_attr;
-// details adds the kind's facts. Duplicates are removed by device and number.
-template <typename AddDetails>
-Result<std::vector<ResourceRecord>>
-parse_kind_dump(const Bytes& bytes, unsigned cmd, int list_type, int entry_type, int number_attr,
-                const char* kind, const char* what, const char* number_name, AddDetails details) {
-    auto records = parse_resource_dump<ResourceRecord>(
-        bytes, cmd, list_type, entry_type, what, [&](const Attrs& a, ResourceRecord& r) {
-            r.kind = kind;
-            r.number = a.need(a.u32(number_attr, number_name), number_name);
-            details(a, r.details);
-            r.owner = owner_of(a);
-        });
-    if (!records) return records;
-    return unique_by(std::move(records.value()),
-                     [](const ResourceRecord& r) { return std::pair(r.device_index, r.number); });
+// Details of each kind but qp (resource_from_qp names a QP's type and state).
+void cq_details(const Attrs& a, ResourceDetails& d) {
+    if (auto cqe = a.u32(RDMA_NLDEV_ATTR_RES_CQE, "cqe"))
+        d.emplace_back("cqe", std::to_string(*cqe));
 }
 
-using Details = std::vector<std::pair<std::string, std::string>>;
+void mr_details(const Attrs& a, ResourceDetails& d) {
+    if (auto len = a.u64(RDMA_NLDEV_ATTR_RES_MRLEN, "mr length"))
+        d.emplace_back("length", std::to_string(*len));
+    // Keys are sent only to readers with CAP_NET_ADMIN.
+    if (auto lkey = a.u32(RDMA_NLDEV_ATTR_RES_LKEY, "lkey"))
+        d.emplace_back("lkey", hex_text(*lkey));
+    if (auto rkey = a.u32(RDMA_NLDEV_ATTR_RES_RKEY, "rkey"))
+        d.emplace_back("rkey", hex_text(*rkey));
+}
+
+void pd_details(const Attrs& a, ResourceDetails& d) {
+    if (auto users = a.u64(RDMA_NLDEV_ATTR_RES_USECNT, "pd users"))
+        d.emplace_back("users", std::to_string(*users));
+}
+
+void no_details(const Attrs&, ResourceDetails&) {}
+
+using K = ResourceKind;
+constexpr NldevResourceKind kinds[] = {
+    {K::qp, RDMA_NLDEV_CMD_RES_QP_GET, RDMA_NLDEV_ATTR_RES_QP, RDMA_NLDEV_ATTR_RES_QP_ENTRY,
+     RDMA_NLDEV_ATTR_RES_LQPN, "qp number", nullptr},
+    {K::cq, RDMA_NLDEV_CMD_RES_CQ_GET, RDMA_NLDEV_ATTR_RES_CQ, RDMA_NLDEV_ATTR_RES_CQ_ENTRY,
+     RDMA_NLDEV_ATTR_RES_CQN, "cq number", cq_details},
+    {K::mr, RDMA_NLDEV_CMD_RES_MR_GET, RDMA_NLDEV_ATTR_RES_MR, RDMA_NLDEV_ATTR_RES_MR_ENTRY,
+     RDMA_NLDEV_ATTR_RES_MRN, "mr number", mr_details},
+    {K::pd, RDMA_NLDEV_CMD_RES_PD_GET, RDMA_NLDEV_ATTR_RES_PD, RDMA_NLDEV_ATTR_RES_PD_ENTRY,
+     RDMA_NLDEV_ATTR_RES_PDN, "pd number", pd_details},
+    {K::ctx, RDMA_NLDEV_CMD_RES_CTX_GET, RDMA_NLDEV_ATTR_RES_CTX, RDMA_NLDEV_ATTR_RES_CTX_ENTRY,
+     RDMA_NLDEV_ATTR_RES_CTXN, "context number", no_details},
+};
+static_assert(std::size(kinds) == resource_kind_count, "one row per ResourceKind");
+
+constexpr bool in_enum_order() {
+    for (std::size_t i = 0; i < std::size(kinds); ++i)
+        if (kinds[i].kind != static_cast<ResourceKind>(i)) return false;
+    return true;
+}
+static_assert(in_enum_order(), "row i is ResourceKind i");
 
 } // namespace
 
@@ -126,7 +151,7 @@ Result<std::vector<Port>> parse_port_dump(const Bytes& bytes) {
 }
 
 Result<std::vector<CmIdRecord>> parse_cm_id_dump(const Bytes& bytes) {
-    auto records = parse_resource_dump<CmIdRecord>(
+    auto records = parse_entries<CmIdRecord>(
         bytes, RDMA_NLDEV_CMD_RES_CM_ID_GET, RDMA_NLDEV_ATTR_RES_CM_ID,
         RDMA_NLDEV_ATTR_RES_CM_ID_ENTRY, "cm_id dump", [](const Attrs& a, CmIdRecord& r) {
             r.port = a.u32(RDMA_NLDEV_ATTR_PORT_INDEX, "port index");
@@ -173,11 +198,11 @@ Result<std::optional<std::string>> parse_chardev_driver(const Bytes& bytes) {
 }
 
 Result<std::vector<QpRecord>> parse_qp_dump(const Bytes& bytes) {
-    auto records = parse_resource_dump<QpRecord>(
-        bytes, RDMA_NLDEV_CMD_RES_QP_GET, RDMA_NLDEV_ATTR_RES_QP, RDMA_NLDEV_ATTR_RES_QP_ENTRY,
-        "qp dump", [](const Attrs& a, QpRecord& r) {
+    const NldevResourceKind& k = nldev_resource_kind(ResourceKind::qp);
+    auto records = parse_entries<QpRecord>(
+        bytes, k.command, k.list_attr, k.entry_attr, "qp dump", [&](const Attrs& a, QpRecord& r) {
             r.port = a.u32(RDMA_NLDEV_ATTR_PORT_INDEX, "port index");
-            r.number = a.need(a.u32(RDMA_NLDEV_ATTR_RES_LQPN, "qp number"), "qp number");
+            r.number = a.need(a.u32(k.number_attr, k.number_name), k.number_name);
             r.remote_number = a.u32(RDMA_NLDEV_ATTR_RES_RQPN, "remote qp number");
             r.type = a.u8(RDMA_NLDEV_ATTR_RES_TYPE, "qp type");
             r.state = a.u8(RDMA_NLDEV_ATTR_RES_STATE, "qp state");
@@ -189,42 +214,38 @@ Result<std::vector<QpRecord>> parse_qp_dump(const Bytes& bytes) {
                      [](const QpRecord& r) { return std::pair(r.device_index, r.number); });
 }
 
-Result<std::vector<ResourceRecord>> parse_cq_dump(const Bytes& bytes) {
-    return parse_kind_dump(bytes, RDMA_NLDEV_CMD_RES_CQ_GET, RDMA_NLDEV_ATTR_RES_CQ,
-                           RDMA_NLDEV_ATTR_RES_CQ_ENTRY, RDMA_NLDEV_ATTR_RES_CQN, "cq", "cq dump",
-                           "cq number", [](const Attrs& a, Details& d) {
-                               if (auto cqe = a.u32(RDMA_NLDEV_ATTR_RES_CQE, "cqe"))
-                                   d.emplace_back("cqe", std::to_string(*cqe));
-                           });
+std::span<const NldevResourceKind> nldev_resource_kinds() {
+    return kinds;
 }
 
-Result<std::vector<ResourceRecord>> parse_mr_dump(const Bytes& bytes) {
-    return parse_kind_dump(bytes, RDMA_NLDEV_CMD_RES_MR_GET, RDMA_NLDEV_ATTR_RES_MR,
-                           RDMA_NLDEV_ATTR_RES_MR_ENTRY, RDMA_NLDEV_ATTR_RES_MRN, "mr", "mr dump",
-                           "mr number", [](const Attrs& a, Details& d) {
-                               if (auto len = a.u64(RDMA_NLDEV_ATTR_RES_MRLEN, "mr length"))
-                                   d.emplace_back("length", std::to_string(*len));
-                               // Keys are sent only to readers with CAP_NET_ADMIN.
-                               if (auto lkey = a.u32(RDMA_NLDEV_ATTR_RES_LKEY, "lkey"))
-                                   d.emplace_back("lkey", hex_text(*lkey));
-                               if (auto rkey = a.u32(RDMA_NLDEV_ATTR_RES_RKEY, "rkey"))
-                                   d.emplace_back("rkey", hex_text(*rkey));
-                           });
+const NldevResourceKind& nldev_resource_kind(ResourceKind kind) {
+    return kinds[static_cast<std::size_t>(kind)];
 }
 
-Result<std::vector<ResourceRecord>> parse_pd_dump(const Bytes& bytes) {
-    return parse_kind_dump(bytes, RDMA_NLDEV_CMD_RES_PD_GET, RDMA_NLDEV_ATTR_RES_PD,
-                           RDMA_NLDEV_ATTR_RES_PD_ENTRY, RDMA_NLDEV_ATTR_RES_PDN, "pd", "pd dump",
-                           "pd number", [](const Attrs& a, Details& d) {
-                               if (auto users = a.u64(RDMA_NLDEV_ATTR_RES_USECNT, "pd users"))
-                                   d.emplace_back("users", std::to_string(*users));
-                           });
-}
-
-Result<std::vector<ResourceRecord>> parse_ctx_dump(const Bytes& bytes) {
-    return parse_kind_dump(bytes, RDMA_NLDEV_CMD_RES_CTX_GET, RDMA_NLDEV_ATTR_RES_CTX,
-                           RDMA_NLDEV_ATTR_RES_CTX_ENTRY, RDMA_NLDEV_ATTR_RES_CTXN, "ctx",
-                           "ctx dump", "context number", [](const Attrs&, Details&) {});
+Result<std::vector<ResourceRecord>> parse_resource_dump(ResourceKind kind, const Bytes& bytes) {
+    const NldevResourceKind& k = nldev_resource_kind(kind);
+    // QPs carry more than a resource shows (remote number, PD) for the join
+    // with cm_ids; one parser and one conversion serve both uses.
+    if (!k.details) {
+        auto qps = parse_qp_dump(bytes);
+        if (!qps) return qps.failure();
+        std::vector<ResourceRecord> out;
+        for (const QpRecord& q : qps.value())
+            out.push_back(resource_from_qp(q));
+        return out;
+    }
+    std::string what = std::string(resource_kind_name(kind)) + " dump";
+    auto records = parse_entries<ResourceRecord>(
+        bytes, k.command, k.list_attr, k.entry_attr, what.c_str(),
+        [&](const Attrs& a, ResourceRecord& r) {
+            r.kind = kind;
+            r.number = a.need(a.u32(k.number_attr, k.number_name), k.number_name);
+            k.details(a, r.details);
+            r.owner = owner_of(a);
+        });
+    if (!records) return records;
+    return unique_by(std::move(records.value()),
+                     [](const ResourceRecord& r) { return std::pair(r.device_index, r.number); });
 }
 
 } // namespace rdmastat

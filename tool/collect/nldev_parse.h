@@ -10,6 +10,7 @@
 #include "collect/resources.h"
 #include "model/records.h"
 
+#include <span>
 #include <vector>
 
 namespace rdmastat {
@@ -29,14 +30,32 @@ Result<std::optional<std::string>> parse_chardev_driver(const Bytes& bytes);
 /// RDMA_NLDEV_CMD_RES_QP_GET dump of one device; duplicates removed by QP number.
 Result<std::vector<QpRecord>> parse_qp_dump(const Bytes& bytes);
 
-/// RDMA_NLDEV_CMD_RES_CQ_GET, _MR_GET, _PD_GET and _CTX_GET dumps of one device:
-/// one ResourceRecord of kind "cq", "mr", "pd" or "ctx" per entry (number cqn,
-/// mrn, pdn, ctxn; details as ResourceRecord lists them), duplicates removed by
-/// number. An entry without its number is a Failure; an empty entry (what the
-/// kernel sends for a kernel-owned context) is skipped.
-Result<std::vector<ResourceRecord>> parse_cq_dump(const Bytes& bytes);
-Result<std::vector<ResourceRecord>> parse_mr_dump(const Bytes& bytes);
-Result<std::vector<ResourceRecord>> parse_pd_dump(const Bytes& bytes);
-Result<std::vector<ResourceRecord>> parse_ctx_dump(const Bytes& bytes);
+class Attrs;
+
+/// How NLDEV reports one ResourceKind: the collect side's one table of kinds.
+/// collect_resources, the parsers and the capture tool all walk it.
+struct NldevResourceKind {
+    ResourceKind kind;
+    unsigned command;        ///< RDMA_NLDEV_CMD_RES_*_GET, one dump per device
+    int list_attr;           ///< RDMA_NLDEV_ATTR_RES_*: the nest of entries
+    int entry_attr;          ///< RDMA_NLDEV_ATTR_RES_*_ENTRY
+    int number_attr;         ///< the entry's number: RES_LQPN, RES_CQN, ...
+    const char* number_name; ///< what errors call that number: "cq number"
+    /// Appends an entry's details in the order ResourceRecord lists them; nullptr
+    /// for qp, whose dump parse_qp_dump parses (QPs are also joined with cm_ids).
+    void (*details)(const Attrs& entry, ResourceDetails& out);
+};
+
+/// One row per ResourceKind, in the enum's order (row i is kind i).
+std::span<const NldevResourceKind> nldev_resource_kinds();
+/// The row of kind.
+const NldevResourceKind& nldev_resource_kind(ResourceKind kind);
+
+/// A dump of kind's command for one device: one ResourceRecord per entry (number
+/// from the row's number attribute; details as ResourceRecord lists them),
+/// duplicates removed by number. An entry without its number is a Failure; an
+/// empty entry (what the kernel sends for a kernel-owned context) is skipped.
+/// For qp: parse_qp_dump's records through resource_from_qp.
+Result<std::vector<ResourceRecord>> parse_resource_dump(ResourceKind kind, const Bytes& bytes);
 
 } // namespace rdmastat

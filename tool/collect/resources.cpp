@@ -7,7 +7,7 @@ namespace rdmastat {
 
 ResourceRecord resource_from_qp(const QpRecord& qp) {
     ResourceRecord r;
-    r.kind = "qp";
+    r.kind = ResourceKind::qp;
     r.device_index = qp.device_index;
     r.device_name = qp.device_name;
     r.number = qp.number;

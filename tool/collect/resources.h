@@ -14,9 +14,12 @@
 
 namespace rdmastat {
 
+/// Kind-specific facts of a resource as text, e.g. {"cqe", "256"}.
+using ResourceDetails = std::vector<std::pair<std::string, std::string>>;
+
 /// One resource as NLDEV reported it; numbers and owner as the kernel sent them.
 struct ResourceRecord {
-    std::string kind; ///< "qp", "cq", "mr", "pd", "ctx"
+    ResourceKind kind = ResourceKind::qp;
     std::uint32_t device_index = 0;
     std::string device_name;
     std::uint32_t number = 0; ///< lqpn, cqn, mrn, pdn or ctxn
@@ -24,10 +27,10 @@ struct ResourceRecord {
     /// Kind-specific facts as text, in this order when present: qp "type",
     /// "state"; cq "cqe"; mr "length", "lkey", "rkey" (keys only for readers
     /// with CAP_NET_ADMIN); pd "users"; ctx none.
-    std::vector<std::pair<std::string, std::string>> details;
+    ResourceDetails details;
 };
 
-/// A QP record as a resource of kind "qp": number lqpn, details "type" and
+/// A QP record as a resource of kind qp: number lqpn, details "type" and
 /// "state" by their kernel names when the kernel sent them.
 ResourceRecord resource_from_qp(const QpRecord& qp);
 

@@ -7,6 +7,7 @@
 
 #include "model/address.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -58,6 +59,13 @@ enum class QpType : std::uint8_t {
 
 /// enum rdma_ucm_port_space.
 enum class PortSpace : std::uint32_t { ipoib = 0x0002, tcp = 0x0106, udp = 0x0111, ib = 0x013f };
+
+/// The RDMA resources NLDEV tracks besides cm_ids, in the order lsof lists
+/// them. A new kind is also a name (model/names.cpp) and an NLDEV row
+/// (collect/nldev_parse.cpp); both are checked against resource_kind_count.
+enum class ResourceKind : std::uint8_t { qp, cq, mr, pd, ctx };
+/// How many ResourceKinds there are: their values are 0 .. count - 1.
+inline constexpr std::size_t resource_kind_count = 5;
 
 /// Where a Snapshot came from.
 enum class SnapshotSource { nldev, module, file };
@@ -200,9 +208,9 @@ struct Process {
     bool operator==(const Process&) const = default;
 };
 
-/// An RDMA resource NLDEV tracks besides cm_ids: "qp", "cq", "mr", "pd", "ctx".
+/// An RDMA resource NLDEV tracks besides cm_ids.
 struct Resource {
-    std::string kind;
+    ResourceKind kind = ResourceKind::qp;
     std::string device;
     std::uint32_t number = 0; ///< lqpn, cqn, mrn, pdn or ctxn
     Owner owner;

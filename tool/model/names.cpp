@@ -22,6 +22,10 @@ constexpr std::array<const char*, 11> cm_states = {
     "IDLE",       "ADDR_QUERY", "ADDR_RESOLVED", "ROUTE_QUERY",    "ROUTE_RESOLVED", "CONNECT",
     "DISCONNECT", "ADDR_BOUND", "LISTEN",        "DEVICE_REMOVAL", "DESTROYING"};
 
+// Indexed by ResourceKind: the one table of their names.
+constexpr const char* resource_kinds[] = {"qp", "cq", "mr", "pd", "ctx"};
+static_assert(std::size(resource_kinds) == resource_kind_count, "one name per ResourceKind");
+
 // The value whose name is name, among 0..limit: a known name or the decimal
 // text of a value without one (what lookup writes for it).
 template <typename E, typename Name>
@@ -113,6 +117,10 @@ std::optional<Guid> guid_from_text(std::string_view text) {
     return Guid{*v};
 }
 
+std::string_view resource_kind_name(ResourceKind kind) {
+    return resource_kinds[static_cast<std::size_t>(kind)];
+}
+
 std::optional<CmState> cm_state_from_name(std::string_view name) {
     return from_name<CmState>(name, 0xff, cm_state_name);
 }
@@ -137,6 +145,12 @@ std::optional<PortSpace> port_space_from_name(std::string_view name) {
 std::optional<SnapshotSource> snapshot_source_from_name(std::string_view name) {
     for (SnapshotSource s : {SnapshotSource::nldev, SnapshotSource::module, SnapshotSource::file})
         if (snapshot_source_name(s) == name) return s;
+    return std::nullopt;
+}
+
+std::optional<ResourceKind> resource_kind_from_name(std::string_view name) {
+    for (std::size_t i = 0; i < resource_kind_count; ++i)
+        if (name == resource_kinds[i]) return static_cast<ResourceKind>(i);
     return std::nullopt;
 }
 

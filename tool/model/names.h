@@ -34,6 +34,9 @@ std::string guid_text(Guid guid);
 /// Inverse of guid_text; also takes fewer digits or groups, but never more than
 /// 64 bits.
 std::optional<Guid> guid_from_text(std::string_view text);
+/// ResourceKind: "qp", "cq", "mr", "pd", "ctx", as JSON, snapshots and capture
+/// files name them (lsof's TYPE is the upper-case form).
+std::string_view resource_kind_name(ResourceKind kind);
 
 /// Inverses of the names above, for readers of saved snapshots: a name, or the
 /// decimal text a value without one is written as. Exact case; nullopt for
@@ -43,6 +46,7 @@ std::optional<QpState> qp_state_from_name(std::string_view name);
 std::optional<QpType> qp_type_from_name(std::string_view name);
 std::optional<PortSpace> port_space_from_name(std::string_view name);
 std::optional<SnapshotSource> snapshot_source_from_name(std::string_view name);
+std::optional<ResourceKind> resource_kind_from_name(std::string_view name);
 /// enum ib_port_state: "NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER".
 std::string port_state_name(std::uint8_t state);
 /// enum ib_port_phys_state: "SLEEP", "POLLING", "DISABLED", ... "LINK_UP".
@@ -82,6 +86,9 @@ inline std::string name_of(PortSpace v) {
 }
 inline std::string name_of(SnapshotSource v) {
     return std::string(snapshot_source_name(v));
+}
+inline std::string name_of(ResourceKind v) {
+    return std::string(resource_kind_name(v));
 }
 inline std::string name_of(Transport v) {
     return std::string(transport_name(v));

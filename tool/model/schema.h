@@ -268,6 +268,8 @@ template <typename T> std::optional<T> text_to(const std::string& text, std::str
         v = qp_type_from_name(text), noun = "QP type";
     } else if constexpr (std::is_same_v<T, PortSpace>) {
         v = port_space_from_name(text), noun = "port space";
+    } else if constexpr (std::is_same_v<T, ResourceKind>) {
+        v = resource_kind_from_name(text), noun = "resource kind";
     } else if constexpr (std::is_same_v<T, CounterSource>) {
         v = counter_source_from_name(text), noun = "counter source";
     } else {

@@ -35,6 +35,9 @@ template <typename J> void to_json(J& j, PortSpace v) {
 template <typename J> void to_json(J& j, SnapshotSource v) {
     j = name_of(v);
 }
+template <typename J> void to_json(J& j, ResourceKind v) {
+    j = name_of(v);
+}
 template <typename J> void to_json(J& j, Transport v) {
     j = name_of(v);
 }

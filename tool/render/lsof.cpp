@@ -40,7 +40,7 @@ std::string connection_name(const Connection& c) {
 }
 
 std::string resource_name(const Resource& r) {
-    std::string name = r.kind + "n " + std::to_string(r.number);
+    std::string name = name_of(r.kind) + "n " + std::to_string(r.number);
     for (const auto& [key, value] : r.details) {
         if (key == "lkey" || key == "rkey") continue; // memory keys: JSON only
         name += (key == "type" || key == "state" ? " " : " " + key + " ") + value;
@@ -117,7 +117,7 @@ std::string lsof_type(const LsofFile& f) {
     case LsofKind::cm_id:
         return "RDMA_CM";
     case LsofKind::resource: {
-        std::string kind = f.resource->kind;
+        std::string kind = name_of(f.resource->kind);
         for (char& ch : kind)
             if (ch >= 'a' && ch <= 'z') ch = static_cast<char>(ch - 'a' + 'A');
         return kind;

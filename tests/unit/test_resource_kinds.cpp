@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+// Resource kinds: one enum, one table of names, one NLDEV table. A kind missing
+// from either table, out of order or named twice fails here.
+#include "catch_compat.hpp"
+#include "collect/nldev_parse.h"
+#include "collect/snapshot_file.h"
+#include "model/names.h"
+#include "render/json_common.h"
+#include "support.h"
+
+#include <rdma/rdma_netlink.h>
+#include <set>
+
+using namespace rdmastat;
+using namespace rdmastat::test;
+
+TEST_CASE("resource kinds: every kind survives its name", "[names]") {
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < resource_kind_count; ++i) {
+        auto kind = static_cast<ResourceKind>(i);
+        std::string name = name_of(kind);
+        INFO(i << " " << name);
+        CHECK_FALSE(name.empty());
+        CHECK(resource_kind_from_name(name) == kind);
+        CHECK(names.insert(name).second); // no two kinds share a name
+        CHECK(nlohmann::ordered_json(kind) == name);
+    }
+    // The names JSON and snapshots have always used, in lsof's order.
+    CHECK(resource_kind_name(ResourceKind::qp) == "qp");
+    CHECK(resource_kind_name(ResourceKind::cq) == "cq");
+    CHECK(resource_kind_name(ResourceKind::mr) == "mr");
+    CHECK(resource_kind_name(ResourceKind::pd) == "pd");
+    CHECK(resource_kind_name(ResourceKind::ctx) == "ctx");
+    CHECK(ResourceKind::qp < ResourceKind::cq);
+    CHECK(ResourceKind::pd < ResourceKind::ctx);
+    CHECK_FALSE(resource_kind_from_name("QP")); // exact, as the writer wrote it
+    CHECK_FALSE(resource_kind_from_name("srq"));
+    CHECK_FALSE(resource_kind_from_name(""));
+}
+
+TEST_CASE("resource kinds: the NLDEV table has one row per kind, in order", "[resources]") {
+    auto rows = nldev_resource_kinds();
+    REQUIRE(rows.size() == resource_kind_count);
+    std::set<unsigned> commands;
+    std::set<int> lists, entries, numbers;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const NldevResourceKind& k = rows[i];
+        INFO(name_of(k.kind));
+        CHECK(k.kind == static_cast<ResourceKind>(i));
+        CHECK(&nldev_resource_kind(k.kind) == &k);
+        CHECK(commands.insert(k.command).second);
+        CHECK(lists.insert(k.list_attr).second);
+        CHECK(entries.insert(k.entry_attr).second);
+        CHECK(numbers.insert(k.number_attr).second);
+        CHECK_THAT(std::string(k.number_name), Catch::Contains("number"));
+        // Only qp's dump goes through parse_qp_dump (QPs are joined with cm_ids).
+        CHECK((k.details == nullptr) == (k.kind == ResourceKind::qp));
+    }
+    CHECK(nldev_resource_kind(ResourceKind::qp).command == RDMA_NLDEV_CMD_RES_QP_GET);
+    CHECK(nldev_resource_kind(ResourceKind::ctx).command == RDMA_NLDEV_CMD_RES_CTX_GET);
+}
+
+TEST_CASE("resource kinds: every kind's captured dump parses as that kind", "[resources]") {
+    for (const NldevResourceKind& k : nldev_resource_kinds()) {
+        INFO(name_of(k.kind));
+        auto records = parse_resource_dump(k.kind, fixture_bytes(name_of(k.kind) + "-rxe0.bin"));
+        REQUIRE(records.ok());
+        CHECK_FALSE(records.value().empty());
+        for (const ResourceRecord& r : records.value())
+            CHECK(r.kind == k.kind);
+    }
+}
+
+TEST_CASE("resource kinds: a snapshot naming an unknown kind is refused where it says so",
+          "[snapshot]") {
+    auto doc = nlohmann::json::parse(fixture_text("snapshot-host.json"));
+    REQUIRE(doc.at("resources").size() > 1);
+    CHECK(snapshot_from_text(doc.dump()).ok());
+    doc["resources"][1]["kind"] = "srq";
+    auto snap = snapshot_from_text(doc.dump());
+    REQUIRE_FALSE(snap.ok());
+    CHECK_THAT(snap.error(), Catch::StartsWith("test.json: ") &&
+                                 Catch::Contains("resources[1].kind: unknown resource kind 'srq'"));
+}
