@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <libmnl/libmnl.h>
 #include <linux/netlink.h>
 #include <map>
 #include <rdma/rdma_netlink.h>
@@ -234,6 +235,54 @@ TEST_CASE("counters: a statistics reply that does not parse is an error", "[nlde
     snap.devices = source.collect(false, false).take().devices;
     auto st = collect_counters(source, snap, "/nonexistent");
     REQUIRE_FALSE(st.ok());
+    CHECK_FALSE(snap.counters_collected); // left as it was: nothing half read
+    CHECK(snap.port_counters.empty());
     CHECK_THAT(st.error(), Catch::StartsWith("NLDEV statistics of "));
     CHECK_THAT(st.error(), Catch::Contains(" port 1: "));
+}
+
+TEST_CASE("each request goes out as the kernel expects it", "[nldev][source]") {
+    struct Sent {
+        std::uint16_t flags = 0;
+        std::map<unsigned, std::string> attrs; ///< type → payload bytes
+    };
+    auto sent = [](const NldevRequest& r) {
+        std::vector<char> buf(MNL_SOCKET_BUFFER_SIZE);
+        nlmsghdr* nlh = mnl_nlmsg_put_header(buf.data());
+        nlh->nlmsg_flags = NLM_F_REQUEST;
+        fill_nldev_request(nlh, r);
+        CHECK(nlh->nlmsg_type == RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, r.command));
+        Sent out{nlh->nlmsg_flags, {}};
+        AttrTable table = parse_attrs(mnl_nlmsg_get_payload(nlh), mnl_nlmsg_get_payload_len(nlh),
+                                      RDMA_NLDEV_ATTR_MAX - 1)
+                              .take();
+        for (unsigned type = 0; type < table.size(); ++type)
+            if (const nlattr* a = table[type])
+                out.attrs[type] = std::string(static_cast<const char*>(mnl_attr_get_payload(a)),
+                                              mnl_attr_get_payload_len(a));
+        return out;
+    };
+    auto u32 = [](std::uint32_t v) { return std::string(reinterpret_cast<const char*>(&v), 4); };
+
+    Sent dump = sent({RDMA_NLDEV_CMD_RES_CM_ID_GET, 3, std::nullopt});
+    CHECK(dump.flags == (NLM_F_REQUEST | NLM_F_DUMP));
+    CHECK(dump.attrs == std::map<unsigned, std::string>{{RDMA_NLDEV_ATTR_DEV_INDEX, u32(3)}});
+    CHECK(sent({RDMA_NLDEV_CMD_GET, std::nullopt, std::nullopt}).attrs.empty());
+
+    Sent chardev = sent({RDMA_NLDEV_CMD_GET_CHARDEV, 3, std::nullopt});
+    CHECK(chardev.flags == (NLM_F_REQUEST | NLM_F_ACK));
+    CHECK(chardev.attrs == std::map<unsigned, std::string>{
+                               {RDMA_NLDEV_ATTR_DEV_INDEX, u32(3)},
+                               {RDMA_NLDEV_ATTR_CHARDEV_TYPE, std::string("uverbs", 7)}});
+
+    Sent stat = sent({RDMA_NLDEV_CMD_STAT_GET, 3, 1});
+    CHECK(stat.flags == (NLM_F_REQUEST | NLM_F_ACK));
+    CHECK(stat.attrs == std::map<unsigned, std::string>{{RDMA_NLDEV_ATTR_DEV_INDEX, u32(3)},
+                                                        {RDMA_NLDEV_ATTR_PORT_INDEX, u32(1)}});
+
+    Sent bound = sent({RDMA_NLDEV_CMD_STAT_GET, 3, std::nullopt});
+    CHECK(bound.flags == (NLM_F_REQUEST | NLM_F_DUMP));
+    CHECK(bound.attrs ==
+          std::map<unsigned, std::string>{{RDMA_NLDEV_ATTR_DEV_INDEX, u32(3)},
+                                          {RDMA_NLDEV_ATTR_STAT_RES, u32(RDMA_NLDEV_ATTR_RES_QP)}});
 }

@@ -91,7 +91,11 @@ struct FakeSystem final : System {
     }
     Status counters(Snapshot& snap) override {
         ++counter_calls;
-        if (counters_error) return Failure{*counters_error};
+        if (counters_error) { // after reading part of them
+            snap.port_counters.push_back(PortCounters{"siw0", 1, std::nullopt, {}});
+            snap.counters_collected = true;
+            return Failure{*counters_error};
+        }
         snap.counters_collected = true;
         return Ok{};
     }
@@ -183,10 +187,10 @@ TEST_CASE("pipeline: --source nldev never asks the module", "[pipeline]") {
 
 TEST_CASE("pipeline: a module that cannot be asked is an error, not a fallback", "[pipeline]") {
     FakeSystem sys;
-    sys.module_error = "generic netlink: Permission denied";
+    sys.module_error = "module conn dump: Permission denied";
     Collection c = run_on(sys, SourceChoice::automatic);
-    CHECK(messages(c) == std::vector<std::string>{
-                             "connections: module source: generic netlink: Permission denied"});
+    CHECK(messages(c) ==
+          std::vector<std::string>{"connections: module conn dump: Permission denied"});
     CHECK(sys.nldev_calls.empty());
 }
 
@@ -260,6 +264,8 @@ TEST_CASE("pipeline: a failed part is reported and the others are kept", "[pipel
                                    "counters: counters: RDMA netlink: Permission denied"});
     CHECK(c.snapshot.connections.size() == sys.data.cm_ids.size());
     CHECK_FALSE(c.snapshot.resources_collected);
+    CHECK_FALSE(c.snapshot.counters_collected); // empty, never half read
+    CHECK(c.snapshot.port_counters.empty());
     CHECK_FALSE(c.snapshot.host_sockets_collected);
     CHECK_FALSE(c.snapshot.processes_collected);
     CHECK(c.failed(Part::counters));

@@ -196,3 +196,12 @@ TEST_CASE("counters are read back sorted by name, whatever order the file has",
     CHECK(back.port_counters[0].counters[0].name == "a_pkts");
     CHECK(back.port_counters[0].counters[1].name == "b_pkts");
 }
+
+TEST_CASE("a kernel owner is written as the kernel alone, whatever a file gave it",
+          "[snapshot][schema]") {
+    auto j = nlohmann::ordered_json::parse(snapshot_to_text(full_snapshot()));
+    j["connections"][1]["owner"] = {{"pid", 5}, {"comm", "kworker"}, {"kernel", "nvme_rdma"}};
+    Snapshot back = snapshot_from_text(j.dump()).take();
+    auto again = nlohmann::json::parse(snapshot_to_text(back));
+    CHECK(again["connections"][1]["owner"] == nlohmann::json{{"kernel", "nvme_rdma"}});
+}

@@ -32,7 +32,9 @@ std::optional<std::vector<Counter>> read_counter_dir(const std::string& dir) {
 }
 
 Status collect_counters(NldevSource& nldev, Snapshot& snap, const std::string& sysfs_root) {
-    snap.counters_collected = true;
+    // Kept aside until every device is read: a failure leaves snap untouched.
+    std::vector<PortCounters> ports;
+    std::vector<QpCounters> bound;
     for (const Device& dev : snap.devices) {
         for (const Port& port : dev.ports) {
             PortCounters pc{dev.name, port.index, std::nullopt, {}};
@@ -56,16 +58,19 @@ Status collect_counters(NldevSource& nldev, Snapshot& snap, const std::string& s
                 pc.source = CounterSource::sysfs;
                 pc.counters = std::move(*files);
             }
-            snap.port_counters.push_back(std::move(pc));
+            ports.push_back(std::move(pc));
         }
         // Refused where a driver cannot bind counters to QPs: then there are none.
         if (auto dump = nldev.qp_counters(dev.index)) {
             auto qps = parse_qp_counter_dump(dump.value());
             if (!qps) return Failure{"NLDEV QP counters of " + dev.name + ": " + qps.error()};
             for (QpCounters& q : qps.value())
-                snap.qp_counters.push_back(std::move(q));
+                bound.push_back(std::move(q));
         }
     }
+    snap.port_counters = std::move(ports);
+    snap.qp_counters = std::move(bound);
+    snap.counters_collected = true;
     return Ok{};
 }
 

@@ -22,7 +22,8 @@ std::optional<std::vector<Counter>> read_counter_dir(const std::string& dir);
 /// statistics; when the kernel refuses them (a device without hardware
 /// counters), the files of SYSFS_ROOT/DEV/ports/N/hw_counters (source "sysfs");
 /// else no counters. QP counters that a device does not support are simply
-/// absent. Failure when a reply does not parse, naming device and port.
+/// absent. Failure when a reply does not parse, naming device and port; snap
+/// is then left as it was.
 Status collect_counters(NldevSource& nldev, Snapshot& snap,
                         const std::string& sysfs_root = "/sys/class/infiniband");
 

@@ -25,22 +25,24 @@ NldevSource NldevSource::replaying(NldevReplay replay) {
     return NldevSource(std::move(replay));
 }
 
+void fill_nldev_request(nlmsghdr* nlh, const NldevRequest& r) {
+    nlh->nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, r.command);
+    // A chardev lookup and one port's statistics are single requests; the
+    // rest are dumps (STAT_GET without a port: the QP-bound counters).
+    const bool single =
+        r.command == RDMA_NLDEV_CMD_GET_CHARDEV || (r.command == RDMA_NLDEV_CMD_STAT_GET && r.port);
+    nlh->nlmsg_flags |= single ? NLM_F_ACK : NLM_F_DUMP;
+    if (r.device_index) mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, *r.device_index);
+    if (r.port) mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_PORT_INDEX, *r.port);
+    if (r.command == RDMA_NLDEV_CMD_GET_CHARDEV)
+        mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_CHARDEV_TYPE, "uverbs");
+    if (r.command == RDMA_NLDEV_CMD_STAT_GET && !r.port)
+        mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_STAT_RES, RDMA_NLDEV_ATTR_RES_QP);
+}
+
 Result<Bytes> NldevSource::send(const NldevRequest& r) {
     if (replay_) return replay_(r);
-    return socket_->request([&](nlmsghdr* nlh) {
-        nlh->nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, r.command);
-        // A chardev lookup and one port's statistics are single requests; the
-        // rest are dumps (STAT_GET without a port: the QP-bound counters).
-        const bool single = r.command == RDMA_NLDEV_CMD_GET_CHARDEV ||
-                            (r.command == RDMA_NLDEV_CMD_STAT_GET && r.port);
-        nlh->nlmsg_flags |= single ? NLM_F_ACK : NLM_F_DUMP;
-        if (r.device_index) mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, *r.device_index);
-        if (r.port) mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_PORT_INDEX, *r.port);
-        if (r.command == RDMA_NLDEV_CMD_GET_CHARDEV)
-            mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_CHARDEV_TYPE, "uverbs");
-        if (r.command == RDMA_NLDEV_CMD_STAT_GET && !r.port)
-            mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_STAT_RES, RDMA_NLDEV_ATTR_RES_QP);
-    });
+    return socket_->request([&](nlmsghdr* nlh) { fill_nldev_request(nlh, r); });
 }
 
 Result<Bytes> NldevSource::dump(unsigned command, std::optional<std::uint32_t> device_index) {

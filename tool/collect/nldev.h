@@ -23,6 +23,10 @@ struct NldevRequest {
     std::optional<std::uint32_t> port;
 };
 
+/// Fills a netlink message (its header put, flags NLM_F_REQUEST) with r as the
+/// kernel expects it: type, dump or ack flag, and attributes.
+void fill_nldev_request(nlmsghdr* nlh, const NldevRequest& r);
+
 /// Answers requests in place of the kernel: the kernel's bytes, or a Failure
 /// with the errno the kernel would give.
 using NldevReplay = std::function<Result<Bytes>(const NldevRequest&)>;

@@ -62,15 +62,17 @@ void describe(S& u, V&& v) {
     v("reason", u.reason, Presence::required);
 }
 
-/// A kernel owner has only "kernel": the model never gives it a pid.
+/// A kernel owner is written as "kernel" alone, whatever else a file gave it.
 template <typename S, typename V>
 requires is<S, Owner>
 void describe(S& o, V&& v) {
-    v("pid", o.pid, Presence::optional);
-    v("tid", o.tid, Presence::optional);
-    v("comm", o.comm, Presence::optional);
-    v("uid", o.uid, Presence::optional);
-    v("user", o.user, Presence::optional);
+    if (!o.kernel) {
+        v("pid", o.pid, Presence::optional);
+        v("tid", o.tid, Presence::optional);
+        v("comm", o.comm, Presence::optional);
+        v("uid", o.uid, Presence::optional);
+        v("user", o.user, Presence::optional);
+    }
     v("kernel", o.kernel, Presence::optional);
 }
 

@@ -26,8 +26,13 @@ class SystemSource final : public Source {
         if (needs.resources) resources(c, nldev, std::move(owners));
         host(c, needs);
         if (needs.counters)
-            if (Status st = system_.counters(c.snapshot); !st)
+            if (Status st = system_.counters(c.snapshot); !st) {
+                // A failed part is empty, never half read.
+                c.snapshot.port_counters.clear();
+                c.snapshot.qp_counters.clear();
+                c.snapshot.counters_collected = false;
                 fail(c, Part::counters, "counters: " + st.error());
+            }
         return c;
     }
 
@@ -43,7 +48,7 @@ class SystemSource final : public Source {
         c.snapshot.source = SnapshotSource::module;
         auto dump = system_.module_ids();
         if (!dump) {
-            fail(c, Part::connections, "module source: " + dump.error());
+            fail(c, Part::connections, dump.error());
             return true;
         }
         if (!dump.value()) {

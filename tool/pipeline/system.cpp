@@ -14,7 +14,7 @@ class LiveSystem final : public System {
   public:
     Result<std::optional<ModuleDump>> module_ids() override {
         auto module = ModuleSource::open();
-        if (!module) return module.failure();
+        if (!module) return Failure{"module source: " + module.error(), module.error_code()};
         if (!module.value()) return std::optional<ModuleDump>();
         auto records = module.value()->collect();
         if (!records) return records.failure();
