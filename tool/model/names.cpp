@@ -94,9 +94,7 @@ std::string_view counter_source_name(CounterSource source) {
 }
 
 std::optional<CounterSource> counter_source_from_name(std::string_view name) {
-    for (CounterSource s : {CounterSource::nldev, CounterSource::sysfs})
-        if (counter_source_name(s) == name) return s;
-    return std::nullopt;
+    return from_name<CounterSource>(name, 1, counter_source_name);
 }
 
 std::string guid_text(Guid guid) {
@@ -142,16 +140,8 @@ std::optional<PortSpace> port_space_from_name(std::string_view name) {
     return static_cast<PortSpace>(*v);
 }
 
-std::optional<SnapshotSource> snapshot_source_from_name(std::string_view name) {
-    for (SnapshotSource s : {SnapshotSource::nldev, SnapshotSource::module, SnapshotSource::file})
-        if (snapshot_source_name(s) == name) return s;
-    return std::nullopt;
-}
-
 std::optional<ResourceKind> resource_kind_from_name(std::string_view name) {
-    for (std::size_t i = 0; i < resource_kind_count; ++i)
-        if (name == resource_kinds[i]) return static_cast<ResourceKind>(i);
-    return std::nullopt;
+    return from_name<ResourceKind>(name, resource_kind_count - 1, resource_kind_name);
 }
 
 std::string port_state_name(std::uint8_t state) {

@@ -45,7 +45,6 @@ std::optional<CmState> cm_state_from_name(std::string_view name);
 std::optional<QpState> qp_state_from_name(std::string_view name);
 std::optional<QpType> qp_type_from_name(std::string_view name);
 std::optional<PortSpace> port_space_from_name(std::string_view name);
-std::optional<SnapshotSource> snapshot_source_from_name(std::string_view name);
 std::optional<ResourceKind> resource_kind_from_name(std::string_view name);
 /// enum ib_port_state: "NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER".
 std::string port_state_name(std::uint8_t state);
