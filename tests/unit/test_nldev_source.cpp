@@ -9,8 +9,10 @@
 #include "collect/nldev.h"
 #include "collect/nldev_parse.h"
 #include "collect/stats_parse.h"
+#include "model/names.h"
 #include "support.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -75,12 +77,15 @@ struct Kernel {
         if (r.command == RDMA_NLDEV_CMD_GET) ++device_dumps;
         if (fail)
             if (auto failed = fail(r)) return *failed;
-        static const std::map<unsigned, std::string> kinds = {
-            {RDMA_NLDEV_CMD_PORT_GET, "ports"},  {RDMA_NLDEV_CMD_RES_CM_ID_GET, "cm_id"},
-            {RDMA_NLDEV_CMD_RES_QP_GET, "qp"},   {RDMA_NLDEV_CMD_RES_CQ_GET, "cq"},
-            {RDMA_NLDEV_CMD_RES_MR_GET, "mr"},   {RDMA_NLDEV_CMD_RES_PD_GET, "pd"},
-            {RDMA_NLDEV_CMD_RES_CTX_GET, "ctx"}, {RDMA_NLDEV_CMD_GET_CHARDEV, "chardev"},
-        };
+        // The capture tool names each resource kind's file after the kind.
+        static const std::map<unsigned, std::string> kinds = [] {
+            std::map<unsigned, std::string> m = {{RDMA_NLDEV_CMD_PORT_GET, "ports"},
+                                                 {RDMA_NLDEV_CMD_RES_CM_ID_GET, "cm_id"},
+                                                 {RDMA_NLDEV_CMD_GET_CHARDEV, "chardev"}};
+            for (const NldevResourceKind& k : nldev_resource_kinds())
+                m[k.command] = name_of(k.kind);
+            return m;
+        }();
         if (r.command == RDMA_NLDEV_CMD_GET) return as_socket_gives(fixture_bytes("devices.bin"));
         const std::string& dev = names.at(r.device_index.value());
         if (r.command == RDMA_NLDEV_CMD_STAT_GET)
@@ -153,9 +158,45 @@ TEST_CASE("a device unregistered mid-collection is left out, not an error", "[nl
     auto devices = parse_device_dump(fixture_bytes("devices.bin")).take();
     auto source2 = later.source();
     auto resources = source2.collect_resources(devices).take();
-    REQUIRE_FALSE(resources.empty());
-    for (const ResourceRecord& r : resources)
+    REQUIRE_FALSE(resources.records.empty());
+    CHECK(resources.unreported.empty());
+    for (const ResourceRecord& r : resources.records)
         CHECK(r.device_name == "siw0");
+}
+
+TEST_CASE("a kind the kernel refuses to dump is left out and named, the rest kept",
+          "[nldev][source]") {
+    // What a kernel before 5.19 answers to an SRQ dump: EINVAL, as to any command
+    // it does not know, while the device is still there.
+    Kernel kernel;
+    kernel.fail = [&](const NldevRequest& r) -> std::optional<Result<Bytes>> {
+        if (r.command == nldev_resource_kind(ResourceKind::srq).command)
+            return Failure{std::strerror(EINVAL), EINVAL};
+        return std::nullopt;
+    };
+    auto devices = parse_device_dump(fixture_bytes("devices.bin")).take();
+    auto source = kernel.source();
+    auto dump = source.collect_resources(devices).take();
+    CHECK(dump.unreported == std::vector<ResourceKind>{ResourceKind::srq}); // once, not per device
+    CHECK(kernel.device_dumps == 1); // asked whether the first device still exists, once
+    std::size_t expected = 0;
+    for (const NldevResourceKind& k : nldev_resource_kinds())
+        for (const Device& d : devices)
+            if (k.kind != ResourceKind::srq)
+                expected += parse_resource_dump(
+                                k.kind, fixture_bytes(name_of(k.kind) + "-" + d.name + ".bin"))
+                                .take()
+                                .size();
+    CHECK(dump.records.size() == expected);
+    for (const ResourceRecord& r : dump.records)
+        CHECK(r.kind != ResourceKind::srq);
+
+    // Without the refusal, the same devices' SRQs are there.
+    Kernel full;
+    auto all = full.source().collect_resources(devices).take();
+    CHECK(all.unreported.empty());
+    CHECK(std::count_if(all.records.begin(), all.records.end(),
+                        [](const ResourceRecord& r) { return r.kind == ResourceKind::srq; }) == 2);
 }
 
 TEST_CASE("a dump failing for a device that still exists is an error naming both",

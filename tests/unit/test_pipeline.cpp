@@ -26,6 +26,7 @@ struct FakeSystem final : System {
     int module_calls = 0, counter_calls = 0;
     std::vector<std::pair<bool, bool>> nldev_calls; // (with_cm_ids, with_qps)
     std::vector<bool> resources_calls;              // with_qps
+    std::vector<ResourceKind> unreported;           // kinds the kernel refuses
 
     NldevData data = fixture_nldev();
 
@@ -45,11 +46,11 @@ struct FakeSystem final : System {
         if (!with_qps) d.qps.clear();
         return std::optional<NldevData>(std::move(d));
     }
-    Result<std::vector<ResourceRecord>> resources(const std::vector<Device>& devices,
-                                                  bool with_qps) override {
+    Result<ResourceDump> resources(const std::vector<Device>& devices, bool with_qps) override {
         resources_calls.push_back(with_qps);
         if (resources_error) return Failure{*resources_error};
-        std::vector<ResourceRecord> out;
+        ResourceDump dump{{}, unreported};
+        std::vector<ResourceRecord>& out = dump.records;
         for (const Device& d : devices) {
             if (with_qps)
                 for (const QpRecord& q :
@@ -60,7 +61,7 @@ struct FakeSystem final : System {
                      .take())
                 out.push_back(std::move(r));
         }
-        return out;
+        return dump;
     }
     OwnerMap owners(const std::set<std::uint32_t>& pids) override {
         OwnerMap all = fixture_owners(fixture_path("owners.txt")), out;
@@ -247,6 +248,18 @@ TEST_CASE("pipeline: resources reuse the QPs the ids were joined with", "[pipeli
             if (r.owner.pid && fixture_owners(fixture_path("owners.txt")).count(*r.owner.pid))
                 CHECK(r.owner.comm == std::optional<std::string>("rping"));
     }
+}
+
+TEST_CASE("pipeline: a kind the kernel does not report is a warning, not a failure", "[pipeline]") {
+    FakeSystem sys;
+    sys.unreported = {ResourceKind::srq};
+    Collection c = run_on(sys, SourceChoice::automatic, Needs{.resources = true});
+    CHECK(c.errors.empty());
+    REQUIRE(c.snapshot.resources_collected);
+    CHECK_FALSE(c.snapshot.resources.empty()); // the other kinds are kept
+    CHECK(c.warnings == std::vector<std::string>{"NLDEV: this kernel does not report srq "
+                                                 "resources (it refused their dump); none are "
+                                                 "listed"});
 }
 
 TEST_CASE("pipeline: a failed part is reported and the others are kept", "[pipeline]") {

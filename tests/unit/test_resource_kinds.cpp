@@ -31,10 +31,11 @@ TEST_CASE("resource kinds: every kind survives its name", "[names]") {
     CHECK(resource_kind_name(ResourceKind::mr) == "mr");
     CHECK(resource_kind_name(ResourceKind::pd) == "pd");
     CHECK(resource_kind_name(ResourceKind::ctx) == "ctx");
+    CHECK(resource_kind_name(ResourceKind::srq) == "srq");
     CHECK(ResourceKind::qp < ResourceKind::cq);
     CHECK(ResourceKind::pd < ResourceKind::ctx);
-    CHECK_FALSE(resource_kind_from_name("QP")); // exact, as the writer wrote it
-    CHECK_FALSE(resource_kind_from_name("srq"));
+    CHECK_FALSE(resource_kind_from_name("QP"));      // exact, as the writer wrote it
+    CHECK_FALSE(resource_kind_from_name("counter")); // NLDEV tracks it; rdmastat lists none
     CHECK_FALSE(resource_kind_from_name(""));
 }
 
@@ -58,6 +59,7 @@ TEST_CASE("resource kinds: the NLDEV table has one row per kind, in order", "[re
     }
     CHECK(nldev_resource_kind(ResourceKind::qp).command == RDMA_NLDEV_CMD_RES_QP_GET);
     CHECK(nldev_resource_kind(ResourceKind::ctx).command == RDMA_NLDEV_CMD_RES_CTX_GET);
+    CHECK(nldev_resource_kind(ResourceKind::srq).command == RDMA_NLDEV_CMD_RES_SRQ_GET);
 }
 
 TEST_CASE("resource kinds: every kind's captured dump parses as that kind", "[resources]") {
@@ -83,9 +85,10 @@ TEST_CASE("resource kinds: a snapshot naming an unknown kind is refused where it
     auto doc = nlohmann::json::parse(fixture_text("snapshot-host.json"));
     REQUIRE(doc.at("resources").size() > 1);
     CHECK(snapshot_from_text(doc.dump()).ok());
-    doc["resources"][1]["kind"] = "srq";
+    doc["resources"][1]["kind"] = "counter";
     auto snap = snapshot_from_text(doc.dump());
     REQUIRE_FALSE(snap.ok());
-    CHECK_THAT(snap.error(), Catch::StartsWith("test.json: ") &&
-                                 Catch::Contains("resources[1].kind: unknown resource kind 'srq'"));
+    CHECK_THAT(snap.error(),
+               Catch::StartsWith("test.json: ") &&
+                   Catch::Contains("resources[1].kind: unknown resource kind 'counter'"));
 }

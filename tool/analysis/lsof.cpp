@@ -194,7 +194,7 @@ void collect_files(const Snapshot& snap, bool with_sockets, Builder& b) {
     std::vector<const Resource*> res;
     for (const Resource& r : snap.resources)
         res.push_back(&r);
-    // By kind in the enum's order (qp, cq, mr, pd, ctx), then device and number.
+    // By kind in the enum's order, then device and number.
     std::stable_sort(res.begin(), res.end(), [](const Resource* x, const Resource* y) {
         return std::tie(x->kind, x->device, x->number) < std::tie(y->kind, y->device, y->number);
     });

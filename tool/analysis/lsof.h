@@ -2,8 +2,8 @@
 #pragma once
 
 /// `rdmastat lsof`: which processes hold which RDMA files, chosen as lsof(8)
-/// chooses. A "file" is one row: a cm_id, an RDMA resource (QP, CQ, MR, PD,
-/// context), an open /dev/infiniband/* character device and, when -i was given, a
+/// chooses. A "file" is one row: a cm_id, an RDMA resource (any ResourceKind),
+/// an open /dev/infiniband/* character device and, when -i was given, a
 /// host TCP socket.
 
 #include "analysis/lsof_select.h"
@@ -47,7 +47,7 @@ struct LsofHolder {
 struct LsofResult {
     /// Holders with at least one selected file: processes by pid, then kernel
     /// owners by name, then the files of no known holder. Files in each: cm_ids
-    /// (by device, cm id), resources (qp, cq, mr, pd, ctx; by device, number),
+    /// (by device, cm id), resources (in ResourceKind order; by device, number),
     /// chardevs (by fd), sockets (by fd, then local endpoint).
     std::vector<LsofHolder> holders;
     /// Processes whose /proc/PID/fd could not be read and that matter here: they

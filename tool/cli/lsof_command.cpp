@@ -133,8 +133,8 @@ Usage: rdmastat lsof [-a] [-t] [-n] [-p PID[,PID...]] [-c COMM] [-u USER[,USER..
                      [-i [4|6][tcp|udp][@ADDR][:PORT[,PORT|,LOW-HIGH...]]]
                      [-j [--pretty]] [-H] [--input FILE] [--source auto|nldev|module]
 
-Rows per process: its cm_ids (TYPE RDMA_CM), QPs, CQs, MRs, PDs and contexts, its
-/dev/infiniband/* file descriptors (CHR) and, with -i, its TCP sockets (IPv4, IPv6).
+Rows per process: its cm_ids (TYPE RDMA_CM), QPs, CQs, MRs, PDs, contexts and SRQs,
+its /dev/infiniband/* file descriptors (CHR) and, with -i, its TCP sockets (IPv4, IPv6).
 -i :PORT lists every holder of the port: host TCP sockets, with or without a process,
 and cm_ids in every RDMA port space.
 

@@ -4,6 +4,8 @@
 #include "collect/nldev_parse.h"
 #include "model/names.h"
 
+#include <algorithm>
+#include <cerrno>
 #include <libmnl/libmnl.h>
 #include <linux/netlink.h>
 #include <rdma/rdma_netlink.h>
@@ -116,15 +118,30 @@ Result<NldevData> NldevSource::collect(bool with_cm_ids, bool with_qps) {
     return data;
 }
 
-Result<std::vector<ResourceRecord>>
-NldevSource::collect_resources(const std::vector<Device>& devices, bool with_qps) {
-    std::vector<ResourceRecord> out;
+Result<ResourceDump> NldevSource::collect_resources(const std::vector<Device>& devices,
+                                                    bool with_qps) {
+    ResourceDump out;
+    auto unreported = [&](ResourceKind kind) {
+        return std::find(out.unreported.begin(), out.unreported.end(), kind) !=
+               out.unreported.end();
+    };
     for (const Device& dev : devices) {
         std::vector<ResourceRecord> mine;
         std::optional<Failure> failure;
+        bool gone = false;
         for (const NldevResourceKind& k : nldev_resource_kinds()) {
-            if (k.kind == ResourceKind::qp && !with_qps) continue;
+            if ((k.kind == ResourceKind::qp && !with_qps) || unreported(k.kind)) continue;
             auto bytes = dump(k.command, dev.index);
+            // A kernel older than a kind answers its dump as any unknown command,
+            // EINVAL, which is also what a vanished device gets: ask which.
+            if (!bytes && (bytes.error_code() == EINVAL || bytes.error_code() == EOPNOTSUPP)) {
+                if (!still_exists(dev.index)) {
+                    gone = true;
+                    break;
+                }
+                out.unreported.push_back(k.kind);
+                continue;
+            }
             auto records = bytes ? parse_resource_dump(k.kind, bytes.value()) : bytes.failure();
             if (!records) {
                 failure = Failure{"NLDEV " + std::string(resource_kind_name(k.kind)) + " dump of " +
@@ -135,13 +152,11 @@ NldevSource::collect_resources(const std::vector<Device>& devices, bool with_qps
             for (auto& r : records.value())
                 mine.push_back(std::move(r));
         }
-        if (failure) {
-            // As in collect(): a device unregistered meanwhile is gone, not broken.
-            if (!still_exists(dev.index)) continue;
-            return *failure;
-        }
+        // As in collect(): a device unregistered meanwhile is gone, not broken.
+        if (gone || (failure && !still_exists(dev.index))) continue;
+        if (failure) return *failure;
         for (auto& r : mine)
-            out.push_back(std::move(r));
+            out.records.push_back(std::move(r));
     }
     return out;
 }

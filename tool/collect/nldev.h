@@ -2,7 +2,7 @@
 #pragma once
 
 /// The kernel's RDMA netlink (NLDEV): devices, ports, cm_ids, QPs and the other
-/// resources (CQs, MRs, PDs, contexts).
+/// resources (nldev_resource_kinds()).
 
 #include "collect/netlink.h"
 #include "collect/resources.h"
@@ -58,12 +58,14 @@ class NldevSource {
     /// disappears between the device dump and its other dumps is left out.
     Result<NldevData> collect(bool with_cm_ids = true, bool with_qps = true);
 
-    /// The resources of each of devices, per device in ResourceKind order (QPs,
-    /// CQs, MRs, PDs, contexts: nldev_resource_kinds()), QPs only when with_qps
-    /// (collect() already has them otherwise), each kind in the kernel's order. A device that
-    /// disappears meanwhile is left out; any other failure names the dump and the device.
-    Result<std::vector<ResourceRecord>> collect_resources(const std::vector<Device>& devices,
-                                                          bool with_qps = true);
+    /// The resources of each of devices, per device in ResourceKind order
+    /// (nldev_resource_kinds()), QPs only when with_qps (collect() already has
+    /// them otherwise), each kind in the kernel's order. A device that
+    /// disappears meanwhile is left out; a kind this kernel refuses to dump is
+    /// left out and named in unreported; any other failure names the dump and
+    /// the device.
+    Result<ResourceDump> collect_resources(const std::vector<Device>& devices,
+                                           bool with_qps = true);
 
   private:
     explicit NldevSource(NetlinkSocket socket) : socket_(std::move(socket)) {}

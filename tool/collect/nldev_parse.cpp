@@ -92,6 +92,44 @@ void pd_details(const Attrs& a, ResourceDetails& d) {
 
 void no_details(const Attrs&, ResourceDetails&) {}
 
+// enum ib_srq_type, as rdma names it.
+std::string srq_type_name(std::uint8_t type) {
+    constexpr const char* names[] = {"BASIC", "XRC", "TM"};
+    return type < std::size(names) ? names[type] : std::to_string(type);
+}
+
+// The QPs on an SRQ as the kernel sends them (ascending, a run of numbers as
+// one range entry) and as rdma prints them: "6-8,11".
+std::string srq_qp_text(const nlattr* list) {
+    std::string text;
+    for (const nlattr* entry : nested_list(list).take()) {
+        if (mnl_attr_get_type(entry) != RDMA_NLDEV_ATTR_RES_QP_ENTRY) continue;
+        Attrs q = nested_attrs(entry);
+        if (!text.empty()) text += ',';
+        if (auto n = q.u32(RDMA_NLDEV_ATTR_RES_LQPN, "srq qp number")) {
+            text += std::to_string(*n);
+            continue;
+        }
+        auto min = q.need(q.u32(RDMA_NLDEV_ATTR_MIN_RANGE, "srq qp range start"),
+                          "srq qp number or range");
+        auto max = q.need(q.u32(RDMA_NLDEV_ATTR_MAX_RANGE, "srq qp range end"), "srq qp range end");
+        text += std::to_string(min) + '-' + std::to_string(max);
+    }
+    return text;
+}
+
+void srq_details(const Attrs& a, ResourceDetails& d) {
+    if (auto type = a.u8(RDMA_NLDEV_ATTR_RES_TYPE, "srq type"))
+        d.emplace_back("type", srq_type_name(*type));
+    if (const nlattr* qps = a.get(RDMA_NLDEV_ATTR_RES_QP))
+        if (std::string text = srq_qp_text(qps); !text.empty()) d.emplace_back("lqpn", text);
+    if (auto pdn = a.u32(RDMA_NLDEV_ATTR_RES_PDN, "pd number"))
+        d.emplace_back("pdn", std::to_string(*pdn));
+    // Only an SRQ with its own completion queue (XRC, tag matching) names one.
+    if (auto cqn = a.u32(RDMA_NLDEV_ATTR_RES_CQN, "cq number"))
+        d.emplace_back("cqn", std::to_string(*cqn));
+}
+
 using K = ResourceKind;
 constexpr NldevResourceKind kinds[] = {
     {K::qp, RDMA_NLDEV_CMD_RES_QP_GET, RDMA_NLDEV_ATTR_RES_QP, RDMA_NLDEV_ATTR_RES_QP_ENTRY,
@@ -104,6 +142,8 @@ constexpr NldevResourceKind kinds[] = {
      RDMA_NLDEV_ATTR_RES_PDN, "pd number", pd_details},
     {K::ctx, RDMA_NLDEV_CMD_RES_CTX_GET, RDMA_NLDEV_ATTR_RES_CTX, RDMA_NLDEV_ATTR_RES_CTX_ENTRY,
      RDMA_NLDEV_ATTR_RES_CTXN, "context number", no_details},
+    {K::srq, RDMA_NLDEV_CMD_RES_SRQ_GET, RDMA_NLDEV_ATTR_RES_SRQ, RDMA_NLDEV_ATTR_RES_SRQ_ENTRY,
+     RDMA_NLDEV_ATTR_RES_SRQN, "srq number", srq_details},
 };
 static_assert(std::size(kinds) == resource_kind_count, "one row per ResourceKind");
 

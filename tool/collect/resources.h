@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-/// RDMA resources NLDEV tracks besides cm_ids (QPs, CQs, MRs, PDs, contexts):
-/// the record a parser produces and its conversion into model Resources.
+/// RDMA resources NLDEV tracks besides cm_ids (every ResourceKind): the record
+/// a parser produces and its conversion into model Resources.
 
 #include "model/records.h"
 
@@ -22,12 +22,22 @@ struct ResourceRecord {
     ResourceKind kind = ResourceKind::qp;
     std::uint32_t device_index = 0;
     std::string device_name;
-    std::uint32_t number = 0; ///< lqpn, cqn, mrn, pdn or ctxn
+    std::uint32_t number = 0; ///< lqpn, cqn, mrn, pdn, ctxn or srqn
     RawOwner owner;
     /// Kind-specific facts as text, in this order when present: qp "type",
     /// "state"; cq "cqe"; mr "length", "lkey", "rkey" (keys only for readers
-    /// with CAP_NET_ADMIN); pd "users"; ctx none.
+    /// with CAP_NET_ADMIN); pd "users"; ctx none; srq "type" (BASIC, XRC, TM),
+    /// "lqpn" (its QPs as rdma prints them, "6-8,11"), "pdn", "cqn" (XRC and
+    /// tag-matching SRQs only).
     ResourceDetails details;
+};
+
+/// What one collection of resources found.
+struct ResourceDump {
+    std::vector<ResourceRecord> records;
+    /// Kinds whose dump the kernel refused as it refuses a command it does not
+    /// know (it predates them: SRQs before Linux 5.19). Left out, not an error.
+    std::vector<ResourceKind> unreported;
 };
 
 /// A QP record as a resource of kind qp: number lqpn, details "type" and

@@ -63,9 +63,9 @@ enum class PortSpace : std::uint32_t { ipoib = 0x0002, tcp = 0x0106, udp = 0x011
 /// The RDMA resources NLDEV tracks besides cm_ids, in the order lsof lists
 /// them. A new kind is also a name (model/names.cpp) and an NLDEV row
 /// (collect/nldev_parse.cpp); both are checked against resource_kind_count.
-enum class ResourceKind : std::uint8_t { qp, cq, mr, pd, ctx };
+enum class ResourceKind : std::uint8_t { qp, cq, mr, pd, ctx, srq };
 /// How many ResourceKinds there are: their values are 0 .. count - 1.
-inline constexpr std::size_t resource_kind_count = 5;
+inline constexpr std::size_t resource_kind_count = 6;
 
 /// Where a Snapshot came from.
 enum class SnapshotSource { nldev, module, file };
@@ -212,7 +212,7 @@ struct Process {
 struct Resource {
     ResourceKind kind = ResourceKind::qp;
     std::string device;
-    std::uint32_t number = 0; ///< lqpn, cqn, mrn, pdn or ctxn
+    std::uint32_t number = 0; ///< lqpn, cqn, mrn, pdn, ctxn or srqn
     Owner owner;
     /// A few kind-specific facts as text, e.g. {"cqe","256"}, {"length","4096"},
     /// {"type","RC"}, {"state","RTS"}: what lsof's NAME column shows.

@@ -23,7 +23,7 @@ constexpr std::array<const char*, 11> cm_states = {
     "DISCONNECT", "ADDR_BOUND", "LISTEN",        "DEVICE_REMOVAL", "DESTROYING"};
 
 // Indexed by ResourceKind: the one table of their names.
-constexpr const char* resource_kinds[] = {"qp", "cq", "mr", "pd", "ctx"};
+constexpr const char* resource_kinds[] = {"qp", "cq", "mr", "pd", "ctx", "srq"};
 static_assert(std::size(resource_kinds) == resource_kind_count, "one name per ResourceKind");
 
 // The value whose name is name, among 0..limit: a known name or the decimal

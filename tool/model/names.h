@@ -34,7 +34,7 @@ std::string guid_text(Guid guid);
 /// Inverse of guid_text; also takes fewer digits or groups, but never more than
 /// 64 bits.
 std::optional<Guid> guid_from_text(std::string_view text);
-/// ResourceKind: "qp", "cq", "mr", "pd", "ctx", as JSON, snapshots and capture
+/// ResourceKind: "qp", "cq", "mr", "pd", "ctx", "srq", as JSON, snapshots and capture
 /// files name them (lsof's TYPE is the upper-case form).
 std::string_view resource_kind_name(ResourceKind kind);
 

@@ -8,6 +8,7 @@
 #include "collect/netlink.h"
 #include "collect/procfs.h"
 #include "collect/snapshot_file.h"
+#include "model/names.h"
 
 #include <algorithm>
 
@@ -103,7 +104,7 @@ class SystemSource final : public Source {
         nldev->cm_ids.clear();
     }
 
-    // Every device's QPs, CQs, MRs, PDs and contexts with their owners. The QPs
+    // Every device's resources of each kind with their owners. The QPs
     // of the cm_id collection are reused; with the module they were dumped for
     // the devices' QP states only, so they are reused too.
     void resources(Collection& c, const std::optional<NldevData>& nldev, OwnerMap owners) {
@@ -116,8 +117,11 @@ class SystemSource final : public Source {
             fail(c, Part::resources, more.error());
             return;
         }
-        for (ResourceRecord& r : more.value())
+        for (ResourceRecord& r : more.value().records)
             records.push_back(std::move(r));
+        for (ResourceKind kind : more.value().unreported)
+            c.warnings.push_back("NLDEV: this kernel does not report " + name_of(kind) +
+                                 " resources (it refused their dump); none are listed");
         std::set<std::uint32_t> missing;
         for (std::uint32_t pid : resource_owner_pids(records))
             if (!owners.count(pid)) missing.insert(pid);

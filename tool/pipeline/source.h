@@ -29,7 +29,7 @@ std::optional<SourceChoice> source_choice_from_name(std::string_view name);
 struct Needs {
     bool host_sockets = false; ///< TCP sockets (sock_diag, or /proc/net)
     bool processes = false;    ///< the /proc fd scan (sockets and /dev/infiniband fds)
-    bool resources = false;    ///< QPs, CQs, MRs, PDs and contexts
+    bool resources = false;    ///< every ResourceKind
     bool counters = false;     ///< port and QP counters
 };
 

@@ -31,11 +31,10 @@ class LiveSystem final : public System {
         return std::optional<NldevData>(std::move(data.value()));
     }
 
-    Result<std::vector<ResourceRecord>> resources(const std::vector<Device>& devices,
-                                                  bool with_qps) override {
+    Result<ResourceDump> resources(const std::vector<Device>& devices, bool with_qps) override {
         auto socket = open_nldev();
         if (!socket) return socket.failure();
-        if (!socket.value()) return std::vector<ResourceRecord>();
+        if (!socket.value()) return ResourceDump{};
         return socket.value()->collect_resources(devices, with_qps);
     }
 

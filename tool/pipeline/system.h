@@ -34,10 +34,9 @@ class System {
     /// NLDEV's devices with their ports, plus every device's cm_ids and QPs as
     /// asked; nullopt when the kernel has no RDMA netlink (ib_core not loaded).
     virtual Result<std::optional<NldevData>> nldev(bool with_cm_ids, bool with_qps) = 0;
-    /// The QPs (when with_qps), CQs, MRs, PDs and contexts of devices; empty
-    /// without RDMA netlink.
-    virtual Result<std::vector<ResourceRecord>> resources(const std::vector<Device>& devices,
-                                                          bool with_qps) = 0;
+    /// The resources of every kind (QPs only when with_qps) of devices, and the
+    /// kinds the kernel does not report; empty without RDMA netlink.
+    virtual Result<ResourceDump> resources(const std::vector<Device>& devices, bool with_qps) = 0;
     /// What /proc and the user database say of pids and uids (collect/procfs.h);
     /// these never fail: what cannot be read is left out.
     virtual OwnerMap owners(const std::set<std::uint32_t>& pids) = 0;

@@ -17,7 +17,7 @@ struct LsofTextOptions {
 };
 
 /// The TYPE column: "RDMA_CM", the resource kind in upper case ("QP", "CQ", "MR",
-/// "PD", "CTX"), "CHR", "IPv4" or "IPv6".
+/// "PD", "CTX", "SRQ"), "CHR", "IPv4" or "IPv6".
 std::string lsof_type(const LsofFile& f);
 
 /// The NAME column, as lsof writes it: "10.0.0.1:7174->10.0.0.2:40312 (CONNECT)",

@@ -60,6 +60,42 @@ rdmastat-capture --stats /tmp/later >/dev/null
 cp /tmp/later/stat-rxe0-1.bin "$F/stat-rxe0-1-later.bin"
 lab_stop_pings
 
+# SRQs: on each device a perftest ib_send_bw server receiving on a shared
+# receive queue through 3 QPs (--use-srq -q 3), with its client. Both are held
+# still while the SRQ dumps, rdma's view and each server's lsof are taken;
+# srq-servers.txt says which pid serves on which device ("dev pid" per line).
+srq_port=7300
+: >"$F/srq-servers.txt"
+for pair in siw0:10.9.0.1 rxe0:10.9.0.2; do
+	dev=${pair%%:*} addr=${pair#*:}
+	ib_send_bw -R -d "$dev" -p "$srq_port" --use-srq -q 3 -D 120 >"/tmp/srq-s-$dev.log" 2>&1 &
+	s=$!
+	lab_wait 10 lab_cm_listening "$srq_port"
+	ib_send_bw -R -d "$dev" -p "$srq_port" --use-srq -q 3 -D 120 "$addr" >"/tmp/srq-c-$dev.log" 2>&1 &
+	c=$!
+	lab_wait 30 sh -c "[ \$(rdma res show qp | grep -c ' pid $s ') -ge 3 ]"
+	lab_wait 30 sh -c "rdma res show srq | grep -q '^dev $dev .* pid $s '"
+	kill -STOP "$s" "$c"
+	echo "$dev $s" >>"$F/srq-servers.txt"
+	srq_pids="${srq_pids:-} $s $c"
+	srq_port=$((srq_port + 1))
+done
+mkdir -p /tmp/srq
+rdmastat-capture /tmp/srq >/dev/null
+cp /tmp/srq/srq-siw0.bin /tmp/srq/srq-rxe0.bin "$F/"
+rdma -j res show srq >"$F/rdma-srq.json"
+if [ -x /usr/local/bin/rdmastat ]; then
+	while read -r dev pid; do
+		rdmastat lsof -j -p "$pid" >"$F/srq-lsof-$dev.json"
+	done <"$F/srq-servers.txt"
+fi
+# shellcheck disable=SC2086 # one word per pid
+{
+	kill -CONT $srq_pids
+	kill $srq_pids
+	wait $srq_pids 2>/dev/null || true
+}
+
 # Enough ids that one device's cm_id dump spans several messages.
 rdmastat-cmids -a 10.9.0.1 -n 400 -t 120 >/tmp/cmids.out &
 ids=$!
