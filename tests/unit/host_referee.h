@@ -5,13 +5,16 @@
 // the committed one in tests/fixtures, or a fresh one from the lab ([lab] tests);
 // and the referee for host sockets, `ss -Htanpe` text (ss-tanpe.txt).
 
+#include "catch_compat.hpp"
 #include "model/address.h"
 #include "support.h"
 
-#include "catch_compat.hpp"
 #include <cstdint>
 #include <cstdlib>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -95,6 +98,42 @@ template <typename Socket> std::vector<Socket> with_inode(const std::vector<Sock
 inline bool same_address(const std::string& ss, const IpAddress& ours) {
     if (ss == "*") return ours.is_any();
     return ss == ours.to_string();
+}
+
+/// The capture scenario's ib_send_bw servers, each on an SRQ: device → pid
+/// (srq-servers.txt).
+inline std::map<std::string, std::uint32_t> srq_servers(const std::string& dir = "") {
+    std::map<std::string, std::uint32_t> out;
+    std::istringstream in(capture_text(dir, "srq-servers.txt"));
+    std::string dev;
+    for (std::uint32_t pid; in >> dev >> pid;)
+        out[dev] = pid;
+    return out;
+}
+
+/// An SRQ's QPs as `rdma -j res show srq` gives them (["6-8", "11"]), in
+/// rdmastat's text ("6-8,11").
+inline std::string rdma_lqpn_text(const nlohmann::json& entry) {
+    std::string text;
+    for (const auto& range : entry.at("lqpn"))
+        text += (text.empty() ? "" : ",") + range.get<std::string>();
+    return text;
+}
+
+/// Every QP number an lqpn text ("6-8,11") names.
+inline std::set<std::uint32_t> qp_numbers(const std::string& lqpn) {
+    std::set<std::uint32_t> out;
+    std::istringstream in(lqpn);
+    for (std::string part; std::getline(in, part, ',');) {
+        auto dash = part.find('-');
+        auto lo = static_cast<std::uint32_t>(std::stoul(part.substr(0, dash)));
+        auto hi = dash == std::string::npos
+                      ? lo
+                      : static_cast<std::uint32_t>(std::stoul(part.substr(dash + 1)));
+        for (auto n = lo; n <= hi; ++n)
+            out.insert(n);
+    }
+    return out;
 }
 
 } // namespace rdmastat::test

@@ -209,6 +209,9 @@ void judge_resources(const std::string& dir) {
         CHECK(counts[kind] == ref.size());
     }
     CHECK(counts[ResourceKind::qp] > 0);
+    // The snapshot is taken before the scenario starts its SRQ holders
+    // (rdma-srq.json is of that later moment): it has none.
+    CHECK(counts[ResourceKind::srq] == 0);
     json pds = json::parse(capture_text(dir, "rdma-pd.json"));
     for (const auto& e : pds) {
         INFO(e.dump());

@@ -191,6 +191,36 @@ TEST_CASE("a kind the kernel refuses to dump is left out and named, the rest kep
     for (const ResourceRecord& r : dump.records)
         CHECK(r.kind != ResourceKind::srq);
 
+    // A device gone meanwhile gets EINVAL too: then it is the device that is
+    // left out, and the kind is not named.
+    Kernel vanishing;
+    bool gone = false;
+    vanishing.fail = [&](const NldevRequest& r) -> std::optional<Result<Bytes>> {
+        if (r.command == RDMA_NLDEV_CMD_GET && gone) return devices_without("rxe0");
+        if (r.command == nldev_resource_kind(ResourceKind::srq).command &&
+            vanishing.names.at(*r.device_index) == "rxe0") {
+            gone = true;
+            return Failure{std::strerror(EINVAL), EINVAL};
+        }
+        return std::nullopt;
+    };
+    auto left = vanishing.source().collect_resources(devices).take();
+    CHECK(left.unreported.empty());
+    CHECK(vanishing.device_dumps == 1);
+    REQUIRE_FALSE(left.records.empty());
+    for (const ResourceRecord& r : left.records)
+        CHECK(r.device_name == "siw0");
+
+    // A kind every kernel dumps is an error when refused.
+    Kernel strict;
+    strict.fail = [&](const NldevRequest& r) -> std::optional<Result<Bytes>> {
+        if (r.command == RDMA_NLDEV_CMD_RES_CQ_GET) return Failure{std::strerror(EINVAL), EINVAL};
+        return std::nullopt;
+    };
+    auto refused = strict.source().collect_resources(devices);
+    REQUIRE_FALSE(refused.ok());
+    CHECK_THAT(refused.error(), Catch::StartsWith("NLDEV cq dump of "));
+
     // Without the refusal, the same devices' SRQs are there.
     Kernel full;
     auto all = full.source().collect_resources(devices).take();

@@ -258,7 +258,7 @@ TEST_CASE("pipeline: a kind the kernel does not report is a warning, not a failu
     REQUIRE(c.snapshot.resources_collected);
     CHECK_FALSE(c.snapshot.resources.empty()); // the other kinds are kept
     CHECK(c.warnings == std::vector<std::string>{"NLDEV: this kernel does not report srq "
-                                                 "resources (it refused their dump); none are "
+                                                 "resources (Linux 5.19 and later do); none are "
                                                  "listed"});
 }
 

@@ -56,6 +56,8 @@ TEST_CASE("resource kinds: the NLDEV table has one row per kind, in order", "[re
         CHECK_THAT(std::string(k.number_name), Catch::Contains("number"));
         // Only qp's dump goes through parse_qp_dump (QPs are joined with cm_ids).
         CHECK((k.details == nullptr) == (k.kind == ResourceKind::qp));
+        // Only SRQs are newer than kernels rdmastat still meets (Linux 5.19).
+        CHECK((k.since != nullptr) == (k.kind == ResourceKind::srq));
     }
     CHECK(nldev_resource_kind(ResourceKind::qp).command == RDMA_NLDEV_CMD_RES_QP_GET);
     CHECK(nldev_resource_kind(ResourceKind::ctx).command == RDMA_NLDEV_CMD_RES_CTX_GET);

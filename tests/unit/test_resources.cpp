@@ -9,6 +9,7 @@
 #include "model/names.h"
 #include "support.h"
 
+#include <libmnl/libmnl.h>
 #include <linux/netlink.h>
 #include <map>
 #include <rdma/rdma_netlink.h>
@@ -119,29 +120,6 @@ void judge_ctx(const std::string& dir) {
           [](const ResourceRecord& r, const json&) { CHECK(r.details.empty()); });
 }
 
-// "6-8,11" → 4: how many QP numbers an SRQ's lqpn text covers.
-std::size_t qp_count(const std::string& lqpn) {
-    std::size_t n = 0;
-    std::istringstream in(lqpn);
-    for (std::string part; std::getline(in, part, ',');) {
-        auto dash = part.find('-');
-        n += dash == std::string::npos
-                 ? 1
-                 : std::stoul(part.substr(dash + 1)) - std::stoul(part.substr(0, dash)) + 1;
-    }
-    return n;
-}
-
-// The scenario's ib_send_bw servers: device → pid (srq-servers.txt).
-std::map<std::string, std::uint32_t> srq_servers(const std::string& dir) {
-    std::map<std::string, std::uint32_t> out;
-    std::istringstream in(capture_text(dir, "srq-servers.txt"));
-    std::string dev;
-    for (std::uint32_t pid; in >> dev >> pid;)
-        out[dev] = pid;
-    return out;
-}
-
 void judge_srq(const std::string& dir) {
     const auto servers = srq_servers(dir);
     REQUIRE(servers.size() == 2);
@@ -150,16 +128,13 @@ void judge_srq(const std::string& dir) {
         // rdma's comm is not compared: Debian 12's prints the QP list there.
         CHECK(detail_keys(r) == std::vector<std::string>{"type", "lqpn", "pdn"});
         CHECK(detail(r, "type") == e.at("type").get<std::string>());
-        std::string lqpn;
-        for (const auto& range : e.at("lqpn"))
-            lqpn += (lqpn.empty() ? "" : ",") + range.get<std::string>();
-        CHECK(detail(r, "lqpn") == lqpn);
+        CHECK(detail(r, "lqpn") == rdma_lqpn_text(e));
         CHECK(detail(r, "pdn") == std::to_string(e.at("pdn").get<std::uint32_t>()));
         // What the scenario made: on each device one BASIC SRQ (no CQ of its
         // own), the server's, shared by the 3 QPs it asked for (-q 3).
         CHECK(r.owner.pid == servers.at(r.device_name));
         CHECK(detail(r, "type") == "BASIC");
-        CHECK(qp_count(detail(r, "lqpn").value()) == 3);
+        CHECK(qp_numbers(detail(r, "lqpn").value()).size() == 3);
         CHECK(seen.insert(r.device_name).second);
     });
     CHECK(seen.size() == servers.size());
@@ -172,31 +147,60 @@ TEST_CASE("SRQ dumps match rdma res show srq: the servers' SRQs with their 3 QPs
     judge_srq("");
 }
 
-TEST_CASE("an SRQ's QP list reads as rdma prints it", "[resources]") {
-    CHECK(qp_count("6-8") == 3);
-    CHECK(qp_count("6-8,11,20-21") == 6);
-    // The kernel sends a lone QP as a number, a run as a range: edit the
-    // captured range into a lone number and the text follows.
-    Bytes bytes = fixture_bytes("srq-siw0.bin");
-    auto srqs = parse_resource_dump(ResourceKind::srq, bytes).take();
-    REQUIRE(srqs.size() == 1);
-    const std::string before = detail(srqs[0], "lqpn").value();
-    const auto dash = before.find('-');
-    REQUIRE(dash != std::string::npos);
-    const auto min = static_cast<std::uint32_t>(std::stoul(before.substr(0, dash)));
-    bool edited = false;
-    for (std::size_t off = 0; off + 8 <= bytes.size(); off += 4) {
-        auto* a = reinterpret_cast<nlattr*>(bytes.data() + off);
-        if (a->nla_len == 8 && a->nla_type == RDMA_NLDEV_ATTR_MIN_RANGE &&
-            *reinterpret_cast<std::uint32_t*>(bytes.data() + off + 4) == min) {
-            a->nla_type = RDMA_NLDEV_ATTR_RES_LQPN; // and MAX_RANGE after it is ignored
-            edited = true;
-            break;
-        }
-    }
-    REQUIRE(edited);
-    auto lone = parse_resource_dump(ResourceKind::srq, bytes).take();
-    CHECK(detail(lone.at(0), "lqpn") == std::to_string(min));
+// An SRQ dump as nldev.c builds it, for what the lab cannot make: several QP
+// entries, an XRC SRQ with its CQ, a type rdmastat does not know, a bad entry.
+Bytes srq_dump(std::uint8_t type, bool with_cq, bool bad_entry) {
+    std::vector<char> buf(MNL_SOCKET_BUFFER_SIZE);
+    nlmsghdr* nlh = mnl_nlmsg_put_header(buf.data());
+    nlh->nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_RES_SRQ_GET);
+    nlh->nlmsg_flags = NLM_F_MULTI;
+    mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, 3);
+    mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_DEV_NAME, "mlx5_0");
+    nlattr* list = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_RES_SRQ);
+    nlattr* entry = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_RES_SRQ_ENTRY);
+    mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_RES_SRQN, 4);
+    mnl_attr_put_u8(nlh, RDMA_NLDEV_ATTR_RES_TYPE, type);
+    mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_RES_PDN, 2);
+    if (with_cq) mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_RES_CQN, 9);
+    nlattr* qps = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_RES_QP);
+    nlattr* one = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_RES_QP_ENTRY);
+    mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_RES_LQPN, 5);
+    mnl_attr_nest_end(nlh, one);
+    nlattr* run = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_RES_QP_ENTRY);
+    mnl_attr_put_u32(nlh, bad_entry ? RDMA_NLDEV_ATTR_MAX_RANGE : RDMA_NLDEV_ATTR_MIN_RANGE, 7);
+    if (!bad_entry) mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_MAX_RANGE, 9);
+    mnl_attr_nest_end(nlh, run);
+    mnl_attr_nest_end(nlh, qps);
+    mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_RES_PID, 1234);
+    mnl_attr_nest_end(nlh, entry);
+    mnl_attr_nest_end(nlh, list);
+    nlmsghdr* done = mnl_nlmsg_put_header(buf.data() + nlh->nlmsg_len);
+    done->nlmsg_type = NLMSG_DONE;
+    done->nlmsg_flags = NLM_F_MULTI;
+    const auto* bytes = reinterpret_cast<const std::uint8_t*>(buf.data());
+    return Bytes(bytes, bytes + nlh->nlmsg_len + done->nlmsg_len);
+}
+
+TEST_CASE("SRQ entries the lab cannot make: QP lists, XRC, unknown types, bad entries",
+          "[resources]") {
+    auto basic = parse_resource_dump(ResourceKind::srq, srq_dump(0, false, false)).take();
+    REQUIRE(basic.size() == 1);
+    CHECK(basic[0].device_name == "mlx5_0");
+    CHECK(basic[0].number == 4);
+    CHECK(basic[0].owner.pid == 1234u);
+    CHECK(basic[0].details == ResourceDetails{{"type", "BASIC"}, {"lqpn", "5,7-9"}, {"pdn", "2"}});
+    CHECK(qp_numbers(detail(basic[0], "lqpn").value()) == std::set<std::uint32_t>{5, 7, 8, 9});
+
+    auto xrc = parse_resource_dump(ResourceKind::srq, srq_dump(1, true, false)).take();
+    CHECK(xrc.at(0).details ==
+          ResourceDetails{{"type", "XRC"}, {"lqpn", "5,7-9"}, {"pdn", "2"}, {"cqn", "9"}});
+    auto unknown = parse_resource_dump(ResourceKind::srq, srq_dump(7, false, false)).take();
+    CHECK(detail(unknown.at(0), "type") == "7");
+
+    auto bad = parse_resource_dump(ResourceKind::srq, srq_dump(0, false, true));
+    REQUIRE_FALSE(bad.ok());
+    CHECK_THAT(bad.error(), Catch::Contains("srq dump message 1") && Catch::Contains("entry 1") &&
+                                Catch::Contains("srq qp number or range: missing"));
 }
 
 TEST_CASE("CQ dumps match rdma res show cq", "[resources]") {

@@ -11,7 +11,7 @@
 #include "render/lsof.h"
 #include "support.h"
 
-#include <map>
+#include <algorithm>
 #include <set>
 #include <sstream>
 
@@ -23,28 +23,9 @@ namespace {
 
 // "srqn 0 BASIC lqpn 6-8 pdn 13": the NAME lsof shows, from rdma's entry.
 std::string expected_name(const json& e) {
-    std::string lqpn;
-    for (const auto& range : e.at("lqpn"))
-        lqpn += (lqpn.empty() ? "" : ",") + range.get<std::string>();
     return "srqn " + std::to_string(e.at("srqn").get<std::uint32_t>()) + " " +
-           e.at("type").get<std::string>() + " lqpn " + lqpn + " pdn " +
+           e.at("type").get<std::string>() + " lqpn " + rdma_lqpn_text(e) + " pdn " +
            std::to_string(e.at("pdn").get<std::uint32_t>());
-}
-
-// Every QP number "6-8,11" names.
-std::set<std::uint32_t> qp_numbers(const std::string& lqpn) {
-    std::set<std::uint32_t> out;
-    std::istringstream in(lqpn);
-    for (std::string part; std::getline(in, part, ',');) {
-        auto dash = part.find('-');
-        auto lo = static_cast<std::uint32_t>(std::stoul(part.substr(0, dash)));
-        auto hi = dash == std::string::npos
-                      ? lo
-                      : static_cast<std::uint32_t>(std::stoul(part.substr(dash + 1)));
-        for (auto n = lo; n <= hi; ++n)
-            out.insert(n);
-    }
-    return out;
 }
 
 } // namespace
@@ -62,11 +43,7 @@ TEST_CASE("lsof lists each server's SRQ as rdma does", "[lsof][resources]") {
     snap.resources_collected = true;
     LsofResult result = select_lsof(snap, LsofSelectors{});
 
-    std::map<std::string, std::uint32_t> servers;
-    std::istringstream in(fixture_text("srq-servers.txt"));
-    std::string dev;
-    for (std::uint32_t pid; in >> dev >> pid;)
-        servers[dev] = pid;
+    const auto servers = srq_servers();
     json ref = json::parse(fixture_text("rdma-srq.json"));
     REQUIRE(ref.size() == 2);
     REQUIRE(result.holders.size() == 2); // one server per device
@@ -91,10 +68,11 @@ TEST_CASE("lsof lists each server's SRQ as rdma does", "[lsof][resources]") {
 TEST_CASE("lab: each server's lsof has its SRQ, the QPs on it and its PD", "[lab]") {
     const std::string dir = lab_capture_dir();
     json ref = json::parse(capture_text(dir, "rdma-srq.json"));
-    std::istringstream in(capture_text(dir, "srq-servers.txt"));
-    std::string dev;
     std::size_t judged = 0;
-    for (std::uint32_t pid; in >> dev >> pid; ++judged) {
+    for (const auto& server : srq_servers(dir)) {
+        const std::string& dev = server.first; // named, not bound: lambdas capture them
+        const std::uint32_t pid = server.second;
+        ++judged;
         INFO(dev << " server " << pid);
         json doc = json::parse(capture_text(dir, "srq-lsof-" + dev + ".json"));
         REQUIRE(doc.at("processes").size() == 1);

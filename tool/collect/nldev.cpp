@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <libmnl/libmnl.h>
 #include <linux/netlink.h>
+#include <optional>
 #include <rdma/rdma_netlink.h>
 
 namespace rdmastat {
@@ -63,14 +64,18 @@ Result<Bytes> NldevSource::qp_counters(std::uint32_t device_index) {
     return send({RDMA_NLDEV_CMD_STAT_GET, device_index, std::nullopt});
 }
 
-bool NldevSource::still_exists(std::uint32_t device_index) {
+std::optional<bool> NldevSource::listed(std::uint32_t device_index) {
     auto bytes = dump(RDMA_NLDEV_CMD_GET);
-    if (!bytes) return true;
+    if (!bytes) return std::nullopt;
     auto devices = parse_device_dump(bytes.value());
-    if (!devices) return true;
+    if (!devices) return std::nullopt;
     for (const Device& d : devices.value())
         if (d.index == device_index) return true;
     return false;
+}
+
+bool NldevSource::still_exists(std::uint32_t device_index) {
+    return listed(device_index).value_or(true);
 }
 
 Result<NldevData> NldevSource::collect(bool with_cm_ids, bool with_qps) {
@@ -121,7 +126,7 @@ Result<NldevData> NldevSource::collect(bool with_cm_ids, bool with_qps) {
 Result<ResourceDump> NldevSource::collect_resources(const std::vector<Device>& devices,
                                                     bool with_qps) {
     ResourceDump out;
-    auto unreported = [&](ResourceKind kind) {
+    auto skipped = [&](ResourceKind kind) {
         return std::find(out.unreported.begin(), out.unreported.end(), kind) !=
                out.unreported.end();
     };
@@ -130,17 +135,21 @@ Result<ResourceDump> NldevSource::collect_resources(const std::vector<Device>& d
         std::optional<Failure> failure;
         bool gone = false;
         for (const NldevResourceKind& k : nldev_resource_kinds()) {
-            if ((k.kind == ResourceKind::qp && !with_qps) || unreported(k.kind)) continue;
+            if ((k.kind == ResourceKind::qp && !with_qps) || skipped(k.kind)) continue;
             auto bytes = dump(k.command, dev.index);
             // A kernel older than a kind answers its dump as any unknown command,
-            // EINVAL, which is also what a vanished device gets: ask which.
-            if (!bytes && (bytes.error_code() == EINVAL || bytes.error_code() == EOPNOTSUPP)) {
-                if (!still_exists(dev.index)) {
+            // EINVAL, which is also what a vanished device gets: ask which, and
+            // count it as unreported only on a clear answer.
+            if (!bytes && k.since && bytes.error_code() == EINVAL) {
+                std::optional<bool> there = listed(dev.index);
+                if (there == false) {
                     gone = true;
                     break;
                 }
-                out.unreported.push_back(k.kind);
-                continue;
+                if (there == true) {
+                    out.unreported.push_back(k.kind);
+                    continue;
+                }
             }
             auto records = bytes ? parse_resource_dump(k.kind, bytes.value()) : bytes.failure();
             if (!records) {

@@ -61,9 +61,11 @@ class NldevSource {
     /// The resources of each of devices, per device in ResourceKind order
     /// (nldev_resource_kinds()), QPs only when with_qps (collect() already has
     /// them otherwise), each kind in the kernel's order. A device that
-    /// disappears meanwhile is left out; a kind this kernel refuses to dump is
-    /// left out and named in unreported; any other failure names the dump and
-    /// the device.
+    /// disappears meanwhile is left out. A kind newer than some kernels (its
+    /// row's since) whose dump this kernel refuses with EINVAL, the answer to a
+    /// command it does not know, while the device is listed, is left out for
+    /// every device and named in unreported. Any other failure names the dump
+    /// and the device.
     Result<ResourceDump> collect_resources(const std::vector<Device>& devices,
                                            bool with_qps = true);
 
@@ -71,6 +73,9 @@ class NldevSource {
     explicit NldevSource(NetlinkSocket socket) : socket_(std::move(socket)) {}
     explicit NldevSource(NldevReplay replay) : replay_(std::move(replay)) {}
     Result<Bytes> send(const NldevRequest& r);
+    /// Whether the device dump lists device_index; nullopt when it cannot be read.
+    std::optional<bool> listed(std::uint32_t device_index);
+    /// listed(), where a device dump that cannot be read counts as "still there".
     bool still_exists(std::uint32_t device_index);
 
     std::optional<NetlinkSocket> socket_;

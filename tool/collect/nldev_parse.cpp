@@ -143,7 +143,7 @@ constexpr NldevResourceKind kinds[] = {
     {K::ctx, RDMA_NLDEV_CMD_RES_CTX_GET, RDMA_NLDEV_ATTR_RES_CTX, RDMA_NLDEV_ATTR_RES_CTX_ENTRY,
      RDMA_NLDEV_ATTR_RES_CTXN, "context number", no_details},
     {K::srq, RDMA_NLDEV_CMD_RES_SRQ_GET, RDMA_NLDEV_ATTR_RES_SRQ, RDMA_NLDEV_ATTR_RES_SRQ_ENTRY,
-     RDMA_NLDEV_ATTR_RES_SRQN, "srq number", srq_details},
+     RDMA_NLDEV_ATTR_RES_SRQN, "srq number", srq_details, "5.19"},
 };
 static_assert(std::size(kinds) == resource_kind_count, "one row per ResourceKind");
 

@@ -44,6 +44,10 @@ struct NldevResourceKind {
     /// Appends an entry's details in the order ResourceRecord lists them; nullptr
     /// for qp, whose dump parse_qp_dump parses (QPs are also joined with cm_ids).
     void (*details)(const Attrs& entry, ResourceDetails& out);
+    /// The Linux release whose NLDEV first dumps the kind, when kernels rdmastat
+    /// still meets lack it ("5.19" for SRQs): their refusal leaves the kind out
+    /// (collect_resources). nullptr: every kernel dumps it, a refusal is an error.
+    const char* since = nullptr;
 };
 
 /// One row per ResourceKind, in the enum's order (row i is kind i).

@@ -35,8 +35,8 @@ struct ResourceRecord {
 /// What one collection of resources found.
 struct ResourceDump {
     std::vector<ResourceRecord> records;
-    /// Kinds whose dump the kernel refused as it refuses a command it does not
-    /// know (it predates them: SRQs before Linux 5.19). Left out, not an error.
+    /// Kinds the kernel predates (SRQs before Linux 5.19): it refused their dump
+    /// as it refuses a command it does not know. Left out, not an error.
     std::vector<ResourceKind> unreported;
 };
 

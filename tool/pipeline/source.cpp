@@ -6,6 +6,7 @@
 #include "analysis/join.h"
 #include "analysis/qp_state.h"
 #include "collect/netlink.h"
+#include "collect/nldev_parse.h"
 #include "collect/procfs.h"
 #include "collect/snapshot_file.h"
 #include "model/names.h"
@@ -121,7 +122,8 @@ class SystemSource final : public Source {
             records.push_back(std::move(r));
         for (ResourceKind kind : more.value().unreported)
             c.warnings.push_back("NLDEV: this kernel does not report " + name_of(kind) +
-                                 " resources (it refused their dump); none are listed");
+                                 " resources (Linux " + nldev_resource_kind(kind).since +
+                                 " and later do); none are listed");
         std::set<std::uint32_t> missing;
         for (std::uint32_t pid : resource_owner_pids(records))
             if (!owners.count(pid)) missing.insert(pid);

@@ -68,13 +68,13 @@ srq_port=7300
 : >"$F/srq-servers.txt"
 for pair in siw0:10.9.0.1 rxe0:10.9.0.2; do
 	dev=${pair%%:*} addr=${pair#*:}
-	ib_send_bw -R -d "$dev" -p "$srq_port" --use-srq -q 3 -D 120 >"/tmp/srq-s-$dev.log" 2>&1 &
+	ib_send_bw -R -F -d "$dev" -p "$srq_port" --use-srq -q 3 -D 120 >"/tmp/srq-s-$dev.log" 2>&1 &
 	s=$!
 	lab_wait 10 lab_cm_listening "$srq_port"
-	ib_send_bw -R -d "$dev" -p "$srq_port" --use-srq -q 3 -D 120 "$addr" >"/tmp/srq-c-$dev.log" 2>&1 &
+	ib_send_bw -R -F -d "$dev" -p "$srq_port" --use-srq -q 3 -D 120 "$addr" >"/tmp/srq-c-$dev.log" 2>&1 &
 	c=$!
-	lab_wait 30 sh -c "[ \$(rdma res show qp | grep -c ' pid $s ') -ge 3 ]"
-	lab_wait 30 sh -c "rdma res show srq | grep -q '^dev $dev .* pid $s '"
+	lab_wait 30 sh -c "[ \$($LAB_RDMA res show qp | grep -c ' pid $s ') -ge 3 ]"
+	lab_wait 30 sh -c "$LAB_RDMA res show srq | grep -q '^dev $dev .* pid $s '"
 	kill -STOP "$s" "$c"
 	echo "$dev $s" >>"$F/srq-servers.txt"
 	srq_pids="${srq_pids:-} $s $c"
@@ -91,8 +91,8 @@ if [ -x /usr/local/bin/rdmastat ]; then
 fi
 # shellcheck disable=SC2086 # one word per pid
 {
-	kill -CONT $srq_pids
-	kill $srq_pids
+	kill -CONT $srq_pids 2>/dev/null || true # one that ended meanwhile is no error
+	kill $srq_pids 2>/dev/null || true
 	wait $srq_pids 2>/dev/null || true
 }
 
