@@ -103,9 +103,22 @@ lab_rping_start() {
 		echo "lab: rping client to $1 port $2 did not connect" >&2
 		return 1
 	}
+	# Both ids read CONNECT before the handshake ends: stopping the client then
+	# would freeze its QP in INIT for good.
+	lab_wait 20 lab_qp_settled "$_c" || {
+		echo "lab: rping client to $1 port $2 did not bring its QP up" >&2
+		return 1
+	}
 	[ "${LAB_RPING_FREEZE:-1}" = 0 ] || kill -STOP "$_c"
 }
 lab_cm_connected_ge() { [ "$(lab_cm_connected "$1")" -ge "$2" ]; }
+
+# True once PID has a QP and none in INIT or RTR: rxe reports RTS after the
+# client has taken the server's reply; siw reports no QP state (RESET).
+lab_qp_settled() {
+	_q=$("$LAB_RDMA" res show qp | grep " pid $1 ") || return 1
+	! printf '%s\n' "$_q" | grep -Eq ' state (INIT|RTR) '
+}
 
 # rping on each device over IPv4 and IPv6: siw 10.9.0.1:7174 and [fd00:9::1]:7176,
 # rxe 10.9.0.2:7175 and [fd00:9::2]:7177 (a listener and both ends each).
