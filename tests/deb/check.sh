@@ -77,6 +77,15 @@ want=$(jq '.connections | length' "$repo/tests/fixtures/snapshot-host.json")
 [ "$n" -gt 0 ] && [ "$n" = "$want" ] || fail "rdmastat --input lists $n connections, the snapshot has $want"
 echo "rdmastat --input snapshot-host.json -a: $n connections"
 
+# ping and serve run in the helper the package installs; the listing loads no
+# TLS or verbs library.
+enter rdmastat ping --help >"$out/ping-help.txt" 2>&1 ||
+	{ cat "$out/ping-help.txt"; fail "rdmastat ping --help (through /usr/libexec/rdmastat/rdmastat-full)"; }
+grep -q '^Usage: rdmastat ping' "$out/ping-help.txt" || fail "rdmastat ping --help printed no usage"
+needed=$(enter ldd /usr/sbin/rdmastat)
+! grep -Eq 'libssl|libcrypto|libibverbs|librdmacm' <<<"$needed" || fail "/usr/sbin/rdmastat needs: $needed"
+echo "ping through rdmastat-full; /usr/sbin/rdmastat needs $(grep -c '=>' <<<"$needed") libraries"
+
 unit=$(enter sh -c 'ls /usr/lib/systemd/system/rdmastat-serve.service /lib/systemd/system/rdmastat-serve.service 2>/dev/null | head -n1')
 [ -n "$unit" ] || fail "no rdmastat-serve.service installed"
 [ -f "$fresh/etc/default/rdmastat-serve" ] || fail "no /etc/default/rdmastat-serve"

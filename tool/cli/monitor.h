@@ -47,6 +47,11 @@ struct ExportOptions : CommonOptions {
 CLI::App* add_export_command(CLI::App& app, ExportOptions& o);
 CLI::App* add_serve_command(CLI::App& app, ExportOptions& o);
 
+/// One scrape in Prometheus text; errors (cumulative for serve) counts each
+/// failed part by name, and messages, when given, gets each failure's text.
+std::string render_scrape(const ExportOptions& o, std::map<std::string, std::uint64_t>& errors,
+                          std::vector<std::string>* messages);
+
 /// `rdmastat export`: one scrape in Prometheus text on out; 0, or 2 when every
 /// source failed (a partial scrape still prints and exits 0, its errors counted).
 int run_export(const ExportOptions& o, std::ostream& out, std::ostream& err);

@@ -196,6 +196,11 @@ lab_run_initramfs() {
 		-b)
 			lab_stage_libs "$stage" "$arg"
 			install -m 755 "$arg" "$stage/usr/local/bin/${arg##*/}"
+			# rdmastat execs rdmastat-full, beside it, for ping and serve.
+			if [ "${arg##*/}" = rdmastat ] && [ -x "${arg%/*}/rdmastat-full" ]; then
+				lab_stage_libs "$stage" "${arg%/*}/rdmastat-full"
+				install -m 755 "${arg%/*}/rdmastat-full" "$stage/usr/local/bin/rdmastat-full"
+			fi
 			;;
 		-k) install -m 644 "$arg" "$stage/usr/lib/modules/extra/${arg##*/}" ;;
 		-s)

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Which shared libraries each command loads, as the dynamic loader reports
+# them (LD_DEBUG=libs): the listing, lsof, check, export and --version load no
+# TLS, compression, HTTP or verbs library; ping and serve, which rdmastat execs
+# rdmastat-full for, load theirs (the anchor that shows the check can fail).
+# usage: check.sh RDMASTAT SNAPSHOT
+set -euo pipefail
+[ $# -eq 2 ] || { echo "usage: $0 RDMASTAT SNAPSHOT" >&2; exit 2; }
+rdmastat=$1 snapshot=$2
+heavy='/lib(ssl|crypto|z|brotli(common|dec|enc)|cpp-httplib|ibverbs|rdmacm|nl-3|nl-route-3)\.so'
+
+# The libraries a run initialised, one path per line.
+loaded() { LD_DEBUG=libs "$@" 2>&1 >/dev/null | sed -n 's/.*calling init: //p' | sort -u; }
+
+status=0
+for words in "--version" "-a -p -e" "-j -a" "-s" "devices" "lsof" "lsof -j -p 224" \
+	"check" "export"; do
+	# shellcheck disable=SC2086 # the words are the command line
+	libs=$(loaded "$rdmastat" $words --input "$snapshot" 2>/dev/null || true)
+	[ "$words" != "--version" ] || libs=$(loaded "$rdmastat" --version)
+	[ -n "$libs" ] || { echo "FAIL: rdmastat $words: LD_DEBUG reported no library"; status=1; }
+	if grep -Eq "$heavy" <<<"$libs"; then
+		echo "FAIL: rdmastat $words loads: $(grep -E "$heavy" <<<"$libs" | tr '\n' ' ')"
+		status=1
+	else
+		echo "ok: rdmastat $words loads $(wc -l <<<"$libs") libraries, none of TLS, HTTP or verbs"
+	fi
+done
+
+# ping's help runs in rdmastat-full, whose verbs and TLS libraries load.
+libs=$(loaded "$rdmastat" ping --help)
+for lib in librdmacm libibverbs libssl; do
+	if grep -q "/$lib\.so" <<<"$libs"; then
+		echo "ok: rdmastat ping --help (rdmastat-full) loads $lib"
+	else
+		echo "FAIL: rdmastat ping --help did not load $lib: did it run rdmastat-full?"
+		status=1
+	fi
+done
+exit "$status"
