@@ -11,10 +11,8 @@
 
 #include <libmnl/libmnl.h>
 #include <linux/netlink.h>
-#include <map>
 #include <rdma/rdma_netlink.h>
 #include <set>
-#include <sstream>
 
 using namespace rdmastat;
 using namespace rdmastat::test;
