@@ -49,9 +49,15 @@ TEST_CASE("connections read by the fast and the general path agree", "[snapshot]
                 if (!with_unknown) c.erase("unknown_key");
             std::istringstream in(d.dump());
             auto parsed = parse_json_stream(
-                in, 64, 1024, [&](const std::string& list, std::size_t, const JsonElement& e) {
-                    if (list != "connections") return;
-                    (fast_connection(e.events()) ? taken : declined) += 1;
+                in, 64, 1024,
+                [&](const std::string& list, std::size_t, const JsonElement&) {
+                    declined += list == "connections";
+                },
+                [&](const std::string& list, std::size_t, JsonPull& pull) {
+                    Connection c;
+                    if (list != "connections" || !fast_connection(pull, c)) return false;
+                    ++taken;
+                    return true;
                 });
             REQUIRE_FALSE(parsed.error);
         }

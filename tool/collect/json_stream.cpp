@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "collect/json_stream.h"
 
-#include <iterator>
+#include "collect/json_parser.h"
+
 #include <string_view>
 #include <vector>
 
@@ -19,142 +20,45 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-// Thrown by Shape when the text breaks the snapshot limits.
-struct ShapeViolation {
-    std::string message;
-};
-
-// Judges the limits on each block of text before the parser reads it.
-// Positions count bytes read, as the parser's do; the JSON itself is judged by
-// the parser.
-class Shape {
-  public:
-    Shape(std::size_t max_depth, std::size_t max_keys)
-        : max_depth_(max_depth), max_keys_(max_keys) {}
-
-    void scan(const char* text, std::size_t n) {
-        for (std::size_t i = 0; i < n; ++i) {
-            const char ch = text[i];
-            if (in_string_) {
-                if (escaped_)
-                    escaped_ = false;
-                else if (ch == '\\')
-                    escaped_ = true;
-                else if (ch == '"')
-                    in_string_ = false;
-                continue;
-            }
-            switch (ch) {
-            case '"':
-                in_string_ = true;
-                break;
-            case '{':
-            case '[':
-                if (keys_.size() >= max_depth_)
-                    throw ShapeViolation{"JSON nested deeper than " + std::to_string(max_depth_) +
-                                         " levels at byte " + std::to_string(at_ + i + 1)};
-                keys_.push_back(ch == '{' ? 0 : array);
-                break;
-            case '}':
-            case ']':
-                if (!keys_.empty()) keys_.pop_back();
-                break;
-            case ':':
-                if (!keys_.empty() && keys_.back() != array && ++keys_.back() > max_keys_)
-                    throw ShapeViolation{"JSON object with more than " + std::to_string(max_keys_) +
-                                         " keys at byte " + std::to_string(at_ + i + 1)};
-                break;
-            default:
-                break;
-            }
-        }
-        at_ += n;
-    }
-
-  private:
-    static constexpr std::size_t array = std::string_view::npos;
-    std::vector<std::size_t> keys_; // per open container; array marks an array
-    std::size_t max_depth_, max_keys_;
-    std::size_t at_ = 0;
-    bool in_string_ = false, escaped_ = false;
-};
-
-// The text as the parser's input: read in blocks, each judged by Shape as it
-// comes, so the whole file is never held in memory.
-class Input {
-  public:
-    Input(std::istream& in, Shape shape) : in_(in), buf_(1 << 16), shape_(std::move(shape)) {}
-
-    class Iterator {
-      public:
-        using iterator_category = std::input_iterator_tag;
-        using value_type = char;
-        using difference_type = std::ptrdiff_t;
-        using pointer = const char*;
-        using reference = const char&;
-
-        explicit Iterator(Input* in = nullptr) : in_(in) {}
-        const char& operator*() const { return in_->buf_[in_->pos_]; }
-        Iterator& operator++() {
-            ++in_->pos_;
-            return *this;
-        }
-        bool operator==(const Iterator& o) const { return at_end() == o.at_end(); }
-
-      private:
-        bool at_end() const { return !in_ || (in_->pos_ == in_->len_ && !in_->refill()); }
-        Input* in_;
-    };
-    Iterator begin() { return Iterator(this); }
-    Iterator end() { return Iterator(); }
-
-  private:
-    bool refill() {
-        in_.read(buf_.data(), static_cast<std::streamsize>(buf_.size()));
-        len_ = static_cast<std::size_t>(in_.gcount());
-        pos_ = 0;
-        shape_.scan(buf_.data(), len_);
-        return len_ > 0;
-    }
-    std::istream& in_;
-    std::vector<char> buf_;
-    std::size_t pos_ = 0, len_ = 0;
-    Shape shape_;
-};
-
 // The root's arrays are the bulk of a snapshot (a million connections, say):
 // each element is recorded as events, handed over at once and dropped.
-// Everything else is kept as parsed, for the checks at the end. The first error of the model is
-// kept while the parser goes on, so that a text that is not JSON, or breaks the limits, is reported
-// as such first.
-class Builder : public nlohmann::json_sax<json> {
+// Everything else is kept as parsed, for the checks at the end. The first error
+// of the model is kept while the parser goes on, so that a text that is not
+// JSON, or breaks the limits, is reported as such first.
+class Builder : public JsonHandler {
   public:
-    explicit Builder(const ElementHandler& on_element) : on_element_(on_element) {}
+    Builder(const ElementHandler& on_element, const FastElementHandler& on_fast)
+        : on_element_(on_element), on_fast_(on_fast) {}
 
-    bool null() override { return in_element() ? event(Kind::null) : value(nullptr); }
-    bool boolean(bool v) override {
-        return in_element() ? event(Kind::boolean, {}, v ? 1 : 0) : value(v);
+    // The elements of the root lists are offered to the fast handler.
+    bool pull_next() const override { return in_element() && depth_ == 0; }
+    bool pull(JsonPull& pull) override {
+        if (!on_fast_ || element) return false;
+        if (!on_fast_(keys_[0], index_, pull)) return false;
+        ++index_;
+        return true;
     }
-    bool number_integer(number_integer_t v) override {
-        return in_element() ? event(Kind::signed_number, {}, static_cast<std::uint64_t>(v))
-                            : value(v);
+
+    void null() override { in_element() ? event(Kind::null) : value(nullptr); }
+    void boolean(bool v) override { in_element() ? event(Kind::boolean, {}, v ? 1 : 0) : value(v); }
+    void signed_number(std::int64_t v) override {
+        in_element() ? event(Kind::signed_number, {}, static_cast<std::uint64_t>(v)) : value(v);
     }
-    bool number_unsigned(number_unsigned_t v) override {
-        return in_element() ? event(Kind::unsigned_number, {}, v) : value(v);
+    void unsigned_number(std::uint64_t v) override {
+        in_element() ? event(Kind::unsigned_number, {}, v) : value(v);
     }
-    bool number_float(number_float_t v, const string_t&) override {
-        return in_element() ? event(Kind::float_number, {}, 0, v) : value(v);
+    void float_number(double v) override {
+        in_element() ? event(Kind::float_number, {}, 0, v) : value(v);
     }
-    bool string(string_t& v) override {
-        return in_element() ? event(Kind::string, std::move(v)) : value(std::move(v));
+    void string(std::string_view v) override {
+        in_element() ? event(Kind::string, v) : value(std::string(v));
     }
-    bool binary(binary_t&) override { return null(); } // JSON text has none
-    bool start_object(std::size_t) override {
+    void start_object() override {
         if (!in_element()) return open(json::object());
         ++depth_;
-        return event(Kind::begin_object);
+        event(Kind::begin_object);
     }
-    bool start_array(std::size_t) override {
+    void start_array() override {
         if (in_element()) {
             ++depth_;
             return event(Kind::begin_array);
@@ -165,22 +69,21 @@ class Builder : public nlohmann::json_sax<json> {
             json& list = (root[keys_[0]] = json::array());
             stack_.push_back(&list);
             keys_.emplace_back();
-            return true;
+            return;
         }
-        return open(json::array());
+        open(json::array());
     }
-    bool key(string_t& k) override {
-        if (in_element() && depth_ > 0) return event(Kind::key, std::move(k));
-        if (stack_.size() == 1 && root.contains(k)) fail(Error(k, "given twice"));
-        keys_.back() = std::move(k);
-        return true;
+    void key(std::string_view k) override {
+        if (in_element() && depth_ > 0) return event(Kind::key, k);
+        if (stack_.size() == 1 && root.contains(k)) fail(Error(std::string(k), "given twice"));
+        keys_.back() = k;
     }
-    bool end_object() override {
+    void end_object() override {
         if (!in_element()) return close();
         --depth_;
-        return event(Kind::end_object);
+        event(Kind::end_object);
     }
-    bool end_array() override {
+    void end_array() override {
         if (in_element() && depth_ > 0) {
             --depth_;
             return event(Kind::end_array);
@@ -189,18 +92,12 @@ class Builder : public nlohmann::json_sax<json> {
             streaming_ = false;
             stack_.pop_back();
             keys_.pop_back();
-            return true;
+            return;
         }
-        return close();
-    }
-    bool parse_error(std::size_t position, const std::string&,
-                     const nlohmann::detail::exception& e) override {
-        syntax = "not valid JSON at byte " + std::to_string(position) + ": " + reason(e.what());
-        return false;
+        close();
     }
 
     json root;                          ///< the document without the elements of its lists
-    std::optional<std::string> syntax;  ///< the text is not JSON
     std::optional<std::string> element; ///< the first element on_element refused
 
   private:
@@ -208,11 +105,14 @@ class Builder : public nlohmann::json_sax<json> {
 
     // Inside a streamed list (at its level or deeper): events are recorded.
     bool in_element() const { return streaming_ && stack_.size() == 2; }
-    bool event(Kind kind, std::string text = {}, std::uint64_t number = 0, double real = 0) {
-        JsonElementAccess::events(element_).push_back(
-            JsonEvent{kind, std::move(text), number, real});
+    void event(Kind kind, std::string_view text = {}, std::uint64_t number = 0, double real = 0) {
+        auto& events = JsonElementAccess::events(element_);
+        JsonEvent& e = events.emplace_back();
+        e.kind = kind;
+        e.text = text;
+        e.number = number;
+        e.real = real;
         if (depth_ == 0) element_done(); // a whole element: a scalar or a closed container
-        return true;
     }
     void fail(const Error& e) {
         if (!element) element = e.what();
@@ -228,19 +128,14 @@ class Builder : public nlohmann::json_sax<json> {
         parent.push_back(std::move(v));
         return &parent.back();
     }
-    bool value(json v) {
-        place(std::move(v));
-        return true;
-    }
-    bool open(json v) {
+    void value(json v) { place(std::move(v)); }
+    void open(json v) {
         stack_.push_back(place(std::move(v)));
         keys_.emplace_back();
-        return true;
     }
-    bool close() {
+    void close() {
         stack_.pop_back();
         keys_.pop_back();
-        return true;
     }
     void element_done() {
         if (!element) {
@@ -253,9 +148,9 @@ class Builder : public nlohmann::json_sax<json> {
         ++index_;
         JsonElementAccess::clear(element_);
     }
-    static std::string reason(std::string_view what);
 
     const ElementHandler& on_element_;
+    const FastElementHandler& on_fast_;
     std::vector<json*> stack_;      // open containers outside the lists, root first
     std::vector<std::string> keys_; // per open container: an object's current key
     bool streaming_ = false;
@@ -299,16 +194,6 @@ json build(const std::vector<JsonEvent>& events, std::size_t& i) {
     }
 }
 
-// "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error ..."
-// → "syntax error ...": the position is reported as a byte offset instead.
-std::string Builder::reason(std::string_view what) {
-    if (auto p = what.find("] "); what.starts_with("[json.exception.") && p != what.npos)
-        what.remove_prefix(p + 2);
-    if (auto p = what.find(": "); what.starts_with("parse error") && p != what.npos)
-        what.remove_prefix(p + 2);
-    return std::string(what);
-}
-
 } // namespace
 
 const nlohmann::ordered_json& JsonElement::document() const {
@@ -320,21 +205,20 @@ const nlohmann::ordered_json& JsonElement::document() const {
 }
 
 StreamedJson parse_json_stream(std::istream& in, std::size_t max_depth, std::size_t max_keys,
-                               const ElementHandler& on_element) {
+                               const ElementHandler& on_element,
+                               const FastElementHandler& on_fast) {
     StreamedJson out;
-    Builder b(on_element);
+    Builder b(on_element, on_fast);
     try {
-        Input input(in, Shape(max_depth, max_keys));
-        json::sax_parse(input.begin(), input.end(), &b);
-    } catch (const ShapeViolation& v) {
-        out.error = v.message;
+        parse_json(in, b, max_depth, max_keys);
+    } catch (const JsonRefusal& r) {
+        out.error = r.message;
         return out;
     } catch (const std::ios_base::failure& e) {
         // A read error of the stream (libstdc++ throws it from the file buffer).
         out.error = e.what();
         return out;
     }
-    out.error = std::move(b.syntax);
     out.element_error = std::move(b.element);
     out.root = std::move(b.root);
     return out;

@@ -6,6 +6,7 @@
 /// the elements of the root object's arrays, each handed over as soon as it is
 /// complete, then dropped.
 
+#include "collect/json_parser.h"
 #include "common/error.h"
 
 #include <cstddef>
@@ -53,6 +54,12 @@ class JsonElement {
     mutable std::optional<nlohmann::ordered_json> document_;
 };
 
+/// Tried first on each element of a root list: true when it read the whole
+/// element and took it, false to have it read as a JsonElement instead. It
+/// must leave no trace when it returns false (or when a JsonPull call fails).
+using FastElementHandler =
+    std::function<bool(const std::string& list, std::size_t index, JsonPull&)>;
+
 /// Called per element of an array that is a value of the root object: the
 /// array's key, the element's index, the element. It may throw Error: the
 /// first such error is kept, and no element is handed over after it.
@@ -62,18 +69,22 @@ using ElementHandler =
 struct StreamedJson {
     /// The document with the root's arrays present but empty.
     nlohmann::ordered_json root;
-    /// Why the text is not read: "not valid JSON at byte N: REASON", nesting
-    /// deeper than max_depth ("JSON nested deeper than D levels at byte N"), an
-    /// object with more than max_keys keys ("JSON object with more than K keys
-    /// at byte N"), or a read error. Limits are judged a block (64 KiB) ahead of
-    /// the parser, so one there wins over a syntax error before it in the block.
+    /// Why the text is not read: "not valid JSON at byte N: REASON" (RFC 8259,
+    /// with strings in UTF-8), nesting deeper than max_depth ("JSON nested
+    /// deeper than D levels at byte N"), an object with more than max_keys keys
+    /// ("JSON object with more than K keys at byte N"), or a read error. N is
+    /// the 1-based position of the byte at fault, one past the end for a text
+    /// cut short. The text is read in blocks and each limit judged as it is
+    /// reached: a file of '[' stops at the first one too deep.
     std::optional<std::string> error;
     /// The first Error of the handler, or "KEY: given twice" for a root key
     /// given twice.
     std::optional<std::string> element_error;
 };
 
+/// on_fast, when given, is tried on each element before on_element.
 StreamedJson parse_json_stream(std::istream& in, std::size_t max_depth, std::size_t max_keys,
-                               const ElementHandler& on_element);
+                               const ElementHandler& on_element,
+                               const FastElementHandler& on_fast = {});
 
 } // namespace rdmastat

@@ -11,50 +11,43 @@ namespace {
 
 using schema::Presence;
 
-// Reads a record straight from its parser events, driven by its description in
+// Reads a record straight from the text, driven by its description in
 // model/schema.h. Anything unusual (an unknown or repeated key, a wrong type, a
-// name this build does not know) makes it give up: the slow path then reads the
-// document and names what is wrong.
+// name this build does not know) makes it give up: the general path then reads
+// the document and names what is wrong.
 class FastReader {
   public:
-    explicit FastReader(const std::vector<JsonEvent>& events) : ev_(events) {}
-
-    template <typename T> std::optional<T> read() {
-        T t;
-        if (!value(t) || i_ != ev_.size()) return std::nullopt;
-        return t;
-    }
-
-  private:
-    using Kind = JsonEvent::Kind;
-
-    bool at(Kind k) const { return i_ < ev_.size() && ev_[i_].kind == k; }
-    bool next_is(Kind k) { return at(k) ? (++i_, true) : false; }
+    explicit FastReader(JsonPull& pull) : p_(pull) {}
 
     template <typename T> bool value(T& out) {
         if constexpr (schema::record<T>) {
             return record(out);
         } else if constexpr (schema::is_vector<T>) {
             return false; // no connection member is a list
+        } else if constexpr (std::is_same_v<T, std::string>) {
+            return p_.string(out);
         } else if constexpr (schema::shape_of<T> == schema::Shape::text) {
-            if (!at(Kind::string)) return false;
+            if (!p_.string(text_)) return false;
             std::string why;
-            auto v = schema::text_to<T>(ev_[i_].text, &why);
+            auto v = schema::text_to<T>(text_, &why);
             if (!v) return false;
             out = std::move(*v);
+            return true;
         } else if constexpr (schema::shape_of<T> == schema::Shape::boolean) {
-            if (!at(Kind::boolean)) return false;
-            out = ev_[i_].number != 0;
+            return p_.boolean(out);
         } else {
-            if (!at(Kind::unsigned_number) || ev_[i_].number > schema::max_of<T>()) return false;
-            out = static_cast<T>(ev_[i_].number);
+            std::uint64_t n = 0;
+            if (!p_.number(n) || n > schema::max_of<T>()) return false;
+            out = static_cast<T>(n);
+            return true;
         }
-        ++i_;
-        return true;
     }
 
+  private:
+    using Member = JsonPull::Member;
+
     template <typename M> bool member(M& m, Presence p) {
-        if (next_is(Kind::null)) {
+        if (p_.null()) {
             if constexpr (schema::is_optional<M>) m.reset();
             if constexpr (std::is_same_v<M, bool>)
                 if (p == Presence::if_true) m = false;
@@ -71,10 +64,13 @@ class FastReader {
     }
 
     template <typename T> bool record(T& out) {
-        if (!next_is(Kind::begin_object)) return false;
+        if (!p_.begin_object()) return false;
         std::uint64_t seen = 0;
-        while (at(Kind::key)) {
-            const std::string& k = ev_[i_++].text;
+        std::string_view k;
+        for (bool first = true;; first = false) {
+            const Member next = p_.next_member(first, k);
+            if (next == Member::end) break;
+            if (next != Member::key) return false;
             unsigned index = 0;
             bool known = false, ok = false;
             schema::describe(out, [&](std::string_view key, auto& m, Presence p) {
@@ -89,7 +85,6 @@ class FastReader {
             if (!known || !ok || (seen >> index & 1)) return false;
             seen |= std::uint64_t{1} << index;
         }
-        if (!next_is(Kind::end_object)) return false;
         bool complete = true;
         unsigned index = 0;
         schema::describe(out, [&](std::string_view, auto&, Presence p) {
@@ -99,14 +94,17 @@ class FastReader {
         return complete;
     }
 
-    const std::vector<JsonEvent>& ev_;
-    std::size_t i_ = 0;
+    JsonPull& p_;
+    std::string text_;
 };
 
 } // namespace
 
-std::optional<Connection> fast_connection(const std::vector<JsonEvent>& events) {
-    return FastReader(events).read<Connection>();
+bool fast_connection(JsonPull& pull, Connection& out) {
+    Connection c;
+    if (!FastReader(pull).value(c)) return false;
+    out = std::move(c);
+    return true;
 }
 
 } // namespace rdmastat

@@ -150,13 +150,14 @@ Result<Snapshot> parse_snapshot_json(std::istream& in, const std::string& name) 
     Snapshot snap;
     snap.source = SnapshotSource::file;
     std::set<std::uint32_t> pids;
+    auto fast = [&](const std::string& list, std::size_t, JsonPull& pull) {
+        if (list != "connections") return false;
+        Connection& c = snap.connections.emplace_back();
+        if (fast_connection(pull, c)) return true;
+        snap.connections.pop_back();
+        return false;
+    };
     auto element = [&](const std::string& list, std::size_t index, const JsonElement& e) {
-        if (list == "connections") {
-            if (auto c = fast_connection(e.events())) {
-                snap.connections.push_back(std::move(*c));
-                return;
-            }
-        }
         Reader r{e.document(), nullptr, list, index};
         if (list == "devices") {
             snap.devices.push_back(read<Device>(r));
@@ -178,7 +179,8 @@ Result<Snapshot> parse_snapshot_json(std::istream& in, const std::string& name) 
             snap.qp_counters.push_back(read<QpCounters>(r));
         }
     };
-    StreamedJson doc = parse_json_stream(in, max_snapshot_depth, max_snapshot_object_keys, element);
+    StreamedJson doc =
+        parse_json_stream(in, max_snapshot_depth, max_snapshot_object_keys, element, fast);
     if (doc.error) return Failure{name + ": " + *doc.error};
     try {
         Reader root{doc.root, nullptr, {}, std::nullopt};
