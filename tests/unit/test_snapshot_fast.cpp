@@ -48,17 +48,17 @@ TEST_CASE("connections read by the fast and the general path agree", "[snapshot]
             for (auto& c : d["connections"])
                 if (!with_unknown) c.erase("unknown_key");
             std::istringstream in(d.dump());
-            auto parsed = parse_json_stream(
-                in, 64, 1024,
-                [&](const std::string& list, std::size_t, const JsonElement&) {
-                    declined += list == "connections";
-                },
-                [&](const std::string& list, std::size_t, JsonPull& pull) {
-                    Connection c;
-                    if (list != "connections" || !fast_connection(pull, c)) return false;
-                    ++taken;
-                    return true;
-                });
+            JsonStreamHandlers on;
+            on.element = [&](const std::string& list, std::size_t, const JsonElement&) {
+                declined += list == "connections";
+            };
+            on.fast = [&](const std::string& list, std::size_t, JsonPull& pull) {
+                Connection c;
+                if (list != "connections" || !fast_connection(pull, c)) return false;
+                ++taken;
+                return true;
+            };
+            auto parsed = parse_json_stream(in, 64, 1024, on);
             REQUIRE_FALSE(parsed.error);
         }
         CHECK(taken == conns.size());

@@ -28,15 +28,16 @@ bool has_peer(const Connection& c) {
     return c.peer && !c.peer->address.is_any();
 }
 
+bool selected(const Connection& c, const Selection& sel, const Filter& filter) {
+    return in_scope(c, sel.scope) && (!sel.family || family_of(c) == *sel.family) &&
+           filter.matches(c);
+}
+
 std::vector<const Connection*> select(const Snapshot& snap, const Selection& sel,
                                       const Filter& filter) {
     std::vector<const Connection*> out;
-    for (const auto& c : snap.connections) {
-        if (!in_scope(c, sel.scope)) continue;
-        if (sel.family && family_of(c) != *sel.family) continue;
-        if (!filter.matches(c)) continue;
-        out.push_back(&c);
-    }
+    for (const auto& c : snap.connections)
+        if (selected(c, sel, filter)) out.push_back(&c);
     return out;
 }
 

@@ -25,8 +25,27 @@ struct Selection {
 /// True when c has a peer: a destination address that is set and not the any address.
 bool has_peer(const Connection& c);
 
+/// Whether scope, family and filter admit c.
+bool selected(const Connection& c, const Selection& sel, const Filter& filter);
+
 /// The connections of snap that scope, family and filter admit, in snapshot order.
 std::vector<const Connection*> select(const Snapshot& snap, const Selection& sel,
                                       const Filter& filter);
+
+/// The same as a ConnectionSink: passes on to `to` the connections admitted.
+class SelectingSink final : public ConnectionSink {
+  public:
+    SelectingSink(const Selection& sel, const Filter& filter, ConnectionSink& to)
+        : sel_(sel), filter_(filter), to_(to) {}
+    void begin(const Snapshot& head) override { to_.begin(head); }
+    void connection(const Connection& c) override {
+        if (selected(c, sel_, filter_)) to_.connection(c);
+    }
+
+  private:
+    const Selection& sel_;
+    const Filter& filter_;
+    ConnectionSink& to_;
+};
 
 } // namespace rdmastat

@@ -62,14 +62,21 @@ int run_listing(const Options& o, std::ostream& out, std::ostream& err) {
         return run_monitor(o.monitor, o, o.summary, sel, filter.value(), text_options(o), out, err);
 
     const Output output = output_of(o).take();
-    Collection c = collect(o);
+    if (o.summary) {
+        Collection c = collect(o);
+        require_all(c);
+        if (ends_on_no_devices(c, output, out, err)) return 0;
+        emit_summary(out, output, c.snapshot, summarize(select(c.snapshot, sel, filter.value())));
+        return 0;
+    }
+    // The connections stream through the selection to the writer: a saved
+    // snapshot of any size is listed in bounded memory.
+    auto writer = listing_writer(out, output, text_options(o));
+    SelectingSink selection(sel, filter.value(), *writer);
+    Collection c = collect(o, {}, &selection);
     require_all(c);
     if (ends_on_no_devices(c, output, out, err)) return 0;
-    auto selected = select(c.snapshot, sel, filter.value());
-    if (o.summary)
-        emit_summary(out, output, c.snapshot, summarize(selected));
-    else
-        emit_listing(out, output, c.snapshot, selected, text_options(o));
+    writer->finish(c.snapshot);
     return 0;
 }
 
@@ -97,8 +104,8 @@ SourceChoice source_of(const CommonOptions& o) {
     return o.source ? source_choice_from_name(*o.source).value() : SourceChoice::automatic;
 }
 
-Collection collect(const CommonOptions& o, Needs needs) {
-    Collection c = run_pipeline(Request{o.input, source_of(o), needs});
+Collection collect(const CommonOptions& o, Needs needs, ConnectionSink* sink) {
+    Collection c = run_pipeline(Request{o.input, source_of(o), needs, sink});
     for (const std::string& w : c.warnings)
         warn_once(w);
     return c;

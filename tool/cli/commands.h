@@ -36,8 +36,9 @@ SourceChoice source_of(const CommonOptions& o);
 /// The pipeline on o's --input or the live system, with o's --source: what
 /// every command that lists does first. Its warnings are said on stderr, each
 /// once per run (serve and -w collect again and again); its errors are the
-/// caller's (pipeline.h's policy).
-Collection collect(const CommonOptions& o, Needs needs = {});
+/// caller's (pipeline.h's policy). With a sink, the connections go to it
+/// (Request::sink).
+Collection collect(const CommonOptions& o, Needs needs = {}, ConnectionSink* sink = nullptr);
 
 /// Prints "rdmastat: warning: WHAT" on stderr, once per distinct text per run.
 void warn_once(const std::string& what);

@@ -27,14 +27,13 @@ using json = nlohmann::ordered_json;
 // JSON, or breaks the limits, is reported as such first.
 class Builder : public JsonHandler {
   public:
-    Builder(const ElementHandler& on_element, const FastElementHandler& on_fast)
-        : on_element_(on_element), on_fast_(on_fast) {}
+    explicit Builder(const JsonStreamHandlers& on) : on_(on) {}
 
     // The elements of the root lists are offered to the fast handler.
     bool pull_next() const override { return in_element() && depth_ == 0; }
     bool pull(JsonPull& pull) override {
-        if (!on_fast_ || element) return false;
-        if (!on_fast_(keys_[0], index_, pull)) return false;
+        if (!on_.fast || element) return false;
+        if (!on_.fast(keys_[0], index_, pull)) return false;
         ++index_;
         return true;
     }
@@ -69,6 +68,13 @@ class Builder : public JsonHandler {
             json& list = (root[keys_[0]] = json::array());
             stack_.push_back(&list);
             keys_.emplace_back();
+            if (on_.list && !element) {
+                try {
+                    on_.list(keys_[0], root);
+                } catch (const Error& e) {
+                    fail(e);
+                }
+            }
             return;
         }
         open(json::array());
@@ -98,7 +104,7 @@ class Builder : public JsonHandler {
     }
 
     json root;                          ///< the document without the elements of its lists
-    std::optional<std::string> element; ///< the first element on_element refused
+    std::optional<std::string> element; ///< the first error of a handler
 
   private:
     using Kind = JsonEvent::Kind;
@@ -140,7 +146,7 @@ class Builder : public JsonHandler {
     void element_done() {
         if (!element) {
             try {
-                on_element_(keys_[0], index_, element_);
+                on_.element(keys_[0], index_, element_);
             } catch (const Error& e) {
                 fail(e);
             }
@@ -149,8 +155,7 @@ class Builder : public JsonHandler {
         JsonElementAccess::clear(element_);
     }
 
-    const ElementHandler& on_element_;
-    const FastElementHandler& on_fast_;
+    const JsonStreamHandlers& on_;
     std::vector<json*> stack_;      // open containers outside the lists, root first
     std::vector<std::string> keys_; // per open container: an object's current key
     bool streaming_ = false;
@@ -205,10 +210,9 @@ const nlohmann::ordered_json& JsonElement::document() const {
 }
 
 StreamedJson parse_json_stream(std::istream& in, std::size_t max_depth, std::size_t max_keys,
-                               const ElementHandler& on_element,
-                               const FastElementHandler& on_fast) {
+                               const JsonStreamHandlers& handlers) {
     StreamedJson out;
-    Builder b(on_element, on_fast);
+    Builder b(handlers);
     try {
         parse_json(in, b, max_depth, max_keys);
     } catch (const JsonRefusal& r) {

@@ -54,17 +54,27 @@ class JsonElement {
     mutable std::optional<nlohmann::ordered_json> document_;
 };
 
-/// Tried first on each element of a root list: true when it read the whole
-/// element and took it, false to have it read as a JsonElement instead. It
-/// must leave no trace when it returns false (or when a JsonPull call fails).
-using FastElementHandler =
-    std::function<bool(const std::string& list, std::size_t index, JsonPull&)>;
-
 /// Called per element of an array that is a value of the root object: the
 /// array's key, the element's index, the element. It may throw Error: the
 /// first such error is kept, and no element is handed over after it.
 using ElementHandler =
     std::function<void(const std::string& list, std::size_t index, const JsonElement&)>;
+
+/// Tried first on each element: true when it read the whole element and took
+/// it, false to have it handed to the ElementHandler instead (see JsonPull).
+using FastElementHandler =
+    std::function<bool(const std::string& list, std::size_t index, JsonPull&)>;
+
+/// Called as a root list opens, with the document read so far (the root's
+/// members before the list, and the earlier lists, present but empty).
+using ListHandler =
+    std::function<void(const std::string& list, const nlohmann::ordered_json& root)>;
+
+struct JsonStreamHandlers {
+    ElementHandler element;
+    FastElementHandler fast; ///< optional
+    ListHandler list;        ///< optional
+};
 
 struct StreamedJson {
     /// The document with the root's arrays present but empty.
@@ -82,9 +92,7 @@ struct StreamedJson {
     std::optional<std::string> element_error;
 };
 
-/// on_fast, when given, is tried on each element before on_element.
 StreamedJson parse_json_stream(std::istream& in, std::size_t max_depth, std::size_t max_keys,
-                               const ElementHandler& on_element,
-                               const FastElementHandler& on_fast = {});
+                               const JsonStreamHandlers& handlers);
 
 } // namespace rdmastat

@@ -146,12 +146,29 @@ template <typename T> T read(const Reader& r) {
 
 } // namespace
 
-Result<Snapshot> parse_snapshot_json(std::istream& in, const std::string& name) {
+Result<Snapshot> parse_snapshot_json(std::istream& in, const std::string& name,
+                                     ConnectionSink* sink) {
     Snapshot snap;
     snap.source = SnapshotSource::file;
     std::set<std::uint32_t> pids;
-    auto fast = [&](const std::string& list, std::size_t, JsonPull& pull) {
-        if (list != "connections") return false;
+    // Set when the connections stream to the sink.
+    ConnectionSink* to = nullptr;
+    auto list_start = [&](const std::string& key, const nlohmann::ordered_json& root) {
+        if (!sink || key != "connections") return;
+        if (!root.contains("version") || !root.contains("devices")) return;
+        const auto& v = root.at("version");
+        if (!v.is_number_unsigned() || v.get<std::uint64_t>() != Snapshot::schema_version) return;
+        to = sink;
+        to->begin(snap);
+    };
+    Connection scratch;
+    auto fast = [&](const std::string& key, std::size_t, JsonPull& pull) {
+        if (key != "connections") return false;
+        if (to) {
+            if (!fast_connection(pull, scratch)) return false;
+            to->connection(scratch);
+            return true;
+        }
         Connection& c = snap.connections.emplace_back();
         if (fast_connection(pull, c)) return true;
         snap.connections.pop_back();
@@ -162,7 +179,10 @@ Result<Snapshot> parse_snapshot_json(std::istream& in, const std::string& name) 
         if (list == "devices") {
             snap.devices.push_back(read<Device>(r));
         } else if (list == "connections") {
-            snap.connections.push_back(read<Connection>(r));
+            if (to)
+                to->connection(read<Connection>(r));
+            else
+                snap.connections.push_back(read<Connection>(r));
         } else if (list == "host_sockets") {
             snap.host_sockets.push_back(read<HostSocket>(r));
         } else if (list == "processes") {
@@ -179,8 +199,8 @@ Result<Snapshot> parse_snapshot_json(std::istream& in, const std::string& name) 
             snap.qp_counters.push_back(read<QpCounters>(r));
         }
     };
-    StreamedJson doc =
-        parse_json_stream(in, max_snapshot_depth, max_snapshot_object_keys, element, fast);
+    StreamedJson doc = parse_json_stream(in, max_snapshot_depth, max_snapshot_object_keys,
+                                         JsonStreamHandlers{element, fast, list_start});
     if (doc.error) return Failure{name + ": " + *doc.error};
     try {
         Reader root{doc.root, nullptr, {}, std::nullopt};
@@ -207,15 +227,15 @@ Result<Snapshot> parse_snapshot_json(std::istream& in, const std::string& name) 
     }
 }
 
-Result<Snapshot> load_snapshot_file(const std::string& path) {
-    if (path == "-") return parse_snapshot_json(std::cin, "standard input");
+Result<Snapshot> load_snapshot_file(const std::string& path, ConnectionSink* sink) {
+    if (path == "-") return parse_snapshot_json(std::cin, "standard input", sink);
     // A directory opens fine and only fails to read, with a message that lacks the path.
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
         return Failure{path + ": " + std::strerror(EISDIR), EISDIR};
     std::ifstream in(path);
     if (!in) return Failure{path + ": " + std::strerror(errno), errno};
-    return parse_snapshot_json(in, path);
+    return parse_snapshot_json(in, path, sink);
 }
 
 } // namespace rdmastat

@@ -28,10 +28,17 @@ inline constexpr std::size_t max_snapshot_object_keys = 1000;
 /// key given twice is a Failure "KEY: given twice".
 /// "host_sockets", "processes" and "resources" are read when present, and their
 /// Snapshot::*_collected flags say whether they were.
-Result<Snapshot> parse_snapshot_json(std::istream& in, const std::string& name);
+///
+/// With a sink, the connections go to it as they are read, and the Snapshot
+/// returned has none, when the text gives a supported version and the devices
+/// before them (as write_snapshot_json orders them); otherwise they are kept
+/// in the Snapshot as without a sink, and the sink is not called. A Failure
+/// found after the sink began leaves it with the connections before it.
+Result<Snapshot> parse_snapshot_json(std::istream& in, const std::string& name,
+                                     ConnectionSink* sink = nullptr);
 
 /// The same from a file (or FIFO); "-" reads standard input. A directory is a
 /// Failure "PATH: Is a directory".
-Result<Snapshot> load_snapshot_file(const std::string& path);
+Result<Snapshot> load_snapshot_file(const std::string& path, ConnectionSink* sink = nullptr);
 
 } // namespace rdmastat

@@ -273,4 +273,17 @@ struct Snapshot {
     bool counters_collected = false;
 };
 
+/// Takes a snapshot's connections one at a time, for a command that need not
+/// hold them all: a listing of a saved snapshot of ten million connections
+/// stays within the memory of its output buffers.
+class ConnectionSink {
+  public:
+    virtual ~ConnectionSink() = default;
+    /// Once, before the first connection: the snapshot as far as it is known
+    /// (its devices at least), without connections.
+    virtual void begin(const Snapshot& head) = 0;
+    /// The next connection, in snapshot order; it holds only for the call.
+    virtual void connection(const Connection& c) = 0;
+};
+
 } // namespace rdmastat

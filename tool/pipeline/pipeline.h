@@ -14,6 +14,11 @@ struct Request {
     std::optional<std::string> input; ///< a snapshot file ("-": stdin) instead of the system
     SourceChoice choice = SourceChoice::automatic;
     Needs needs;
+    /// When set, the connections go to it instead of the Collection's snapshot:
+    /// as they are read from a snapshot file (see parse_snapshot_json), else
+    /// after the collection, unless the connections failed. Either way the sink
+    /// gets begin() first, and at most once.
+    ConnectionSink* sink = nullptr;
 };
 
 /// Collects request from input when given, else from system.

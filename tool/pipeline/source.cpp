@@ -161,12 +161,12 @@ class SystemSource final : public Source {
 
 class FileSource final : public Source {
   public:
-    explicit FileSource(std::string path) : path_(std::move(path)) {}
+    FileSource(std::string path, ConnectionSink* sink) : path_(std::move(path)), sink_(sink) {}
 
     Collection collect(const Needs&) override {
         Collection c;
         c.snapshot.source = SnapshotSource::file;
-        if (auto snap = load_snapshot_file(path_))
+        if (auto snap = load_snapshot_file(path_, sink_))
             c.snapshot = std::move(snap.value());
         else
             c.errors.push_back(PartError{Part::connections, snap.error()});
@@ -175,6 +175,7 @@ class FileSource final : public Source {
 
   private:
     std::string path_;
+    ConnectionSink* sink_;
 };
 
 } // namespace
@@ -211,8 +212,8 @@ std::unique_ptr<Source> system_source(System& system, SourceChoice choice) {
     return std::make_unique<SystemSource>(system, choice);
 }
 
-std::unique_ptr<Source> file_source(std::string path) {
-    return std::make_unique<FileSource>(std::move(path));
+std::unique_ptr<Source> file_source(std::string path, ConnectionSink* sink) {
+    return std::make_unique<FileSource>(std::move(path), sink);
 }
 
 } // namespace rdmastat

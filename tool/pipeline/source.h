@@ -73,6 +73,8 @@ class Source {
 std::unique_ptr<Source> system_source(System& system, SourceChoice choice);
 
 /// A saved snapshot ("-" for stdin): it holds what it holds, whatever the needs.
-std::unique_ptr<Source> file_source(std::string path);
+/// With a sink, its connections stream to it where the file allows (see
+/// parse_snapshot_json).
+std::unique_ptr<Source> file_source(std::string path, ConnectionSink* sink = nullptr);
 
 } // namespace rdmastat

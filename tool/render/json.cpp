@@ -30,36 +30,60 @@ using json_common::header;
 
 } // namespace
 
-void write_snapshot_json(std::ostream& out, const Snapshot& snap,
-                         const std::vector<const Connection*>& connections, bool pretty) {
-    std::string buf;
-    JsonWriter w(buf, pretty);
-    w.begin_object();
-    const json head = header(snap);
-    for (const auto& [key, value] : head.items()) {
-        w.key(key);
-        w.value(value);
+namespace {
+
+class JsonListing final : public ListingWriter {
+  public:
+    JsonListing(std::ostream& out, bool pretty) : out_(out), w_(buf_, pretty) {}
+
+    void begin(const Snapshot& head) override {
+        w_.begin_object();
+        const json head_members = header(head);
+        for (const auto& [key, value] : head_members.items()) {
+            w_.key(key);
+            w_.value(value);
+        }
+        w_.key("devices");
+        w_.value(document(head.devices));
+        w_.key("connections");
+        w_.begin_array();
     }
-    w.key("devices");
-    w.value(document(snap.devices));
-    w.key("connections");
-    w.begin_array();
-    for (const Connection* c : connections) {
-        schema::write(*c, w);
-        if (buf.size() >= 64 * 1024) {
-            out << buf;
-            buf.clear();
+    void connection(const Connection& c) override {
+        schema::write(c, w_);
+        if (buf_.size() >= 64 * 1024) {
+            out_ << buf_;
+            buf_.clear();
         }
     }
-    w.end_array();
-    json host = json::object();
-    put_host_data(host, snap);
-    for (const auto& [key, value] : host.items()) {
-        w.key(key);
-        w.value(value);
+    void finish(const Snapshot& snap) override {
+        w_.end_array();
+        json host = json::object();
+        put_host_data(host, snap);
+        for (const auto& [key, value] : host.items()) {
+            w_.key(key);
+            w_.value(value);
+        }
+        w_.end_object();
+        out_ << buf_ << '\n';
+        buf_.clear();
     }
-    w.end_object();
-    out << buf << '\n';
+
+  private:
+    std::ostream& out_;
+    std::string buf_;
+    JsonWriter w_;
+};
+
+} // namespace
+
+std::unique_ptr<ListingWriter> json_listing_writer(std::ostream& out, bool pretty) {
+    return std::make_unique<JsonListing>(out, pretty);
+}
+
+void write_snapshot_json(std::ostream& out, const Snapshot& snap,
+                         const std::vector<const Connection*>& connections, bool pretty) {
+    JsonListing w(out, pretty);
+    write_listing(w, snap, connections);
 }
 
 void write_devices_json(std::ostream& out, const Snapshot& snap, bool pretty) {

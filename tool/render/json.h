@@ -8,7 +8,9 @@
 
 #include "analysis/summary.h"
 #include "model/model.h"
+#include "render/listing.h"
 
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -21,6 +23,10 @@ namespace rdmastat {
 /// each; absent when not collected).
 void write_snapshot_json(std::ostream& out, const Snapshot& snap,
                          const std::vector<const Connection*>& connections, bool pretty);
+/// The same document written as its connections come (render/listing.h): the
+/// header and devices of begin()'s snapshot, then each connection, then at
+/// finish() the host data of finish()'s.
+std::unique_ptr<ListingWriter> json_listing_writer(std::ostream& out, bool pretty);
 /// {"version":1,"source":...,"devices":[...]}
 void write_devices_json(std::ostream& out, const Snapshot& snap, bool pretty);
 /// {"version":1,"source":...,"summary":{...}}, key names as in the text summary.

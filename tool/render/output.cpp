@@ -11,14 +11,15 @@ namespace rdmastat {
 // Every function is one switch on the format, with no default: a new Format
 // that some command cannot write is a compiler warning (-Wswitch), not a surprise.
 
-void emit_listing(std::ostream& out, const Output& o, const Snapshot& snap,
-                  const std::vector<const Connection*>& selected, const TextOptions& text) {
+std::unique_ptr<ListingWriter> listing_writer(std::ostream& out, const Output& o,
+                                              const TextOptions& text) {
     switch (o.format) {
     case Format::text:
-        return render_listing(out, selected, text);
+        return text_listing_writer(out, text);
     case Format::json:
-        return write_snapshot_json(out, snap, selected, o.pretty);
+        return json_listing_writer(out, o.pretty);
     }
+    return nullptr;
 }
 
 void emit_summary(std::ostream& out, const Output& o, const Snapshot& snap, const Summary& s) {

@@ -16,6 +16,7 @@
 #include "render/monitor.h"
 #include "render/text.h"
 
+#include <memory>
 #include <ostream>
 #include <vector>
 
@@ -28,9 +29,10 @@ struct Output {
     bool pretty = false; ///< JSON: indented (--pretty)
 };
 
-/// The listing (render_listing / write_snapshot_json).
-void emit_listing(std::ostream& out, const Output& o, const Snapshot& snap,
-                  const std::vector<const Connection*>& selected, const TextOptions& text);
+/// The listing, written as its connections come (text_listing_writer /
+/// json_listing_writer).
+std::unique_ptr<ListingWriter> listing_writer(std::ostream& out, const Output& o,
+                                              const TextOptions& text);
 /// -s (render_summary / write_summary_json).
 void emit_summary(std::ostream& out, const Output& o, const Snapshot& snap, const Summary& s);
 /// `devices` (render_devices / write_devices_json).

@@ -68,14 +68,27 @@ void Table::add(const std::vector<std::string>& row) {
 }
 
 void Table::write(std::ostream& out, bool with_header) const {
+    std::vector<std::size_t> width;
+    write_rows(out, with_header, width);
+}
+
+void Table::flush(std::ostream& out, bool with_header) {
+    write_rows(out, with_header && !flushed_, width_);
+    flushed_ = true;
+    text_.clear();
+    ends_.clear();
+    rows_.clear();
+}
+
+void Table::write_rows(std::ostream& out, bool with_header, std::vector<std::size_t>& width) const {
     auto cell = [&](std::size_t k) {
         std::size_t begin = k == 0 ? 0 : ends_[k - 1];
         return std::string_view(text_).substr(begin, ends_[k] - begin);
     };
-    std::vector<std::size_t> width(headers_.size(), 0);
+    width.resize(headers_.size(), 0);
     if (with_header)
         for (std::size_t i = 0; i < headers_.size(); ++i)
-            width[i] = headers_[i].size();
+            width[i] = std::max(width[i], headers_[i].size());
     for (std::size_t r = 0, k = 0; r < rows_.size(); ++r)
         for (std::size_t i = 0; k < rows_[r]; ++i, ++k)
             if (i < width.size()) width[i] = std::max(width[i], cell(k).size());

@@ -28,15 +28,24 @@ class Table {
     void cell(std::string_view text);
     void end_row() { rows_.push_back(ends_.size()); }
     bool empty() const { return rows_.empty(); }
+    std::size_t size() const { return rows_.size(); }
     void write(std::ostream& out, bool with_header = true) const;
+    /// Writes the rows added since the last flush, aligned with every row
+    /// flushed before (a column widens where these rows need it, never
+    /// narrows), the header only before the first; then drops them.
+    void flush(std::ostream& out, bool with_header = true);
 
   private:
+    void write_rows(std::ostream& out, bool with_header, std::vector<std::size_t>& width) const;
+
     std::vector<std::string> headers_;
     // Every cell's text in one string (a million rows stay compact): ends_ has
     // each cell's end offset in text_, rows_ each row's end index in ends_.
     std::string text_;
     std::vector<std::size_t> ends_;
     std::vector<std::size_t> rows_;
+    std::vector<std::size_t> width_; // of the rows flushed so far
+    bool flushed_ = false;
 };
 
 } // namespace rdmastat

@@ -47,43 +47,68 @@ std::string owner_text(const Owner& o) {
     return std::to_string(*o.pid) + "/" + (o.comm ? *o.comm : "?");
 }
 
+namespace {
+
+class TextListing final : public ListingWriter {
+  public:
+    TextListing(std::ostream& out, const TextOptions& opts)
+        : out_(out), opts_(opts), table_(headers(opts)) {}
+
+    void begin(const Snapshot&) override {}
+    void connection(const Connection& c) override {
+        table_.cell(transport_name(c.transport));
+        table_.cell(c.device);
+        table_.cell(num_or_dash(c.port));
+        table_.cell(address_text(c.local, c.mapped_local, opts_.extended));
+        table_.cell(address_text(c.peer, c.mapped_peer, opts_.extended));
+        table_.cell(cm_state_name(c.state));
+        if (opts_.extended) {
+            table_.cell(user_text(c.owner, opts_.numeric));
+            table_.cell(std::to_string(c.cm_id) + (c.internal ? "(internal)" : ""));
+            table_.cell(name_or_dash(c.port_space));
+            if (c.qp)
+                table_.cell(std::to_string(c.qp->number));
+            else if (c.qp_unjoined) // a number that is not this id's QP
+                table_.cell(std::to_string(c.qp_unjoined->number) +
+                            (c.qp_unjoined->reason == QpUnjoined::gone ? "(gone)" : "(other)"));
+            else
+                table_.cell("-");
+            table_.cell(c.qp ? name_or_dash(c.qp->type) : "-");
+            table_.cell(c.qp ? name_or_dash(c.qp->state) : "-");
+            table_.cell(num_or_dash(c.netns));
+        }
+        if (opts_.processes) table_.cell(owner_text(c.owner));
+        table_.end_row();
+        if (table_.size() >= listing_block_rows) table_.flush(out_, opts_.header);
+    }
+    void finish(const Snapshot&) override { table_.flush(out_, opts_.header); }
+
+  private:
+    static std::vector<std::string> headers(const TextOptions& opts) {
+        // "Dev-Port": the RDMA device's port, not to be read as the TCP ports beside it.
+        std::vector<std::string> h = {"Transport",     "Device",       "Dev-Port",
+                                      "Local Address", "Peer Address", "State"};
+        if (opts.extended)
+            h.insert(h.end(), {"User", "CM-ID", "PS", "QPN", "QP-Type", "QP-State", "Netns"});
+        if (opts.processes) h.push_back("PID/Program");
+        return h;
+    }
+
+    std::ostream& out_;
+    TextOptions opts_;
+    Table table_;
+};
+
+} // namespace
+
+std::unique_ptr<ListingWriter> text_listing_writer(std::ostream& out, const TextOptions& opts) {
+    return std::make_unique<TextListing>(out, opts);
+}
+
 void render_listing(std::ostream& out, const std::vector<const Connection*>& connections,
                     const TextOptions& opts) {
-    // "Dev-Port": the RDMA device's port, not to be read as the TCP ports beside it.
-    std::vector<std::string> headers = {"Transport",     "Device",       "Dev-Port",
-                                        "Local Address", "Peer Address", "State"};
-    if (opts.extended)
-        headers.insert(headers.end(),
-                       {"User", "CM-ID", "PS", "QPN", "QP-Type", "QP-State", "Netns"});
-    if (opts.processes) headers.push_back("PID/Program");
-    Table table(std::move(headers));
-    // Cells go straight into the table: a listing may have a million rows.
-    for (const Connection* c : connections) {
-        table.cell(transport_name(c->transport));
-        table.cell(c->device);
-        table.cell(num_or_dash(c->port));
-        table.cell(address_text(c->local, c->mapped_local, opts.extended));
-        table.cell(address_text(c->peer, c->mapped_peer, opts.extended));
-        table.cell(cm_state_name(c->state));
-        if (opts.extended) {
-            table.cell(user_text(c->owner, opts.numeric));
-            table.cell(std::to_string(c->cm_id) + (c->internal ? "(internal)" : ""));
-            table.cell(name_or_dash(c->port_space));
-            if (c->qp)
-                table.cell(std::to_string(c->qp->number));
-            else if (c->qp_unjoined) // a number that is not this id's QP
-                table.cell(std::to_string(c->qp_unjoined->number) +
-                           (c->qp_unjoined->reason == QpUnjoined::gone ? "(gone)" : "(other)"));
-            else
-                table.cell("-");
-            table.cell(c->qp ? name_or_dash(c->qp->type) : "-");
-            table.cell(c->qp ? name_or_dash(c->qp->state) : "-");
-            table.cell(num_or_dash(c->netns));
-        }
-        if (opts.processes) table.cell(owner_text(c->owner));
-        table.end_row();
-    }
-    table.write(out, opts.header);
+    TextListing w(out, opts);
+    write_listing(w, Snapshot{}, connections);
 }
 
 void render_devices(std::ostream& out, const std::vector<Device>& devices,

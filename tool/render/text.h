@@ -7,7 +7,9 @@
 
 #include "analysis/summary.h"
 #include "model/model.h"
+#include "render/listing.h"
 
+#include <memory>
 #include <ostream>
 #include <vector>
 
@@ -27,6 +29,9 @@ struct TextOptions {
 /// an internal id's CM-ID reads "N(internal)".
 void render_listing(std::ostream& out, const std::vector<const Connection*>& connections,
                     const TextOptions& opts);
+/// The same listing written as its connections come, in blocks of
+/// listing_block_rows rows (render/listing.h).
+std::unique_ptr<ListingWriter> text_listing_writer(std::ostream& out, const TextOptions& opts);
 /// One line per device port: name, index, transport, driver, node type, port state, netdev.
 void render_devices(std::ostream& out, const std::vector<Device>& devices, const TextOptions& opts);
 void render_summary(std::ostream& out, const Summary& summary);
