@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 namespace rdmastat {
@@ -12,7 +13,7 @@ namespace {
 // The text in blocks: the whole file is never held in memory.
 class Input {
   public:
-    explicit Input(std::istream& in) : in_(in), buf_(block_size) {}
+    explicit Input(std::istream& in) : in_(in), buf_(1 << 18) {}
 
     /// The next byte, or -1 at the end of the text.
     int peek() {
@@ -35,51 +36,37 @@ class Input {
     void advance(std::size_t n) { pos_ += n; }
     /// The next byte is c, and in the current block.
     bool next_in_block(char c) const { return pos_ < len_ && buf_[pos_] == c; }
-
-    /// From here on, keeps what is read, so that rewind() can read it again.
-    void mark() {
-        marked_ = pos_;
-        mark_byte_ = done_ + pos_;
-        kept_.clear();
-        marking_ = true;
-    }
-    void unmark() { marking_ = false; }
-    /// Back to the mark: what was read since is read again.
-    void rewind() {
-        marking_ = false;
-        if (kept_.empty()) {
-            pos_ = marked_;
-            return;
+    /// The unread bytes of the block, at least min of them unless the text
+    /// ends sooner: when fewer are left, they move to the block's start and
+    /// the rest is read behind them.
+    std::string_view window(std::size_t min) {
+        if (len_ - pos_ < min && !eof_) {
+            const std::size_t rest = len_ - pos_;
+            std::memmove(buf_.data(), buf_.data() + pos_, rest);
+            done_ += pos_;
+            pos_ = 0;
+            len_ = rest + read(buf_.data() + rest, buf_.size() - rest);
         }
-        kept_.insert(kept_.end(), buf_.begin(), buf_.begin() + static_cast<std::ptrdiff_t>(len_));
-        buf_.swap(kept_);
-        len_ = buf_.size();
-        pos_ = 0;
-        done_ = mark_byte_;
+        return {buf_.data() + pos_, len_ - pos_};
     }
 
   private:
-    static constexpr std::size_t block_size = 1 << 18;
-
     bool refill() {
-        if (marking_) {
-            kept_.insert(kept_.end(), buf_.begin() + static_cast<std::ptrdiff_t>(marked_),
-                         buf_.begin() + static_cast<std::ptrdiff_t>(len_));
-            marked_ = 0;
-        }
         done_ += len_;
-        buf_.resize(block_size);
-        in_.read(buf_.data(), static_cast<std::streamsize>(buf_.size()));
-        len_ = static_cast<std::size_t>(in_.gcount());
         pos_ = 0;
+        len_ = eof_ ? 0 : read(buf_.data(), buf_.size());
         return len_ > 0;
+    }
+    std::size_t read(char* to, std::size_t n) {
+        in_.read(to, static_cast<std::streamsize>(n));
+        const auto got = static_cast<std::size_t>(in_.gcount());
+        if (got < n) eof_ = true;
+        return got;
     }
     std::istream& in_;
     std::vector<char> buf_;
-    std::size_t pos_ = 0, len_ = 0, done_ = 0;
-    bool marking_ = false;
-    std::size_t marked_ = 0, mark_byte_ = 0; // where the mark is in buf_, and in the text
-    std::vector<char> kept_;                 // read since the mark, before buf_
+    std::size_t pos_ = 0, len_ = 0, done_ = 0; // done_: bytes before buf_[0]
+    bool eof_ = false;
 };
 
 } // namespace
@@ -97,8 +84,6 @@ class JsonParser {
     }
 
   private:
-    friend class JsonPull;
-
     struct Frame {
         bool object;
         std::size_t keys = 0;
@@ -200,18 +185,10 @@ class JsonParser {
     // The next value through the handler's pull(), or false, with nothing
     // read, for the callbacks.
     bool pulled() {
-        in_.mark();
-        try {
-            JsonPull pull(*this);
-            if (b_.pull(pull)) {
-                in_.unmark();
-                return true;
-            }
-        } catch (const JsonRefusal&) {
-            // The general path reads it again, and says where the text is wrong.
-        }
-        in_.rewind();
-        return false;
+        JsonPull pull(in_.window(JsonPull::window));
+        if (!b_.pull(pull)) return false;
+        in_.advance(pull.consumed());
+        return true;
     }
 
     void open(bool object) {
@@ -450,80 +427,6 @@ class JsonParser {
     std::string text_; // the current string (when not in the block) or number
     std::string key_;  // the current key, when not in the block
 };
-
-bool JsonPull::begin_object() {
-    p_.skip_space();
-    if (p_.in_.peek() != '{') return false;
-    p_.in_.skip();
-    return true;
-}
-
-JsonPull::Member JsonPull::next_member(bool first, std::string_view& key) {
-    p_.skip_space();
-    int c = p_.in_.peek();
-    if (c == '}') {
-        p_.in_.skip();
-        return Member::end;
-    }
-    if (!first) {
-        if (c != ',') return Member::other;
-        p_.in_.skip();
-        p_.skip_space();
-        c = p_.in_.peek();
-    }
-    if (c != '"') return Member::other;
-    p_.in_.skip();
-    key = p_.key();
-    p_.skip_space();
-    if (p_.in_.peek() != ':') return Member::other;
-    p_.in_.skip();
-    return Member::key;
-}
-
-bool JsonPull::string(std::string& out) {
-    p_.skip_space();
-    if (p_.in_.peek() != '"') return false;
-    p_.in_.skip();
-    out.assign(p_.string());
-    return true;
-}
-
-bool JsonPull::number(std::uint64_t& out) {
-    p_.skip_space();
-    std::uint64_t v = 0;
-    int c = p_.in_.peek();
-    if (c < '0' || c > '9') return false;
-    if (c == '0') {
-        p_.in_.skip();
-    } else {
-        for (; c >= '0' && c <= '9'; c = p_.in_.peek()) {
-            const auto d = static_cast<std::uint64_t>(c - '0');
-            if (v > (UINT64_MAX - d) / 10) return false;
-            v = v * 10 + d;
-            p_.in_.skip();
-        }
-    }
-    c = p_.in_.peek();
-    if (c == '.' || c == 'e' || c == 'E' || (c >= '0' && c <= '9')) return false;
-    out = v;
-    return true;
-}
-
-bool JsonPull::boolean(bool& out) {
-    p_.skip_space();
-    const int c = p_.in_.peek();
-    if (c != 't' && c != 'f') return false;
-    p_.literal(c == 't' ? "true" : "false");
-    out = c == 't';
-    return true;
-}
-
-bool JsonPull::null() {
-    p_.skip_space();
-    if (p_.in_.peek() != 'n') return false;
-    p_.literal("null");
-    return true;
-}
 
 void parse_json(std::istream& in, JsonHandler& handler, std::size_t max_depth,
                 std::size_t max_keys) {

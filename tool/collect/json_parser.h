@@ -5,7 +5,7 @@
 /// whole text (a snapshot of a million connections is 300 MB), and reports each
 /// value to a handler as it is read. Strings must be UTF-8 (RFC 3629: no
 /// overlong form, no surrogate) with no raw control character, and a \u escape
-/// must not be a lone surrogate. A handler may also pull a value straight from
+/// must not be a lone surrogate. A handler may also take a value straight from
 /// the text (JsonPull), for a reader that knows the shape it expects.
 
 #include <cstddef>
@@ -16,31 +16,26 @@
 
 namespace rdmastat {
 
-class JsonParser;
-
-/// One value pulled straight from the text, token by token: no event or
-/// document is built. Each call skips the space before its token. A call that
-/// returns false, or meets text that is not JSON, may have read part of the
-/// value: the parser then reads the whole value again from its start, through
-/// the handler's callbacks.
+/// A value offered as text, for a reader that parses a strict subset of JSON
+/// itself, straight from the block (collect/snapshot_fast.h): no event or
+/// document is built. A reader that finds anything it does not know leaves it
+/// unconsumed, and the value is read through the handler's callbacks instead.
 class JsonPull {
   public:
-    enum class Member { key, end, other };
-    explicit JsonPull(JsonParser& parser) : p_(parser) {}
+    /// Values up to this long are offered whole.
+    static constexpr std::size_t window = 64 * 1024;
 
-    bool begin_object();
-    /// After an object's '{' (first) or after a member's value: the next key,
-    /// read with its ':' (key views it until the next call), or the '}'.
-    Member next_member(bool first, std::string_view& key);
-    bool string(std::string& out);
-    /// An unsigned integer that fits 64 bits.
-    bool number(std::uint64_t& out);
-    bool boolean(bool& out);
-    /// True when the value is null (read); false, having read nothing, when not.
-    bool null();
+    explicit JsonPull(std::string_view text) : text_(text) {}
+    /// The text from the value's first byte on: the whole value when it is at
+    /// most `window` bytes, or the rest of the text when that is shorter.
+    std::string_view text() const { return text_; }
+    /// Takes the value as the first n bytes of text().
+    void consume(std::size_t n) { consumed_ = n; }
+    std::size_t consumed() const { return consumed_; }
 
   private:
-    JsonParser& p_;
+    std::string_view text_;
+    std::size_t consumed_ = 0;
 };
 
 /// What the parser reports, value by value, in document order. Strings and
@@ -61,9 +56,10 @@ class JsonHandler {
     virtual void end_array() = 0;
     /// Asked before each value: whether to offer it to pull() first.
     virtual bool pull_next() const { return false; }
-    /// True when it read the whole value and took it; false to have it read
-    /// again from its start through the callbacks. It must leave no trace when
-    /// it returns false, or when a JsonPull call fails.
+    /// True when it read the whole value from the text, took it and consumed
+    /// its bytes; false to have it read through the callbacks instead, having
+    /// left no trace. The bytes it consumes must be valid JSON: they are not
+    /// judged again.
     virtual bool pull(JsonPull&) { return false; }
 };
 

@@ -8,6 +8,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <linux/rdmastat.h>
+#include <vector>
 
 namespace rdmastat {
 namespace {
@@ -28,10 +29,18 @@ static_assert(std::size(resource_kinds) == resource_kind_count, "one name per Re
 
 // The value whose name is name, among 0..limit: a known name or the decimal
 // text of a value without one (what lookup writes for it).
+// The names are made once per enum (each has one name_of): a snapshot's
+// reader looks them up by the million.
 template <typename E, typename Name>
 std::optional<E> from_name(std::string_view name, unsigned limit, Name name_of) {
-    for (unsigned v = 0; v <= limit; ++v)
-        if (name_of(static_cast<E>(v)) == name) return static_cast<E>(v);
+    static const std::vector<std::string> names = [&] {
+        std::vector<std::string> n;
+        for (unsigned v = 0; v <= limit; ++v)
+            n.emplace_back(name_of(static_cast<E>(v)));
+        return n;
+    }();
+    for (std::size_t v = 0; v < names.size(); ++v)
+        if (names[v] == name) return static_cast<E>(v);
     return std::nullopt;
 }
 
