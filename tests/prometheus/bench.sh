@@ -25,3 +25,7 @@ row "rdmastat -a -j --input (anchor)" "$json_us"
 row "rdmastat -s --input" "$summary_us"
 row "rdmastat export --input" "$export_us"
 echo "rdmastat_scrape_duration_seconds reported by export: $reported"
+# Issue 17's target: a scrape costs at most 1.2 times the listing of the same ids.
+awk -v e="$export_us" -v a="$json_us" -v n="$ids" 'BEGIN {
+	printf "target: scrape of %d cm_ids <= 1.2x rdmastat -a -j: %s (%.2fx)\n", n,
+		e <= 1.2 * a ? "holds" : "MISSED", e / a }'
