@@ -77,11 +77,11 @@ END {
 	# A million connections in a second; ten million streamed in bounded memory.
 	for (s = 1; s <= ns; s++) for (c in label) if ((order[s], c) in median && c ~ /^host_/) {
 		n = order[s]; t = median[n, c]; m = rss[n, c]
-		v = sprintf("%.2f s, %.1f MiB", t / 1e6, m / 1024)
+		shown = sprintf("%.2f s, %.1f MiB", t / 1e6, m / 1024)
 		if (n == 1000000)
-			target("N=1000000: " label[c] " < 1 s, < 512 MiB", t < 1e6 && m < 524288, v)
+			target("N=1000000: " label[c] " < 1 s, < 512 MiB", t < 1e6 && m < 524288, shown)
 		else if (n >= 10000000)
-			target("N=" n ": " label[c] " streamed, peak RSS < 64 MiB", m < 65536, v)
+			target("N=" n ": " label[c] " streamed, peak RSS < 64 MiB", m < 65536, shown)
 	}
 	if (json == "") exit
 	printf "{\"results\": [" > json

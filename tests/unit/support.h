@@ -3,11 +3,11 @@
 
 // Test support: captured fixtures, the referee (iproute2 `rdma -j`), golden files.
 
+#include "catch_compat.hpp"
 #include "collect/netlink.h"
 #include "common/error.h"
 #include "model/records.h"
 
-#include "catch_compat.hpp"
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -27,21 +27,21 @@ std::vector<std::string> fixture_kernels();
 
 /// While alive, fixture_text and fixture_bytes read kernel K's captures.
 class FixtureKernel {
-public:
+  public:
     explicit FixtureKernel(std::string kernel);
     ~FixtureKernel();
     FixtureKernel(const FixtureKernel&) = delete;
     FixtureKernel& operator=(const FixtureKernel&) = delete;
 
-private:
+  private:
     std::string previous_;
 };
 
 /// In a TEST_CASE, before any fixture is read: the rest of the test runs once
 /// per captured kernel (Catch2's GENERATE), its name in every failure.
-#define FOR_EACH_FIXTURE_KERNEL()                                                               \
+#define FOR_EACH_FIXTURE_KERNEL()                                                                  \
     const std::string fixture_kernel_ = GENERATE(from_range(::rdmastat::test::fixture_kernels())); \
-    const ::rdmastat::test::FixtureKernel fixture_kernel_use_(fixture_kernel_);                  \
+    const ::rdmastat::test::FixtureKernel fixture_kernel_use_(fixture_kernel_);                    \
     INFO("captures of kernel " << (fixture_kernel_.empty() ? "6.1 (top level)" : fixture_kernel_))
 std::string read_file(const std::string& path);
 
@@ -87,6 +87,23 @@ std::vector<std::string> lines_starting(const std::string& text, const std::stri
 /// of a snapshot written back as JSON: the round trip --input relies on.
 Result<Snapshot> snapshot_from_text(const std::string& text);
 std::string snapshot_to_text(const Snapshot& s, bool pretty = false);
+
+/// A ConnectionSink that keeps what it is given: how often it began, the
+/// devices it began with, and a copy of each connection.
+struct RecordingSink final : ConnectionSink {
+    int begins = 0;
+    std::size_t devices_at_begin = 0;
+    std::vector<Connection> connections;
+    void begin(const Snapshot& head) override {
+        ++begins;
+        devices_at_begin = head.devices.size();
+        CHECK(head.connections.empty());
+    }
+    void connection(const Connection& c) override {
+        CHECK(begins == 1);
+        connections.push_back(c);
+    }
+};
 
 /// A whole dump cut at the end, in the middle and inside the first header: parse
 /// must refuse every cut (never answer from part of a dump).

@@ -171,6 +171,13 @@ TEST_CASE("the parser accepts and refuses what nlohmann does", "[json]") {
         "[[[]]",
         "\"\"",
         "[\"\",\"\"]",
+        // A byte order mark opens the text, whole, or it is not JSON.
+        "\xef\xbb\xbf{}",
+        "\xef\xbb\xbf",
+        "\xef\xbb{}",
+        "\xef{}",
+        " \xef\xbb\xbf{}",
+        "\"\\",
     };
     for (const std::string& t : texts)
         agrees(t);
@@ -189,6 +196,10 @@ TEST_CASE("the parser's refusals name the byte at fault and what was expected", 
     CHECK(parse("\"a\nb\"").refusal ==
           "not valid JSON at byte 3: control character byte 0x0a in a string (it must be escaped)");
     CHECK(parse("\"\xc3(\"").refusal == "not valid JSON at byte 3: invalid UTF-8 in a string: '('");
+    CHECK(parse(R"("\x")").refusal == "not valid JSON at byte 3: invalid escape in a string: 'x'");
+    CHECK(parse(R"("\ud83dx")").refusal ==
+          "not valid JSON at byte 8: \\u escape of a high surrogate not followed by a low one");
+    CHECK(parse("\"\\").refusal == "not valid JSON at byte 3: unexpected end of input in a string");
     CHECK(parse(R"("\ude00")").refusal ==
           "not valid JSON at byte 8: \\u escape of a lone low surrogate");
     CHECK(parse("tru").refusal ==

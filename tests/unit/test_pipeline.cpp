@@ -316,32 +316,19 @@ TEST_CASE("pipeline: a snapshot file holds what it holds, the system is not aske
     CHECK_THAT(c.errors[0].message, Catch::Contains("no-such-snapshot.json"));
 }
 
-namespace {
-struct Kept final : ConnectionSink {
-    int begins = 0;
-    std::size_t devices = 0;
-    std::vector<Connection> connections;
-    void begin(const Snapshot& head) override {
-        ++begins;
-        devices = head.devices.size();
-    }
-    void connection(const Connection& c) override { connections.push_back(c); }
-};
-} // namespace
-
 TEST_CASE("pipeline: a sink gets the system's connections once collected", "[pipeline]") {
     FakeSystem sys;
     const Collection whole = run_on(sys, SourceChoice::automatic);
     REQUIRE_FALSE(whole.snapshot.connections.empty());
-    Kept sink;
+    RecordingSink sink;
     Collection c = run_pipeline(Request{std::nullopt, SourceChoice::automatic, {}, &sink}, sys);
     CHECK(messages(c).empty());
     CHECK(sink.begins == 1);
-    CHECK(sink.devices == whole.snapshot.devices.size());
+    CHECK(sink.devices_at_begin == whole.snapshot.devices.size());
     CHECK(sink.connections == whole.snapshot.connections);
     CHECK(c.snapshot.connections.empty());
     // Failed connections: nothing to pass on, and the error is the caller's.
-    Kept none;
+    RecordingSink none;
     c = run_pipeline(Request{std::nullopt, SourceChoice::module, {}, &none}, sys);
     REQUIRE(c.failed(Part::connections));
     CHECK(none.begins == 0);
@@ -349,12 +336,12 @@ TEST_CASE("pipeline: a sink gets the system's connections once collected", "[pip
 
 TEST_CASE("pipeline: a snapshot file streams to the sink as it is read", "[pipeline]") {
     FakeSystem sys;
-    Kept sink;
+    RecordingSink sink;
     Collection c = run_pipeline(
         Request{fixture_path("snapshot.json"), SourceChoice::automatic, {}, &sink}, sys);
     CHECK(messages(c).empty());
     CHECK(sink.begins == 1);
     CHECK(sink.connections.size() == 12); // the fixture's "connections" array
     CHECK(c.snapshot.connections.empty());
-    CHECK(sink.devices == c.snapshot.devices.size());
+    CHECK(sink.devices_at_begin == c.snapshot.devices.size());
 }

@@ -17,22 +17,6 @@ using namespace rdmastat::test;
 
 namespace {
 
-// Keeps what it is given, and when.
-struct Recorder final : ConnectionSink {
-    int begins = 0;
-    std::size_t devices_at_begin = 0;
-    std::vector<Connection> connections;
-    void begin(const Snapshot& head) override {
-        ++begins;
-        devices_at_begin = head.devices.size();
-        CHECK(head.connections.empty());
-    }
-    void connection(const Connection& c) override {
-        CHECK(begins == 1);
-        connections.push_back(c);
-    }
-};
-
 Result<Snapshot> parse_with(const std::string& text, ConnectionSink* sink) {
     std::istringstream in(text);
     return parse_snapshot_json(in, "test.json", sink);
@@ -53,7 +37,7 @@ TEST_CASE("a snapshot's connections stream to a sink, in order, each once", "[st
     REQUIRE(whole.connections.size() == doc["connections"].size());
     REQUIRE_FALSE(whole.devices.empty());
 
-    Recorder sink;
+    RecordingSink sink;
     Snapshot rest = parse_with(text, &sink).take();
     CHECK(sink.begins == 1);
     CHECK(sink.devices_at_begin == whole.devices.size());
@@ -70,13 +54,21 @@ TEST_CASE("a snapshot streams only when its version and devices come first", "[s
     late["version"] = doc["version"];
     late["connections"] = doc["connections"];
     late["devices"] = doc["devices"];
-    Recorder sink;
+    RecordingSink sink;
     Snapshot kept = parse_with(late.dump(), &sink).take();
     CHECK(sink.begins == 0);
     CHECK(kept.connections.size() == n);
+    // Devices that are not a list: refused at the end, so nothing streams.
+    nlohmann::ordered_json odd = doc;
+    odd["devices"] = 5;
+    RecordingSink not_list;
+    auto bad = parse_with(odd.dump(), &not_list);
+    REQUIRE_FALSE(bad.ok());
+    CHECK_THAT(bad.error(), Catch::Contains("devices: expected an array"));
+    CHECK(not_list.begins == 0);
     // A version this rdmastat does not read: refused, and nothing streamed.
     doc["version"] = 99;
-    Recorder refused;
+    RecordingSink refused;
     auto r = parse_with(doc.dump(), &refused);
     REQUIRE_FALSE(r.ok());
     CHECK_THAT(r.error(), Catch::Contains("schema version 99 is not supported"));
@@ -90,7 +82,7 @@ TEST_CASE("a snapshot cut short after streaming began fails with what came befor
     const std::string third = doc["connections"][2].dump();
     const auto at = text.find(third);
     REQUIRE(at != std::string::npos);
-    Recorder sink;
+    RecordingSink sink;
     auto r = parse_with(text.substr(0, at + third.size() / 2), &sink);
     REQUIRE_FALSE(r.ok());
     CHECK_THAT(r.error(), Catch::StartsWith("test.json: not valid JSON at byte "));

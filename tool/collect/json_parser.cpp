@@ -78,6 +78,13 @@ class JsonParser {
         : in_(in), b_(b), max_depth_(max_depth), max_keys_(max_keys) {}
 
     void document() {
+        // A UTF-8 byte order mark may open the text (nlohmann skips it too).
+        if (in_.peek() == 0xef) {
+            for (const int b : {0xef, 0xbb, 0xbf}) {
+                if (in_.peek() != b) expected("a value (after a byte order mark)");
+                in_.skip();
+            }
+        }
         values();
         skip_space();
         if (in_.peek() >= 0) expected("the end of the text after the JSON value");
@@ -324,39 +331,51 @@ class JsonParser {
         return k;
     }
 
+    // After a backslash. A refusal names the byte at fault, left unread.
     void escape() {
-        const int c = in_.get();
+        const int c = in_.peek();
+        char plain = 0;
         switch (c) {
+        case -1:
+            refuse("unexpected end of input in a string");
         case '"':
         case '\\':
         case '/':
-            text_ += static_cast<char>(c);
-            return;
+            plain = static_cast<char>(c);
+            break;
         case 'b':
-            text_ += '\b';
-            return;
+            plain = '\b';
+            break;
         case 'f':
-            text_ += '\f';
-            return;
+            plain = '\f';
+            break;
         case 'n':
-            text_ += '\n';
-            return;
+            plain = '\n';
+            break;
         case 'r':
-            text_ += '\r';
-            return;
+            plain = '\r';
+            break;
         case 't':
-            text_ += '\t';
-            return;
+            plain = '\t';
+            break;
         case 'u':
             break;
         default:
-            refuse("invalid escape in a string");
+            refuse("invalid escape in a string: " + shown(c));
+        }
+        in_.skip();
+        if (c != 'u') {
+            text_ += plain;
+            return;
         }
         std::uint32_t cp = hex4();
         if (cp >= 0xdc00 && cp <= 0xdfff) refuse("\\u escape of a lone low surrogate");
         if (cp >= 0xd800 && cp <= 0xdbff) {
-            if (in_.get() != '\\' || in_.get() != 'u')
-                refuse("\\u escape of a high surrogate not followed by a low one");
+            for (const char ch : {'\\', 'u'}) {
+                if (in_.peek() != static_cast<unsigned char>(ch))
+                    refuse("\\u escape of a high surrogate not followed by a low one");
+                in_.skip();
+            }
             const std::uint32_t low = hex4();
             if (low < 0xdc00 || low > 0xdfff)
                 refuse("\\u escape of a high surrogate not followed by a low one");

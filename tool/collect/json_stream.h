@@ -62,6 +62,8 @@ using ElementHandler =
 
 /// Tried first on each element: true when it read the whole element and took
 /// it, false to have it handed to the ElementHandler instead (see JsonPull).
+/// The bytes it takes are not judged against max_depth and max_keys: it must
+/// decline an element that nests or has more keys than they allow.
 using FastElementHandler =
     std::function<bool(const std::string& list, std::size_t index, JsonPull&)>;
 

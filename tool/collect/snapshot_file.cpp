@@ -156,8 +156,10 @@ Result<Snapshot> parse_snapshot_json(std::istream& in, const std::string& name,
     auto list_start = [&](const std::string& key, const nlohmann::ordered_json& root) {
         if (!sink || key != "connections") return;
         if (!root.contains("version") || !root.contains("devices")) return;
+        // Only a file the final checks will take: nothing is written otherwise.
         const auto& v = root.at("version");
         if (!v.is_number_unsigned() || v.get<std::uint64_t>() != Snapshot::schema_version) return;
+        if (!root.at("devices").is_array()) return;
         to = sink;
         to->begin(snap);
     };

@@ -29,11 +29,12 @@ static_assert(std::size(resource_kinds) == resource_kind_count, "one name per Re
 
 // The value whose name is name, among 0..limit: a known name or the decimal
 // text of a value without one (what lookup writes for it).
-// The names are made once per enum (each has one name_of): a snapshot's
-// reader looks them up by the million.
-template <typename E, typename Name>
-std::optional<E> from_name(std::string_view name, unsigned limit, Name name_of) {
-    static const std::vector<std::string> names = [&] {
+// The names are made once per enum: a snapshot's reader looks them up by the
+// million. name_of and limit are template arguments, so that the names kept
+// are those of the one function and range each lookup asks about.
+template <typename E, unsigned limit, auto name_of>
+std::optional<E> from_name(std::string_view name) {
+    static const std::vector<std::string> names = [] {
         std::vector<std::string> n;
         for (unsigned v = 0; v <= limit; ++v)
             n.emplace_back(name_of(static_cast<E>(v)));
@@ -103,7 +104,7 @@ std::string_view counter_source_name(CounterSource source) {
 }
 
 std::optional<CounterSource> counter_source_from_name(std::string_view name) {
-    return from_name<CounterSource>(name, 1, counter_source_name);
+    return from_name<CounterSource, 1, counter_source_name>(name);
 }
 
 std::string guid_text(Guid guid) {
@@ -129,15 +130,15 @@ std::string_view resource_kind_name(ResourceKind kind) {
 }
 
 std::optional<CmState> cm_state_from_name(std::string_view name) {
-    return from_name<CmState>(name, 0xff, cm_state_name);
+    return from_name<CmState, 0xff, cm_state_name>(name);
 }
 
 std::optional<QpState> qp_state_from_name(std::string_view name) {
-    return from_name<QpState>(name, 0xff, qp_state_name);
+    return from_name<QpState, 0xff, qp_state_name>(name);
 }
 
 std::optional<QpType> qp_type_from_name(std::string_view name) {
-    return from_name<QpType>(name, 0xff, qp_type_name);
+    return from_name<QpType, 0xff, qp_type_name>(name);
 }
 
 std::optional<PortSpace> port_space_from_name(std::string_view name) {
@@ -150,7 +151,7 @@ std::optional<PortSpace> port_space_from_name(std::string_view name) {
 }
 
 std::optional<ResourceKind> resource_kind_from_name(std::string_view name) {
-    return from_name<ResourceKind>(name, resource_kind_count - 1, resource_kind_name);
+    return from_name<ResourceKind, resource_kind_count - 1, resource_kind_name>(name);
 }
 
 std::string port_state_name(std::uint8_t state) {
