@@ -163,28 +163,25 @@ Result<Snapshot> parse_snapshot_json(std::istream& in, const std::string& name,
         to = sink;
         to->begin(snap);
     };
+    // Where a connection read goes, by either path: the sink or the snapshot.
+    auto take = [&](Connection&& c) {
+        if (to)
+            to->connection(c);
+        else
+            snap.connections.push_back(std::move(c));
+    };
     Connection scratch;
     auto fast = [&](const std::string& key, std::size_t, JsonPull& pull) {
-        if (key != "connections") return false;
-        if (to) {
-            if (!fast_connection(pull, scratch)) return false;
-            to->connection(scratch);
-            return true;
-        }
-        Connection& c = snap.connections.emplace_back();
-        if (fast_connection(pull, c)) return true;
-        snap.connections.pop_back();
-        return false;
+        if (key != "connections" || !fast_connection(pull, scratch)) return false;
+        take(std::move(scratch));
+        return true;
     };
     auto element = [&](const std::string& list, std::size_t index, const JsonElement& e) {
         Reader r{e.document(), nullptr, list, index};
         if (list == "devices") {
             snap.devices.push_back(read<Device>(r));
         } else if (list == "connections") {
-            if (to)
-                to->connection(read<Connection>(r));
-            else
-                snap.connections.push_back(read<Connection>(r));
+            take(read<Connection>(r));
         } else if (list == "host_sockets") {
             snap.host_sockets.push_back(read<HostSocket>(r));
         } else if (list == "processes") {
