@@ -345,3 +345,22 @@ TEST_CASE("pipeline: a snapshot file streams to the sink as it is read", "[pipel
     CHECK(c.snapshot.connections.empty());
     CHECK(sink.devices_at_begin == c.snapshot.devices.size());
 }
+
+TEST_CASE("pipeline: past the deadline, parts not begun are skipped; the ids are read",
+          "[pipeline]") {
+    FakeSystem sys;
+    Needs needs{.host_sockets = true, .resources = true, .counters = true};
+    needs.deadline = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+    Collection c = run_on(sys, SourceChoice::automatic, needs);
+    CHECK(messages(c) == std::vector<std::string>{
+                             "resources: resources: skipped: the scrape timeout had passed",
+                             "host_sockets: host_sockets: skipped: the scrape timeout had passed",
+                             "counters: counters: skipped: the scrape timeout had passed"});
+    CHECK_FALSE(c.snapshot.connections.empty());
+    CHECK(sys.counter_calls == 0);
+    CHECK(sys.resources_calls.empty());
+    // A deadline not reached yet changes nothing.
+    needs.deadline = std::chrono::steady_clock::now() + std::chrono::hours(1);
+    CHECK(messages(run_on(sys, SourceChoice::automatic, needs)).empty());
+    CHECK(sys.counter_calls == 1);
+}

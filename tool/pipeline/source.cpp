@@ -25,9 +25,10 @@ class SystemSource final : public Source {
         std::optional<NldevData> nldev;
         OwnerMap owners;
         if (!module_ids(c, nldev)) nldev_ids(c, nldev, owners);
-        if (needs.resources) resources(c, nldev, std::move(owners));
+        if (needs.resources && in_time(c, needs, Part::resources))
+            resources(c, nldev, std::move(owners));
         host(c, needs);
-        if (needs.counters)
+        if (needs.counters && in_time(c, needs, Part::counters))
             if (Status st = system_.counters(c.snapshot); !st) {
                 // A failed part is empty, never half read.
                 c.snapshot.port_counters.clear();
@@ -41,6 +42,13 @@ class SystemSource final : public Source {
   private:
     static void fail(Collection& c, Part part, std::string message) {
         c.errors.push_back(PartError{part, std::move(message)});
+    }
+
+    // False, with the part failed, when the deadline has passed before it began.
+    static bool in_time(Collection& c, const Needs& needs, Part part) {
+        if (!needs.deadline || std::chrono::steady_clock::now() < *needs.deadline) return true;
+        fail(c, part, std::string(part_name(part)) + ": skipped: the scrape timeout had passed");
+        return false;
     }
 
     // The cm_ids from the module, when the choice allows it and it is loaded;
@@ -134,7 +142,7 @@ class SystemSource final : public Source {
 
     // Host sockets and processes, as needs asks; holders of sockets by inode when both.
     void host(Collection& c, const Needs& needs) {
-        if (needs.host_sockets) {
+        if (needs.host_sockets && in_time(c, needs, Part::host_sockets)) {
             if (auto hs = system_.host_sockets()) {
                 if (hs.value().fallback) c.warnings.push_back(*hs.value().fallback);
                 c.snapshot.host_sockets = std::move(hs.value().sockets);
@@ -143,7 +151,7 @@ class SystemSource final : public Source {
                 fail(c, Part::host_sockets, "host TCP sockets: " + hs.error());
             }
         }
-        if (needs.processes) {
+        if (needs.processes && in_time(c, needs, Part::processes)) {
             if (auto ps = system_.processes()) {
                 c.snapshot.processes = std::move(ps.value());
                 c.snapshot.processes_collected = true;

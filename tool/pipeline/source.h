@@ -7,6 +7,7 @@
 #include "model/model.h"
 #include "pipeline/system.h"
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,6 +32,9 @@ struct Needs {
     bool processes = false;    ///< the /proc fd scan (sockets and /dev/infiniband fds)
     bool resources = false;    ///< every ResourceKind
     bool counters = false;     ///< port and QP counters
+    /// When set, a part not begun by then is skipped and fails as timed out
+    /// (serve under Prometheus's scrape timeout); the cm_ids are always read.
+    std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt;
 };
 
 /// The parts of a collection, each of which fails on its own.
