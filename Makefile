@@ -13,7 +13,8 @@
 #                   RDMASTAT_LAB_SUITE=trixie or sid)
 #   make bench      the scale benchmark (bench/run.sh): rdmastat against raw NLDEV dumps
 #                   and rdma at 1k and 10k cm_ids, and a 1M-connection snapshot
-#                   and one Prometheus scrape of 10000 cm_ids from a snapshot
+#                   and one Prometheus scrape of 10000 cm_ids from a snapshot, and
+#                   serve's scrape latency with and without 1000 idle connections
 #   make bench-ping rdmastat ping against ib_write_bw, ib_write_lat and rping
 BUILD ?= build
 ASAN_BUILD ?= build-asan
@@ -98,6 +99,7 @@ bench: deps
 	tests/lab/lab.sh prepare
 	BUILD=$(BUILD) bench/run.sh
 	tests/prometheus/bench.sh $(BUILD)/rdmastat $(BUILD)/rdmastat-timeit
+	tests/serve/bench.sh $(BUILD)/rdmastat $(BUILD)/rdmastat-flood
 
 bench-ping: deps
 	$(MAKE) build

@@ -23,7 +23,9 @@ declare -gA _rdmastat_opts=(
 	[rdmastat kping show]="-h --help -j --json --pretty"
 	[rdmastat check]="-h --help -j --json --pretty -H --no-header --input --source"
 	[rdmastat export]="-h --help --input --source --per-process"
-	[rdmastat serve]="-h --help --input --source --per-process --listen"
+	[rdmastat serve]="-h --help --input --source --per-process --listen --systemd-socket
+		--web.config.file --web.max-requests --web.max-connections
+		--web.max-connections-per-client --web.idle-timeout"
 )
 
 # Subcommands by command path.
@@ -43,7 +45,8 @@ declare -gA _rdmastat_valued=(
 		--wait-timeout"
 	[rdmastat check]="--input --source"
 	[rdmastat export]="--input --source"
-	[rdmastat serve]="--input --source --listen"
+	[rdmastat serve]="--input --source --listen --web.config.file --web.max-requests
+		--web.max-connections --web.max-connections-per-client --web.idle-timeout"
 )
 
 _rdmastat_filter_words="state src dst sport dport dev pid comm user netns transport
@@ -88,7 +91,7 @@ _rdmastat() {
 			[ "$path" = "rdmastat ping" ] && return 0 # ping's -I/--source is an address
 			COMPREPLY=($(compgen -W "auto nldev module" -- "$cur"))
 			;;
-		*:--input) _rdmastat_files "$cur" ;;
+		*:--input | *:--web.config.file) _rdmastat_files "$cur" ;;
 		"rdmastat kping start:--mode") COMPREPLY=($(compgen -W "ping write-lat write-bw read-lat" -- "$cur")) ;;
 		"rdmastat kping start:--mem") COMPREPLY=($(compgen -W "frwr-local frwr-remote dma" -- "$cur")) ;;
 		"rdmastat lsof:-u") COMPREPLY=($(compgen -u -- "$cur")) ;;

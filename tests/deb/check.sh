@@ -83,7 +83,7 @@ enter rdmastat ping --help >"$out/ping-help.txt" 2>&1 ||
 	{ cat "$out/ping-help.txt"; fail "rdmastat ping --help (through /usr/libexec/rdmastat/rdmastat-full)"; }
 grep -q '^Usage: rdmastat ping' "$out/ping-help.txt" || fail "rdmastat ping --help printed no usage"
 needed=$(enter ldd /usr/sbin/rdmastat)
-! grep -Eq 'libssl|libcrypto|libibverbs|librdmacm' <<<"$needed" || fail "/usr/sbin/rdmastat needs: $needed"
+! grep -Eq 'libgnutls|libmicrohttpd|libyaml-cpp|libibverbs|librdmacm' <<<"$needed" || fail "/usr/sbin/rdmastat needs: $needed"
 echo "ping through rdmastat-full; /usr/sbin/rdmastat needs $(grep -c '=>' <<<"$needed") libraries"
 
 unit=$(enter sh -c 'ls /usr/lib/systemd/system/rdmastat-serve.service /lib/systemd/system/rdmastat-serve.service 2>/dev/null | head -n1')
@@ -92,6 +92,13 @@ unit=$(enter sh -c 'ls /usr/lib/systemd/system/rdmastat-serve.service /lib/syste
 enter systemd-analyze verify "$unit" 2>&1 | tee "$out/verify.txt"
 [ ! -s "$out/verify.txt" ] || fail "systemd-analyze verify $unit"
 echo "systemd-analyze verify $unit: clean"
+socket=${unit%.service}.socket
+enter test -f "$socket" || fail "no rdmastat-serve.socket beside $unit"
+enter systemd-analyze verify "$socket" 2>&1 | tee "$out/verify-socket.txt"
+[ ! -s "$out/verify-socket.txt" ] || fail "systemd-analyze verify $socket"
+state=$(enter systemctl is-enabled rdmastat-serve.socket 2>&1) || true
+[ "$state" = disabled ] || fail "rdmastat-serve.socket is '$state' on install, not disabled"
+echo "systemd-analyze verify $socket: clean, $state"
 state=$(enter systemctl is-enabled rdmastat-serve.service 2>&1) || true
 [ "$state" = disabled ] || fail "rdmastat-serve.service is '$state' on install, not disabled"
 echo "rdmastat-serve.service: $state until the administrator enables it"

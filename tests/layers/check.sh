@@ -18,7 +18,8 @@ declare -A sees=(
 	[ping]="common"
 	[render]="analysis ping model common"
 	[pipeline]="analysis collect model common"
-	[cli]="render pipeline analysis collect ping model common"
+	[serve]="common"
+	[cli]="render pipeline analysis collect ping serve model common"
 )
 passed=0
 failed=0

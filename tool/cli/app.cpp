@@ -140,7 +140,8 @@ bool ends_on_no_devices(const Collection& c, const Output& o, std::ostream& out,
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
     Options o;
     CommonOptions dev_o, check_o;
-    ExportOptions export_o, serve_o;
+    ExportOptions export_o;
+    ServeOptions serve_o;
     CLI::App app("List RDMA connections (rdma_cm ids) like netstat lists TCP sockets.", "rdmastat");
     app.set_version_flag("-V,--version", RDMASTAT_VERSION);
     // Listing options: the devices command takes none of them.
@@ -221,7 +222,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         ExportOptions& e = exporter->parsed() ? export_o : serve_o;
         inherit(e, o);
         if (e.json || e.pretty) return usage_error("-j does not apply to " + command->get_name());
-        return exporter->parsed() ? run_export(e, out, err) : run_serve(e, out, err);
+        return exporter->parsed() ? run_export(e, out, err) : run_serve(serve_o, out, err);
     }
     if (kping->parsed()) return run_kping(kping->remaining(), o, out, err);
     inherit(dev_o, o);

@@ -79,7 +79,7 @@ int run_ping(const std::vector<std::string>&, const CommonOptions&, std::ostream
     return run_helper(out, err);
 }
 
-int run_serve(const ExportOptions&, std::ostream& out, std::ostream& err) {
+int run_serve(const ServeOptions&, std::ostream& out, std::ostream& err) {
     return run_helper(out, err);
 }
 

@@ -10,9 +10,10 @@
 namespace rdmastat {
 
 std::string render_scrape(const ExportOptions& o, std::map<std::string, std::uint64_t>& errors,
-                          std::vector<std::string>* messages) {
+                          std::vector<std::string>* messages,
+                          std::optional<std::chrono::steady_clock::time_point> deadline) {
     auto start = std::chrono::steady_clock::now();
-    Collection s = collect(o, Needs{.host_sockets = true, .counters = true});
+    Collection s = collect(o, Needs{.host_sockets = true, .counters = true, .deadline = deadline});
     for (const PartError& e : s.errors)
         ++errors[std::string(part_name(e.part))];
     ScrapeStats stats{0, errors};

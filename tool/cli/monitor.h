@@ -11,6 +11,7 @@
 #include "render/text.h"
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <map>
 #include <optional>
 #include <string>
@@ -41,21 +42,34 @@ int run_monitor(MonitorOptions o, const CommonOptions& common, bool summary, Sel
 
 struct ExportOptions : CommonOptions {
     bool per_process = false; ///< --per-process
-    std::string listen;       ///< serve --listen ADDR:PORT
+};
+
+/// serve's own options; the limits' defaults are ServerLimits' (serve/http_server.h).
+struct ServeOptions : ExportOptions {
+    std::string listen;                    ///< --listen ADDR:PORT
+    bool systemd_socket = false;           ///< --systemd-socket
+    std::string web_config;                ///< --web.config.file
+    unsigned max_requests = 40;            ///< --web.max-requests
+    unsigned max_connections = 4096;       ///< --web.max-connections
+    unsigned max_client_connections = 128; ///< --web.max-connections-per-client
+    unsigned idle_timeout = 10;            ///< --web.idle-timeout SECONDS
 };
 
 CLI::App* add_export_command(CLI::App& app, ExportOptions& o);
-CLI::App* add_serve_command(CLI::App& app, ExportOptions& o);
+CLI::App* add_serve_command(CLI::App& app, ServeOptions& o);
 
 /// One scrape in Prometheus text; errors (cumulative for serve) counts each
 /// failed part by name, and messages, when given, gets each failure's text.
+/// Parts not begun by deadline, when given, are skipped and counted as errors.
 std::string render_scrape(const ExportOptions& o, std::map<std::string, std::uint64_t>& errors,
-                          std::vector<std::string>* messages);
+                          std::vector<std::string>* messages,
+                          std::optional<std::chrono::steady_clock::time_point> deadline = {});
 
 /// `rdmastat export`: one scrape in Prometheus text on out; 0, or 2 when every
 /// source failed (a partial scrape still prints and exits 0, its errors counted).
 int run_export(const ExportOptions& o, std::ostream& out, std::ostream& err);
-/// `rdmastat serve`: /metrics over HTTP until killed; 2 when it cannot listen.
-int run_serve(const ExportOptions& o, std::ostream& out, std::ostream& err);
+/// `rdmastat serve`: /metrics over HTTP until SIGINT or SIGTERM (then 0); 2
+/// when its web config is refused or it cannot listen.
+int run_serve(const ServeOptions& o, std::ostream& out, std::ostream& err);
 
 } // namespace rdmastat

@@ -42,12 +42,33 @@ CLI::App* add_export_command(CLI::App& app, ExportOptions& o) {
     return cmd;
 }
 
-CLI::App* add_serve_command(CLI::App& app, ExportOptions& o) {
+CLI::App* add_serve_command(CLI::App& app, ServeOptions& o) {
     CLI::App* cmd = app.add_subcommand("serve", "Serve Prometheus metrics at /metrics over HTTP");
     add_scrape_flags(*cmd, o);
-    cmd->add_option("--listen", o.listen, "Address and port to listen on, e.g. 127.0.0.1:9876")
-        ->type_name("ADDR:PORT")
-        ->required();
+    CLI::Option* listen =
+        cmd->add_option("--listen", o.listen, "Address and port to listen on, e.g. 127.0.0.1:9876")
+            ->type_name("ADDR:PORT");
+    CLI::Option* systemd = cmd->add_flag("--systemd-socket", o.systemd_socket,
+                                         "Serve on the socket systemd passes (socket activation)");
+    listen->excludes(systemd);
+    cmd->add_option("--web.config.file", o.web_config,
+                    "TLS, basic auth and headers, in exporter-toolkit's web config format")
+        ->type_name("FILE");
+    cmd->add_option("--web.max-requests", o.max_requests,
+                    "Scrapes (and password checks) in progress at once; beyond: 503 (0: no "
+                    "limit; default 40)")
+        ->type_name("N");
+    cmd->add_option("--web.max-connections", o.max_connections,
+                    "Connections open at once (default 4096)")
+        ->type_name("N")
+        ->check(CLI::Range(1u, 1'000'000u).description(""));
+    cmd->add_option("--web.max-connections-per-client", o.max_client_connections,
+                    "Connections open at once from one address (0: no limit; default 128)")
+        ->type_name("N");
+    cmd->add_option("--web.idle-timeout", o.idle_timeout,
+                    "Seconds a connection may stay silent before it is closed (default 10)")
+        ->type_name("SECONDS")
+        ->check(CLI::Range(1u, 3600u).description(""));
     return cmd;
 }
 
