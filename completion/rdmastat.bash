@@ -25,7 +25,7 @@ declare -gA _rdmastat_opts=(
 	[rdmastat export]="-h --help --input --source --per-process"
 	[rdmastat serve]="-h --help --input --source --per-process --listen --systemd-socket
 		--web.config.file --web.max-requests --web.max-connections
-		--web.max-connections-per-client --web.idle-timeout"
+		--web.max-connections-per-client --web.idle-timeout --web.request-timeout"
 )
 
 # Subcommands by command path.
@@ -46,7 +46,7 @@ declare -gA _rdmastat_valued=(
 	[rdmastat check]="--input --source"
 	[rdmastat export]="--input --source"
 	[rdmastat serve]="--input --source --listen --web.config.file --web.max-requests
-		--web.max-connections --web.max-connections-per-client --web.idle-timeout"
+		--web.max-connections --web.max-connections-per-client --web.idle-timeout --web.request-timeout"
 )
 
 _rdmastat_filter_words="state src dst sport dport dev pid comm user netns transport

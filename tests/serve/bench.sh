@@ -17,7 +17,7 @@ work=$(mktemp -d)
 trap cleanup EXIT
 
 # The flood must outlive the run: no idle timeout closes it meanwhile.
-serve bench --web.idle-timeout 600
+serve bench --web.idle-timeout 600 --web.request-timeout 600
 
 # scrapes NAME: REQUESTS scrapes by one curl, each on a new connection; the
 # times in ms, sorted, to NAME.ms; all must answer 200.

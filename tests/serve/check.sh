@@ -109,7 +109,7 @@ timeout 10 "$rdmastat" serve --listen 127.0.0.1:0 --input "$snapshot" \
 echo "ok - web config refused: a file that does not exist"
 
 # The servers the flood runs against, the connections held past the window.
-serve plain --web.idle-timeout 120
+serve plain --web.idle-timeout 120 --web.request-timeout 120
 plain_pid=$serve_pid plain_url=$url plain_hostport=$hostport
 read -r soft hard < <(awk '/^Max open files/ { print $4, $5 }' "/proc/$plain_pid/limits")
 # Enough for --web.max-connections (default 4096), as far as the hard limit allows.
@@ -130,7 +130,7 @@ http_server_config:
     X-Frame-Options: deny
     X-Content-Type-Options: nosniff
 Y
-serve tls --web.config.file "$pki/tls.yml" --web.idle-timeout 120
+serve tls --web.config.file "$pki/tls.yml" --web.idle-timeout 120 --web.request-timeout 120
 tls_pid=$serve_pid tls_url=$url tls_base=$base tls_hostport=$hostport
 [[ $tls_url == https://127.0.0.1:* ]] || fail "the TLS serve announces $tls_url"
 echo "ok - serve listens on $plain_url and $tls_url"
@@ -239,6 +239,11 @@ echo "ok - no client certificate: refused (HTTP $c)"
 c=$(code --cacert "$pki/ca.crt" --cert "$pki/rogue.crt" --key "$pki/rogue.key" -u prom:secret "$tls_url")
 [ "$c" != 200 ] || fail "a client certificate of an untrusted CA: 200"
 echo "ok - a client certificate of an untrusted CA: refused (HTTP $c)"
+# The CA's server certificate (extendedKeyUsage serverAuth only) as a client's:
+# not fit for client authentication, as Go's crypto/tls also judges.
+c=$(code --cacert "$pki/ca.crt" --cert "$pki/server.crt" --key "$pki/server.key" -u prom:secret "$tls_url")
+[ "$c" != 200 ] || fail "a trusted certificate for servers only, as a client's: 200"
+echo "ok - a trusted certificate for servers only, as a client's: refused (HTTP $c)"
 c=$(code -u prom:secret "http://$tls_hostport/metrics")
 [ "$c" != 200 ] || fail "plain HTTP to the TLS port: 200"
 alive "$tls_pid" "the TLS serve after plain HTTP"
@@ -259,7 +264,8 @@ stop "$serve_pid"
 echo "ok - min_version TLS13: TLS 1.2 refused (HTTP $c), TLS 1.3 answered"
 
 # e. Connection limits: 8 per client, 16 in all.
-serve limits --web.max-connections-per-client 8 --web.max-connections 16 --web.idle-timeout 60
+serve limits --web.max-connections-per-client 8 --web.max-connections 16 --web.idle-timeout 60 \
+	--web.request-timeout 60
 port=${hostport##*:}
 flood five --sources 127.0.0.5 --send "$half" 127.0.0.1 "$port" 8 60
 c=$(code --interface 127.0.0.5 "$url")
@@ -323,6 +329,26 @@ grep -q '^closed 10 of 10$' "$work/idle-flood.out" ||
 [ "$(code "$url")" = 200 ] || fail "no 200 after the idle timeout"
 stop "$serve_pid"
 echo "ok - --web.idle-timeout 2 closed 10 half-sent connections within 5 s"
+
+# The request timeout closes a client that is never silent but never done: a
+# byte every 0.25 s, against an idle timeout it never reaches.
+serve trickle --web.idle-timeout 30 --web.request-timeout 2
+trickle() { # PORT: 0 once a write fails (the server closed), 1 if 10 s pass
+	exec 3<>"/dev/tcp/127.0.0.1/$1" || return 1
+	for _ in $(seq 40); do
+		printf 'G' >&3 2>/dev/null || return 0
+		sleep 0.25
+	done
+	return 1
+}
+start=$(date +%s%N)
+(trap '' PIPE; trickle "${hostport##*:}") || fail "--web.request-timeout 2: a trickling client was served 10 s"
+ms=$((($(date +%s%N) - start) / 1000000))
+{ [ "$ms" -ge 1500 ] && [ "$ms" -le 6000 ]; } ||
+	fail "--web.request-timeout 2: the trickling client was closed after $ms ms"
+[ "$(code "$url")" = 200 ] || fail "no 200 after the request timeout"
+stop "$serve_pid"
+echo "ok - --web.request-timeout 2 closed a client trickling a byte every 0.25 s after $ms ms"
 
 # i. IPv6 loopback, and socket activation.
 if ip -6 addr show dev lo 2>/dev/null | grep -q 'inet6 ::1/'; then

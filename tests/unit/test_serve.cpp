@@ -106,6 +106,17 @@ TEST_CASE("web config: a bad file is refused with the key it is about", "[serve]
           "web.yml: http_server_config.headers.X-Content-Type-Options: value 'sniff' is not "
           "allowed");
     CHECK(refusal("basic_auth_users: [alice]\n") == "web.yml: basic_auth_users: expected a map");
+    CHECK(refusal("basic_auth_users:\n  alice: " + htpasswd_hash() + "\n  alice: " +
+                  htpasswd_hash() + "\n") == "web.yml: basic_auth_users.alice: given twice");
+    CHECK(refusal(tls_files + "tls_server_config: {}\n") ==
+          "web.yml: tls_server_config: given twice");
+    CHECK(refusal("rate_limit:\n  interval: 1s\n").rfind("web.yml: rate_limit: not supported", 0) ==
+          0);
+    CHECK(refusal(tls_files + "  client_auth_type: RequireClientCert\n  client_ca_file: "
+                              "server.crt\n")
+              .rfind("web.yml: tls_server_config.client_auth_type: RequireClientCert", 0) == 0);
+    CHECK(refusal("tls_server_config:\n  cert_file: .\n  key_file: server.key\n") ==
+          "web.yml: tls_server_config.cert_file: " + dir + "/.: empty or unreadable");
     CHECK(refusal("tls_server_config: {cert_file: [\n").rfind("web.yml: line ", 0) == 0);
     Result<WebConfig> missing = load_web_config(dir + "/no-such.yml");
     REQUIRE_FALSE(missing.ok());
@@ -186,6 +197,7 @@ TEST_CASE("serve: the scrape budget under Prometheus's timeout", "[serve]") {
     CHECK(scrape_budget(10).count() == 9.5);
     CHECK(scrape_budget(1).count() == 0.5);
     CHECK(scrape_budget(0.5).count() == 0.25);
+    CHECK(scrape_budget(1e300).count() == 3599.5); // a hostile header overflows nothing
 }
 
 namespace {

@@ -53,6 +53,7 @@ struct ServeOptions : ExportOptions {
     unsigned max_connections = 4096;       ///< --web.max-connections
     unsigned max_client_connections = 128; ///< --web.max-connections-per-client
     unsigned idle_timeout = 10;            ///< --web.idle-timeout SECONDS
+    unsigned request_timeout = 10;         ///< --web.request-timeout SECONDS
 };
 
 CLI::App* add_export_command(CLI::App& app, ExportOptions& o);

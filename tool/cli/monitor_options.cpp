@@ -69,6 +69,11 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& o) {
                     "Seconds a connection may stay silent before it is closed (default 10)")
         ->type_name("SECONDS")
         ->check(CLI::Range(1u, 3600u).description(""));
+    cmd->add_option("--web.request-timeout", o.request_timeout,
+                    "Seconds a connection has to send a whole request, from its start or its "
+                    "last answer (0: no limit; default 10)")
+        ->type_name("SECONDS")
+        ->check(CLI::Range(0u, 3600u).description(""));
     return cmd;
 }
 

@@ -115,11 +115,14 @@ bool BasicAuth::known(const BasicCredentials& c) const {
 bool BasicAuth::verify(const BasicCredentials& c) {
     auto u = users_.find(c.user);
     if (users_.empty()) return false;
-    // An unknown user is checked against some user's hash all the same, so that
-    // a guess at a name costs as long as a guess at a password.
-    const std::string& hash = u == users_.end() ? users_.begin()->second : u->second;
-    std::string computed = bcrypt(c.password, hash);
-    bool ok = u != users_.end() && !computed.empty() && same(computed, hash);
+    // An unknown user is checked against the costliest user's hash all the
+    // same, so that a guess at a name costs as long as a guess at a password.
+    const std::string* hash = &users_.begin()->second;
+    for (const auto& [name, h] : users_)
+        if (h.compare(4, 2, *hash, 4, 2) > 0) hash = &h; // "$2b$NN$": NN is the cost
+    if (u != users_.end()) hash = &u->second;
+    std::string computed = bcrypt(c.password, *hash);
+    bool ok = u != users_.end() && !computed.empty() && same(computed, *hash);
     if (ok) {
         std::string d = digest(c);
         std::lock_guard guard(lock_);

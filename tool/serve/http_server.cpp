@@ -3,12 +3,14 @@
 
 #include "common/numbers.h"
 #include "serve/auth.h"
+#include "serve/request_timer.h"
 #include "serve/work_queue.h"
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 #include <gnutls/gnutls.h>
-#include <iostream>
+#include <gnutls/x509.h>
 #include <microhttpd.h>
 #include <mutex>
 #include <unistd.h>
@@ -47,13 +49,14 @@ Body text(std::string s) {
 } // namespace
 
 std::chrono::duration<double> scrape_budget(double seconds) {
+    seconds = std::min(seconds, 3600.0);
     return std::chrono::duration<double>(seconds >= 1 ? seconds - 0.5 : seconds / 2);
 }
 
 struct HttpServer::Impl {
     Impl(WebConfig c, ServerLimits l, ScrapeFunction s, std::string type)
         : config(std::move(c)), limits(l), scrape(std::move(s)), content_type(std::move(type)),
-          auth(config.users),
+          auth(config.users), timer(std::chrono::seconds(limits.request_timeout)),
           priorities(config.tls ? gnutls_priorities(*config.tls) : std::string()),
           auth_queue(limits.max_requests, [this](std::vector<Pending>& b) { authenticate(b); }),
           scrape_queue(limits.max_requests, [this](std::vector<Pending>& b) { run_scrape(b); }) {}
@@ -66,24 +69,41 @@ struct HttpServer::Impl {
         }
     }
     void run_scrape(std::vector<Pending>& batch) {
+        // A request whose deadline passed while it waited is given up: its
+        // client has. The others share one scrape under the latest deadline,
+        // so that no client's header makes another's scrape poorer; none
+        // when one of them set none.
+        auto now = std::chrono::steady_clock::now();
         Deadline deadline;
-        for (const Pending& p : batch)
-            if (p.exchange->deadline && (!deadline || *p.exchange->deadline < *deadline))
-                deadline = p.exchange->deadline;
+        bool unbounded = false;
+        std::vector<Pending> live;
+        for (Pending& p : batch) {
+            const Deadline& d = p.exchange->deadline;
+            if (d && *d <= now) {
+                answer(p, 503, text("the scrape timeout passed while the request waited\n"));
+                continue;
+            }
+            unbounded = unbounded || !d;
+            if (d && (!deadline || *deadline < *d)) deadline = d;
+            live.push_back(p);
+        }
+        if (live.empty()) return;
         Body body;
         unsigned status = 200;
         try {
-            body = text(scrape(deadline));
+            body = text(scrape(unbounded ? Deadline() : deadline));
         } catch (const std::exception& e) {
             status = 500;
             body = text(std::string("scrape failed: ") + e.what() + "\n");
         }
-        for (Pending& p : batch) {
-            p.exchange->status = status;
-            p.exchange->body = body;
-            p.exchange->stage = Exchange::Stage::answering;
-            MHD_resume_connection(p.connection);
-        }
+        for (Pending& p : live)
+            answer(p, status, body);
+    }
+    static void answer(Pending& p, unsigned status, const Body& body) {
+        p.exchange->status = status;
+        p.exchange->body = body;
+        p.exchange->stage = Exchange::Stage::answering;
+        MHD_resume_connection(p.connection);
     }
 
     MHD_Result reply(MHD_Connection* c, unsigned status, const Body& body, const char* type,
@@ -112,11 +132,8 @@ struct HttpServer::Impl {
     MHD_Result hand_over(MHD_Connection* c, Exchange& ex, WorkQueue<Pending>& queue) {
         // Suspended first: the worker may resume it before offer returns.
         MHD_suspend_connection(c);
-        if (queue.offer(Pending{c, &ex})) return MHD_YES;
-        ex.stage = Exchange::Stage::answering;
-        ex.status = 503;
-        ex.body = text("too many requests in progress\n");
-        MHD_resume_connection(c);
+        Pending p{c, &ex};
+        if (!queue.offer(p)) answer(p, 503, text("too many requests in progress\n"));
         return MHD_YES;
     }
 
@@ -133,8 +150,14 @@ struct HttpServer::Impl {
             return config.tls->client_auth == ClientAuth::require_and_verify
                        ? "a client certificate is required"
                        : nullptr;
+        // Signed by a client CA and fit for client authentication, as Go's
+        // crypto/tls (exporter-toolkit) requires.
+        gnutls_typed_vdata_st purpose{};
+        purpose.type = GNUTLS_DT_KEY_PURPOSE_OID;
+        purpose.data =
+            reinterpret_cast<unsigned char*>(const_cast<char*>(GNUTLS_KP_TLS_WWW_CLIENT));
         unsigned status = 0;
-        if (gnutls_certificate_verify_peers2(session, &status) < 0 || status != 0)
+        if (gnutls_certificate_verify_peers(session, &purpose, 1, &status) < 0 || status != 0)
             return "the client certificate does not verify against client_ca_file";
         return nullptr;
     }
@@ -145,11 +168,9 @@ struct HttpServer::Impl {
         if (ex.stage == Stage::answering)
             return reply(c, ex.status, ex.body,
                          ex.status == 200 ? content_type.c_str() : text_plain);
-        bool metrics = url == "/metrics";
+        // As exporter-toolkit: who the client is comes first, for every path.
         if (ex.stage == Stage::fresh) {
-            if (method != "GET" && method != "HEAD")
-                return reply(c, 405, text("only GET and HEAD\n"), text_plain, "Allow", "GET, HEAD");
-            if (!metrics && url != "/") return refuse(c, 404, "not found: metrics are at /metrics");
+            if (RequestTimer::Entry* e = timed(c)) timer.requested(e);
             if (const char* why = certificate_refusal(c)) return refuse(c, 403, why);
             if (auth.enabled()) {
                 const char* value =
@@ -164,8 +185,11 @@ struct HttpServer::Impl {
             }
         }
         if (ex.stage == Stage::authenticating && !ex.authenticated) return unauthorized(c);
-        if (!metrics)
+        if (method != "GET" && method != "HEAD")
+            return reply(c, 405, text("only GET and HEAD\n"), text_plain, "Allow", "GET, HEAD");
+        if (url == "/")
             return reply(c, 200, text("rdmastat exporter: metrics at /metrics\n"), text_plain);
+        if (url != "/metrics") return refuse(c, 404, "not found: metrics are at /metrics");
         ex.stage = Stage::scraping;
         if (const char* t = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
                                                         "X-Prometheus-Scrape-Timeout-Seconds"))
@@ -174,6 +198,11 @@ struct HttpServer::Impl {
                               std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                   scrape_budget(*seconds));
         return hand_over(c, ex, scrape_queue);
+    }
+    static RequestTimer::Entry* timed(MHD_Connection* c) {
+        const MHD_ConnectionInfo* info =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+        return info ? static_cast<RequestTimer::Entry*>(info->socket_context) : nullptr;
     }
     MHD_Result unauthorized(MHD_Connection* c) {
         return reply(c, 401, text("unauthorized\n"), text_plain, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
@@ -193,10 +222,12 @@ struct HttpServer::Impl {
         auto now = std::chrono::steady_clock::now();
         if (now - last_log < std::chrono::seconds(1)) return;
         last_log = now;
-        std::string_view l(line);
-        while (!l.empty() && l.back() == '\n')
-            l.remove_suffix(1);
-        std::cerr << "rdmastat: serve: " << l << std::endl;
+        std::string l = "rdmastat: serve: " + std::string(line);
+        while (l.back() == '\n')
+            l.pop_back();
+        l += '\n';
+        // One write(2), not std::cerr: the scrape worker writes there.
+        [[maybe_unused]] ssize_t n = ::write(STDERR_FILENO, l.data(), l.size());
     }
 
     WebConfig config;
@@ -204,6 +235,7 @@ struct HttpServer::Impl {
     ScrapeFunction scrape;
     std::string content_type;
     BasicAuth auth;
+    RequestTimer timer;
     std::string priorities;
     std::mutex log_lock;
     bool started = false;
@@ -232,9 +264,24 @@ MHD_Result on_request(void* cls, MHD_Connection* c, const char* url, const char*
     return server.request(c, url, method, *ex);
 }
 
-void on_completed(void*, MHD_Connection*, void** context, MHD_RequestTerminationCode) {
+void on_completed(void* cls, MHD_Connection* c, void** context, MHD_RequestTerminationCode) {
     delete static_cast<Exchange*>(*context);
     *context = nullptr;
+    if (RequestTimer::Entry* e = HttpServer::Impl::timed(c))
+        static_cast<HttpServer::Impl*>(cls)->timer.answered(e);
+}
+
+void on_connection(void* cls, MHD_Connection* c, void** socket_context,
+                   MHD_ConnectionNotificationCode code) {
+    RequestTimer& timer = static_cast<HttpServer::Impl*>(cls)->timer;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        const MHD_ConnectionInfo* info =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        *socket_context = info ? timer.opened(info->connect_fd) : nullptr;
+    } else if (*socket_context) {
+        timer.closed(static_cast<RequestTimer::Entry*>(*socket_context));
+        *socket_context = nullptr;
+    }
 }
 
 void on_log(void* cls, const char* format, va_list ap) {
@@ -259,7 +306,8 @@ HttpServer::HttpServer(int listen_fd, WebConfig config, ServerLimits limits, Scr
         // Bounds a request's line and headers (and what an idle connection
         // may come to cost: the pool is touched as it fills).
         {MHD_OPTION_CONNECTION_MEMORY_LIMIT, 32 * 1024, nullptr},
-        {MHD_OPTION_NOTIFY_COMPLETED, reinterpret_cast<intptr_t>(&on_completed), nullptr},
+        {MHD_OPTION_NOTIFY_COMPLETED, reinterpret_cast<intptr_t>(&on_completed), &s},
+        {MHD_OPTION_NOTIFY_CONNECTION, reinterpret_cast<intptr_t>(&on_connection), &s},
         {MHD_OPTION_EXTERNAL_LOGGER, reinterpret_cast<intptr_t>(&on_log), &s},
     };
     if (const std::optional<TlsConfig>& tls = s.config.tls) {
@@ -277,7 +325,7 @@ HttpServer::HttpServer(int listen_fd, WebConfig config, ServerLimits limits, Scr
                                 options.data(), MHD_OPTION_END);
     std::lock_guard guard(s.log_lock);
     if (!s.daemon) {
-        ::close(listen_fd);
+        // Not closed here: libmicrohttpd closes listen_fd on some failures.
         std::string why = s.startup_log.empty() ? "libmicrohttpd did not start" : s.startup_log;
         while (!why.empty() && why.back() == '\n')
             why.pop_back();
@@ -291,12 +339,8 @@ HttpServer::~HttpServer() {
     // Every suspended request is resumed before MHD stops: the workers finish
     // what they hold, and what is still queued is answered 503.
     for (WorkQueue<Pending>* q : {&s.auth_queue, &s.scrape_queue})
-        for (Pending& p : q->stop()) {
-            p.exchange->stage = Exchange::Stage::answering;
-            p.exchange->status = 503;
-            p.exchange->body = text("shutting down\n");
-            MHD_resume_connection(p.connection);
-        }
+        for (Pending& p : q->stop())
+            Impl::answer(p, 503, text("shutting down\n"));
     MHD_stop_daemon(s.daemon);
 }
 

@@ -4,7 +4,7 @@
 /// serve's HTTP server: libmicrohttpd on one epoll thread, so an idle or
 /// half-sent connection costs a file descriptor and a little memory, never a
 /// worker. Work that takes time runs on two workers, each behind a bounded
-/// queue (past the bound: 503, as exporter-toolkit's --web.max-requests):
+/// queue (past the bound: 503, as node_exporter's --web.max-requests):
 ///   - the bcrypt check of credentials not seen before;
 ///   - the scrape: requests that wait while one runs share the next one.
 /// The network thread suspends a request while a worker has it.
@@ -26,9 +26,10 @@ namespace rdmastat {
 
 struct ServerLimits {
     unsigned max_requests = 40;            ///< in hand per worker; beyond: 503 (0: no bound)
-    unsigned max_connections = 4096;       ///< open at once; beyond: closed on accept
+    unsigned max_connections = 4096;       ///< open at once; beyond: left in the backlog
     unsigned max_client_connections = 128; ///< the same per client address (0: no bound)
     unsigned idle_timeout = 10;            ///< seconds a connection may stay silent
+    unsigned request_timeout = 10; ///< seconds to send a whole request (serve/request_timer.h)
 };
 
 using Deadline = std::optional<std::chrono::steady_clock::time_point>;
@@ -38,7 +39,7 @@ using ScrapeFunction = std::function<std::string(Deadline)>;
 
 /// The time a scrape may take under Prometheus's timeout of seconds: the
 /// timeout less half a second for the answer to travel, or half the timeout
-/// when that is shorter than a second.
+/// when that is shorter than a second; a timeout past an hour counts as one.
 std::chrono::duration<double> scrape_budget(double seconds);
 
 class HttpServer {

@@ -78,9 +78,15 @@ std::vector<std::pair<std::string, YAML::Node>> entries(const YAML::Node& node,
                                                         const std::string& key) {
     std::vector<std::pair<std::string, YAML::Node>> out;
     if (node.IsNull()) return out;
-    if (!node.IsMap()) throw Refusal{key, "expected a map"};
-    for (const auto& kv : node)
-        out.emplace_back(scalar(kv.first, key), kv.second);
+    if (!node.IsMap()) throw Refusal{key.empty() ? "the file" : key, "expected a map"};
+    for (const auto& kv : node) {
+        std::string name = scalar(kv.first, key.empty() ? "the file" : key);
+        // yaml-cpp keeps both of a repeated key; exporter-toolkit refuses it.
+        for (const auto& seen : out)
+            if (seen.first == name)
+                throw Refusal{key.empty() ? name : key + "." + name, "given twice"};
+        out.emplace_back(std::move(name), kv.second);
+    }
     return out;
 }
 
@@ -89,6 +95,8 @@ std::string read_file(const std::string& path, const std::string& key) {
     if (!in) throw Refusal{key, path + ": " + std::strerror(errno)};
     std::ostringstream text;
     text << in.rdbuf();
+    // A directory opens, then reads nothing.
+    if (!in || text.str().empty()) throw Refusal{key, path + ": empty or unreadable"};
     return std::move(text).str();
 }
 
@@ -169,7 +177,8 @@ TlsConfig read_tls(const YAML::Node& node, const std::string& dir) {
     if (tls.key_pem.empty()) throw Refusal{k + ".key_file", "missing: TLS needs a key"};
     if (auto a = keys.find("client_auth_type"); a != keys.end()) {
         std::string name = scalar(a->second, k + ".client_auth_type");
-        if (name == "RequestClientCert" || name == "RequireAnyClientCert")
+        if (name == "RequestClientCert" || name == "RequireAnyClientCert" ||
+            name == "RequireClientCert")
             throw Refusal{k + ".client_auth_type",
                           name +
                               " (a certificate not verified) is not supported by rdmastat "
@@ -249,7 +258,7 @@ Result<WebConfig> parse_web_config(std::string_view text, const std::string& nam
     try {
         YAML::Node root = YAML::Load(std::string(text));
         WebConfig config;
-        for (auto& [key, value] : entries(root, "the file")) {
+        for (auto& [key, value] : entries(root, "")) {
             if (key == "tls_server_config") {
                 TlsConfig tls = read_tls(value, dir);
                 config.tls = std::move(tls);
@@ -257,6 +266,8 @@ Result<WebConfig> parse_web_config(std::string_view text, const std::string& nam
                 read_http(value, config);
             } else if (key == "basic_auth_users") {
                 read_users(value, config);
+            } else if (key == "rate_limit") {
+                throw Refusal{key, "not supported by rdmastat serve (see --web.max-requests)"};
             } else {
                 throw Refusal{key, "unknown key"};
             }

@@ -20,11 +20,11 @@
 ///     http2                accepted and ignored: serve speaks HTTP/1.1
 ///   basic_auth_users:      NAME: bcrypt hash ($2a$, $2b$ or $2y$)
 ///
-/// Every other key, and the exporter-toolkit keys rdmastat does not implement
-/// (cipher_suites, client_allowed_sans, RequestClientCert,
-/// RequireAnyClientCert), are refused with a message naming the key: nothing
-/// in the file is silently ignored but http2. Relative paths are read from the
-/// file's directory, as exporter-toolkit does.
+/// Every other key, a repeated key, and the exporter-toolkit keys rdmastat does
+/// not implement (cipher_suites, client_allowed_sans, rate_limit, the client
+/// auth types that do not verify), are refused with a message naming the key:
+/// nothing in the file is silently ignored but http2. Relative paths are read
+/// from the file's directory, as exporter-toolkit does.
 
 #include "common/error.h"
 
