@@ -20,6 +20,8 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "prometheus: FAIL: $*" >&2; exit 1; }
+# shellcheck source=tests/prometheus/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # 1. The exposition passes Prometheus' own linter.
 "$rdmastat" export --input "$snapshot" --per-process >"$out/export.prom"
@@ -40,15 +42,6 @@ target=${url#http://}
 target=${target%/metrics}
 
 # 3. Prometheus on a free loopback port, storage in the temp dir.
-free_port() {
-	local p
-	for _ in $(seq 50); do
-		p=$((20000 + RANDOM % 40000))
-		ss -Htln "sport = :$p" | grep -q . || { echo "$p"; return; }
-	done
-	fail "no free port"
-}
-prom_port=$(free_port)
 cat >"$work/prometheus.yml" <<YML
 global:
   scrape_interval: 1s
@@ -58,10 +51,7 @@ scrape_configs:
     static_configs:
       - targets: ['$target']
 YML
-prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/data" \
-	--web.listen-address="127.0.0.1:$prom_port" >"$work/prometheus.log" 2>&1 &
-pids+=("$!")
-api="http://127.0.0.1:$prom_port/api/v1"
+start_prometheus "$work"
 query() { curl -sf -m 5 --get "$api/query" --data-urlencode "query=$1"; }
 ready=
 for _ in $(seq 120); do

@@ -136,7 +136,6 @@ tls_pid=$serve_pid tls_url=$url tls_base=$base tls_hostport=$hostport
 echo "ok - serve listens on $plain_url and $tls_url"
 
 # Prometheus scrapes both every second, with a timeout of 1 s.
-prom_port=$(free_port)
 cat >"$work/prometheus.yml" <<YML
 global:
   scrape_interval: 1s
@@ -158,10 +157,7 @@ scrape_configs:
     static_configs:
       - targets: ['$tls_hostport']
 YML
-prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/data" \
-	--web.listen-address="127.0.0.1:$prom_port" >"$work/prometheus.log" 2>&1 &
-pids+=("$!")
-api="http://127.0.0.1:$prom_port/api/v1"
+start_prometheus "$work"
 value() { # QUERY [TIME]: the first sample's value, or "none"
 	curl -sf -m 5 --get "$api/query" --data-urlencode "query=$1" ${2:+--data-urlencode "time=$2"} |
 		jq -r '.data.result[0].value[1] // "none"' || echo none

@@ -4,6 +4,9 @@
 # Every wait is bounded in count and time.
 # shellcheck disable=SC2154 # rdmastat, flood, snapshot, work: the caller's
 
+# shellcheck source=tests/prometheus/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../prometheus/lib.sh"
+
 pids=()
 declare -A flood_pids=()
 cleanup() {
@@ -15,16 +18,6 @@ fail() { echo "serve: FAIL: $*" >&2; exit 1; }
 
 # The HTTP status of a curl request ("000" when none came), bounded.
 code() { curl -s -m 10 -o /dev/null -w '%{http_code}' "$@" || true; }
-
-# A loopback TCP port nothing listens on.
-free_port() {
-	local p
-	for _ in $(seq 50); do
-		p=$((20000 + RANDOM % 40000))
-		ss -Htln "sport = :$p" | grep -q . || { echo "$p"; return; }
-	done
-	fail "no free port"
-}
 
 # serve NAME ARGS...: rdmastat serve of the snapshot on a kernel-chosen port of
 # 127.0.0.1 (unless ARGS has a --listen), its soft descriptor limit lowered to
