@@ -214,6 +214,18 @@ unflood tls-hello
 { [ "$idle_closed" = 0 ] && [ "$closed" = 0 ]; } ||
 	fail "the TLS serve closed $idle_closed silent and $closed half-hello connections of 1000"
 echo "ok - no TLS scrape failed while 1000 silent or half-handshake connections were held"
+# What Prometheus stored over TLS equals what rdmastat -a -j lists.
+curl -sf -m 5 --get "$api/query" --data-urlencode \
+	'query=sum by (device, transport, state) (rdmastat_connections{job="rdmastat_tls"})' |
+	jq -r '.data.result[] | "\(.metric.device) \(.metric.transport) \(.metric.state) \(.value[1])"' |
+	sort >"$out/tls-query.txt" || true
+"$rdmastat" -a -j --input "$snapshot" |
+	jq -r '.connections | group_by([.device, .transport, .state])[] |
+		"\(.[0].device) \(.[0].transport) \(.[0].state) \(length)"' | sort >"$out/listed.txt"
+diff -u "$out/listed.txt" "$out/tls-query.txt" >&2 ||
+	fail "Prometheus' rdmastat_connections over TLS differ from rdmastat -a -j"
+echo "ok - Prometheus query over TLS, sum by (device, transport, state) (rdmastat_connections), equals rdmastat -a -j:"
+sed 's/^/    /' "$out/tls-query.txt"
 
 # d. curl against the TLS serve.
 curl -sf -m 10 "${mtls[@]}" -u prom:secret -D "$work/tls-headers.txt" "$tls_url" >"$out/tls-metrics.prom" ||
