@@ -149,7 +149,7 @@ TlsConfig read_tls(const YAML::Node& node, const std::string& dir) {
     const std::string k = "tls_server_config";
     std::map<std::string, YAML::Node> keys;
     for (auto& [name, value] : entries(node, k)) {
-        static const std::array<std::string_view, 10> known{"cert_file",
+        static const std::array<std::string_view, 11> known{"cert_file",
                                                             "key_file",
                                                             "cert",
                                                             "key",
@@ -158,11 +158,8 @@ TlsConfig read_tls(const YAML::Node& node, const std::string& dir) {
                                                             "client_auth_type",
                                                             "min_version",
                                                             "max_version",
-                                                            "prefer_server_cipher_suites"};
-        if (name == "curve_preferences") {
-            keys.emplace(name, value);
-            continue;
-        }
+                                                            "prefer_server_cipher_suites",
+                                                            "curve_preferences"};
         if (name == "cipher_suites" || name == "client_allowed_sans")
             throw Refusal{k + "." + name, "not supported by rdmastat serve"};
         if (std::find(known.begin(), known.end(), name) == known.end())
