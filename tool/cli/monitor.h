@@ -9,6 +9,7 @@
 #include "analysis/select.h"
 #include "cli/commands.h"
 #include "render/text.h"
+#include "serve/http_server.h"
 
 #include <CLI/CLI.hpp>
 #include <chrono>
@@ -44,16 +45,12 @@ struct ExportOptions : CommonOptions {
     bool per_process = false; ///< --per-process
 };
 
-/// serve's own options; the limits' defaults are ServerLimits' (serve/http_server.h).
+/// serve's own options.
 struct ServeOptions : ExportOptions {
-    std::string listen;                    ///< --listen ADDR:PORT
-    bool systemd_socket = false;           ///< --systemd-socket
-    std::string web_config;                ///< --web.config.file
-    unsigned max_requests = 40;            ///< --web.max-requests
-    unsigned max_connections = 4096;       ///< --web.max-connections
-    unsigned max_client_connections = 128; ///< --web.max-connections-per-client
-    unsigned idle_timeout = 10;            ///< --web.idle-timeout SECONDS
-    unsigned request_timeout = 10;         ///< --web.request-timeout SECONDS
+    std::string listen;          ///< --listen ADDR:PORT
+    bool systemd_socket = false; ///< --systemd-socket
+    std::string web_config;      ///< --web.config.file
+    ServerLimits limits;         ///< --web.max-requests ... --web.request-timeout
 };
 
 CLI::App* add_export_command(CLI::App& app, ExportOptions& o);

@@ -54,22 +54,22 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& o) {
     cmd->add_option("--web.config.file", o.web_config,
                     "TLS, basic auth and headers, in exporter-toolkit's web config format")
         ->type_name("FILE");
-    cmd->add_option("--web.max-requests", o.max_requests,
+    cmd->add_option("--web.max-requests", o.limits.max_requests,
                     "Scrapes (and password checks) in progress at once; beyond: 503 (0: no "
                     "limit; default 40)")
         ->type_name("N");
-    cmd->add_option("--web.max-connections", o.max_connections,
+    cmd->add_option("--web.max-connections", o.limits.max_connections,
                     "Connections open at once (default 4096)")
         ->type_name("N")
         ->check(CLI::Range(1u, 1'000'000u).description(""));
-    cmd->add_option("--web.max-connections-per-client", o.max_client_connections,
+    cmd->add_option("--web.max-connections-per-client", o.limits.max_client_connections,
                     "Connections open at once from one address (0: no limit; default 128)")
         ->type_name("N");
-    cmd->add_option("--web.idle-timeout", o.idle_timeout,
+    cmd->add_option("--web.idle-timeout", o.limits.idle_timeout,
                     "Seconds a connection may stay silent before it is closed (default 10)")
         ->type_name("SECONDS")
         ->check(CLI::Range(1u, 3600u).description(""));
-    cmd->add_option("--web.request-timeout", o.request_timeout,
+    cmd->add_option("--web.request-timeout", o.limits.request_timeout,
                     "Seconds a connection has to send a whole request, from its start or its "
                     "last answer (0: no limit; default 10)")
         ->type_name("SECONDS")

@@ -33,8 +33,7 @@ int run_serve(const ServeOptions& o, std::ostream& out, std::ostream& err) {
         if (!loaded) return fail(loaded.error());
         config = std::move(loaded.value());
     }
-    ServerLimits limits{o.max_requests, o.max_connections, o.max_client_connections, o.idle_timeout,
-                        o.request_timeout};
+    ServerLimits limits = o.limits;
     unsigned fds = raise_fd_limit(limits.max_connections + spare_fds);
     if (fds < limits.max_connections + spare_fds) {
         limits.max_connections = fds > 2 * spare_fds ? fds - spare_fds : fds / 2;
