@@ -11,6 +11,7 @@ packages=(
 	libibverbs-dev librdmacm-dev rdma-core
 	libmicrohttpd-dev libgnutls28-dev libyaml-cpp-dev libcrypt-dev prometheus curl jq iproute2
 	openssl apache2-utils
+	libbpf-dev bpftool
 	groff man-db
 	clang libclang-rt-dev
 )

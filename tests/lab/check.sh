@@ -19,11 +19,11 @@ status=0
 "$here/lab.sh" run --out "$out" --bin "$rdmastat" --bin "$capture" --bin "$cmids" \
 	--bin "$(dirname "$capture")/rdmastat-bind" --bin "$(dirname "$capture")/rdmastat-hostile" \
 	--bin "$(dirname "$capture")/rdmastat-qpnum" --bin "$(dirname "$capture")/rdmastat-genlprobe" \
-	--bin "$(dirname "$capture")/rdmastat-oob" \
+	--bin "$(dirname "$capture")/rdmastat-oob" --bin "$(dirname "$capture")/rdmastat-reject" \
 	--ko "$module" --ko "$kping" "$here/scenarios/crosscheck.sh" "$here/scenarios/smoke.sh" \
 	"$here/scenarios/capture.sh" "$here/scenarios/portshare.sh" \
 	"$here/scenarios/module.sh" "$here/scenarios/safety.sh" "$here/scenarios/netns.sh" \
-	"$here/scenarios/monitor.sh" \
+	"$here/scenarios/monitor.sh" "$here/scenarios/events.sh" \
 	"$here/scenarios/ping.sh" "$here/scenarios/pingopts.sh" \
 	"$here/scenarios/kping.sh" "$here/scenarios/churn.sh" ||
 	status=$?

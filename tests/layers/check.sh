@@ -19,7 +19,8 @@ declare -A sees=(
 	[render]="analysis ping model common"
 	[pipeline]="analysis collect model common"
 	[serve]="common"
-	[cli]="render pipeline analysis collect ping serve model common"
+	[trace]="model common"
+	[cli]="render pipeline analysis collect ping serve trace model common"
 )
 passed=0
 failed=0

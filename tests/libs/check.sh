@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Which shared libraries each command loads, as the dynamic loader reports
 # them (LD_DEBUG=libs): the listing, lsof, check, export and --version load no
-# TLS, compression, HTTP or verbs library; ping and serve, which rdmastat execs
-# rdmastat-full for, load theirs (the anchor that shows the check can fail).
+# TLS, compression, HTTP, verbs or BPF library; ping, serve and -E, which
+# rdmastat execs rdmastat-full for, load theirs (the anchor that shows the check can fail).
 # usage: check.sh RDMASTAT SNAPSHOT
 set -euo pipefail
 [ $# -eq 2 ] || { echo "usage: $0 RDMASTAT SNAPSHOT" >&2; exit 2; }
 rdmastat=$1 snapshot=$2
-heavy='/lib(ssl|crypto|gnutls|z|brotli(common|dec|enc)|microhttpd|yaml-cpp|crypt|ibverbs|rdmacm|nl-3|nl-route-3)\.so'
+heavy='/lib(ssl|crypto|gnutls|z|brotli(common|dec|enc)|microhttpd|yaml-cpp|crypt|ibverbs|rdmacm|nl-3|nl-route-3|bpf|elf)\.so'
 
 # The libraries a run initialised, one path per line.
 loaded() { LD_DEBUG=libs "$@" 2>&1 >/dev/null | sed -n 's/.*calling init: //p' | sort -u; }
@@ -27,9 +27,9 @@ for words in "--version" "-a -p -e" "-j -a" "-s" "devices" "lsof" "lsof -j -p 22
 	fi
 done
 
-# ping's help runs in rdmastat-full, whose verbs, HTTP and TLS libraries load.
+# ping's help runs in rdmastat-full, whose verbs, HTTP, TLS and BPF libraries load.
 libs=$(loaded "$rdmastat" ping --help)
-for lib in librdmacm libibverbs libmicrohttpd libgnutls; do
+for lib in librdmacm libibverbs libmicrohttpd libgnutls libbpf; do
 	if grep -q "/$lib\.so" <<<"$libs"; then
 		echo "ok: rdmastat ping --help (rdmastat-full) loads $lib"
 	else

@@ -256,9 +256,20 @@ TEST_CASE("a -w round and -E lines (golden)", "[monitor][render]") {
     REQUIRE(events.size() == 3);
     std::ostringstream text, lines;
     render_events(text, events, t);
-    write_events_json(lines, events, t);
+    write_events_json(lines, events, t, EventSource::polling);
     CHECK(text.str() == golden("events.txt", text.str()));
     CHECK(lines.str() == golden("events.jsonl", lines.str()));
+    // Polled events say so, in the versioned schema, and carry no tracepoint
+    // fields.
+    std::istringstream each(lines.str());
+    std::string line;
+    while (std::getline(each, line)) {
+        json j = json::parse(line);
+        CHECK(j["version"] == 2);
+        CHECK(j["source"] == "polling");
+        CHECK(!j.contains("cm_event"));
+        CHECK(!j.contains("handshake_ms"));
+    }
 
     WatchRound r;
     r.time = t;

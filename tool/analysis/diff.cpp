@@ -23,6 +23,16 @@ std::string_view event_name(EventKind kind) {
         return "changed";
     case EventKind::closed:
         return "closed";
+    case EventKind::cm_event:
+        return "cm_event";
+    case EventKind::attached:
+        return "attached";
+    case EventKind::qp_created:
+        return "qp_created";
+    case EventKind::reject_sent:
+        return "reject_sent";
+    case EventKind::connect_failed:
+        return "connect_failed";
     }
     return "?";
 }

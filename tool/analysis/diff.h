@@ -5,8 +5,11 @@
 /// counter rates. The kernel sends no notification for cm_ids, so the
 /// monitoring commands poll and compare snapshots with these.
 
+#include "model/cm_event.h"
 #include "model/model.h"
 
+#include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,15 +17,43 @@
 
 namespace rdmastat {
 
-enum class EventKind { appeared, changed, closed };
+/// appeared, changed and closed come from polling (closed also from the
+/// cm_id_destroy tracepoint); the others only from the tracepoints.
+enum class EventKind {
+    appeared,
+    changed,
+    closed,
+    cm_event,
+    attached,
+    qp_created,
+    reject_sent,
+    connect_failed,
+};
 
-/// "appeared", "changed", "closed".
+/// "appeared", "changed", "closed", "cm_event", "attached", "qp_created",
+/// "reject_sent", "connect_failed".
 std::string_view event_name(EventKind kind);
 
 struct ConnectionEvent {
     EventKind kind = EventKind::appeared;
-    Connection connection;            ///< as it is now (closed: as last seen)
-    std::optional<CmState> old_state; ///< changed: the state before
+    Connection connection;                           ///< as it is now (closed: as last seen)
+    std::optional<CmState> old_state = std::nullopt; ///< changed: the state before
+
+    // From the tracepoints only (analysis/cm_trace.h).
+    /// When the kernel reported it (else: when the poll saw it).
+    std::optional<std::chrono::system_clock::time_point> time = std::nullopt;
+    std::optional<CmEventType> cm_event = std::nullopt; ///< cm_event: which
+    std::optional<std::int32_t> status = std::nullopt;  ///< a nonzero status (cm_event, qp_created)
+    /// status decoded: an IB CM reject reason ("CONSUMER_DEFINED") or an errno
+    /// name ("ECONNREFUSED").
+    std::optional<std::string> reason = std::nullopt;
+    /// ESTABLISHED (or an active end's CONNECT_RESPONSE, when the kernel
+    /// leaves ESTABLISHED to librdmacm): since address resolution completed
+    /// (active side) or the CONNECT_REQUEST (passive side).
+    std::optional<std::chrono::nanoseconds> handshake = std::nullopt;
+    /// closed: since the id was first seen (attached, or its first event).
+    std::optional<std::chrono::nanoseconds> lifetime = std::nullopt;
+    std::optional<std::uint16_t> other_family = std::nullopt; ///< an address family with no decoder
 };
 
 /// Two snapshots' connections compared by identity (device and cm id number;

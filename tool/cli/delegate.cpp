@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
-// ping and serve as the `rdmastat` binary runs them: it execs rdmastat-full,
-// the same tool with these two commands' code and libraries (verbs for ping;
-// HTTP, TLS and compression for serve), so every other command starts without
-// loading them. rdmastat-full and the tests link the real commands instead
-// (cli/ping_command.cpp, cli/serve_command.cpp).
+// ping, serve and -E as the `rdmastat` binary runs them: it execs
+// rdmastat-full, the same tool with these commands' code and libraries (verbs
+// for ping; HTTP, TLS and compression for serve; libbpf for -E), so every
+// other command starts without loading them. rdmastat-full and the tests link
+// the real commands instead (cli/ping_command.cpp, cli/serve_command.cpp,
+// cli/events_command.cpp).
 #include "cli/commands.h"
 #include "cli/monitor.h"
 
@@ -68,7 +69,7 @@ int run_helper(std::ostream& out, std::ostream& err) {
     out.flush();
     execv(path.c_str(), argv.data());
     err << "rdmastat: " << path << ": " << std::strerror(errno)
-        << " (rdmastat-full runs ping and serve)\n";
+        << " (rdmastat-full runs ping, serve and -E)\n";
     return 2;
 }
 
@@ -80,6 +81,11 @@ int run_ping(const std::vector<std::string>&, const CommonOptions&, std::ostream
 }
 
 int run_serve(const ServeOptions&, std::ostream& out, std::ostream& err) {
+    return run_helper(out, err);
+}
+
+std::optional<int> run_traced_events(const MonitorOptions&, const CommonOptions&, const Selection&,
+                                     const Filter&, std::ostream& out, std::ostream& err) {
     return run_helper(out, err);
 }
 

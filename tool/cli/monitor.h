@@ -24,7 +24,7 @@ struct MonitorOptions {
     std::vector<std::string> watch; ///< -w given: empty or its one SECONDS word
     bool events = false;            ///< -E
     double interval = 1;            ///< --interval SECONDS (-E; -w's SECONDS wins for -w)
-    unsigned count = 0;             ///< --count N: stop after N rounds (0: never)
+    unsigned count = 0; ///< --count N: stop after N rounds (-E from tracepoints: events)
     const CLI::Option* watch_option = nullptr;
     bool watch_given() const { return watch_option && watch_option->count() > 0; }
     bool active() const { return watch_given() || events; }
@@ -40,6 +40,15 @@ std::vector<CLI::Option*> add_monitor_options(CLI::App& app, MonitorOptions& o);
 int run_monitor(MonitorOptions o, const CommonOptions& common, bool summary, Selection sel,
                 const Filter& filter, const TextOptions& text, std::ostream& out,
                 std::ostream& err);
+
+/// -E from the kernel's tracepoints (cli/events_command.cpp, in rdmastat-full;
+/// rdmastat execs that): an event line per tracepoint hit the selection and
+/// filter admit, until --count events or a signal. Returns the exit code, or
+/// nullopt when the tracepoints cannot be used here, after saying why once on
+/// err: the caller then polls.
+std::optional<int> run_traced_events(const MonitorOptions& o, const CommonOptions& common,
+                                     const Selection& sel, const Filter& filter, std::ostream& out,
+                                     std::ostream& err);
 
 struct ExportOptions : CommonOptions {
     bool per_process = false; ///< --per-process

@@ -61,6 +61,9 @@ int run_monitor(MonitorOptions o, const CommonOptions& common, bool summary, Sel
     }
     // Events cover listeners and idle ids too unless -l narrows them.
     if (o.events && sel.scope == Scope::connected) sel.scope = Scope::all;
+    if (o.events && !common.input) {
+        if (auto traced = run_traced_events(o, common, sel, filter, out, err)) return *traced;
+    }
     const bool terminal = o.watch_given() && &out == &std::cout && isatty(STDOUT_FILENO);
 
     std::optional<Snapshot> previous;
@@ -75,7 +78,7 @@ int run_monitor(MonitorOptions o, const CommonOptions& common, bool summary, Sel
         std::vector<ConnectionEvent> events;
         if (previous) events = diff_connections(copies(select(*previous, sel, filter)), selected);
         if (o.events) {
-            emit_events(out, output, events, wall);
+            emit_events(out, output, events, wall, EventSource::polling);
         } else {
             for (const PartError& e : s.errors)
                 err << "rdmastat: " << e.message << '\n';

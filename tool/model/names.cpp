@@ -55,6 +55,56 @@ std::span<const char* const> cm_state_names() {
     return cm_states;
 }
 
+std::string cm_event_type_name(CmEventType type) {
+    static constexpr std::array<const char*, 16> names = {
+        "ADDR_RESOLVED",   "ADDR_ERROR",       "ROUTE_RESOLVED", "ROUTE_ERROR",
+        "CONNECT_REQUEST", "CONNECT_RESPONSE", "CONNECT_ERROR",  "UNREACHABLE",
+        "REJECTED",        "ESTABLISHED",      "DISCONNECTED",   "DEVICE_REMOVAL",
+        "MULTICAST_JOIN",  "MULTICAST_ERROR",  "ADDR_CHANGE",    "TIMEWAIT_EXIT"};
+    return lookup(names, static_cast<std::uint32_t>(type));
+}
+
+std::string ib_cm_reject_reason_name(std::int32_t reason) {
+    static constexpr std::array<const char*, 36> names = {nullptr,
+                                                          "NO_QP",
+                                                          "NO_EEC",
+                                                          "NO_RESOURCES",
+                                                          "TIMEOUT",
+                                                          "UNSUPPORTED",
+                                                          "INVALID_COMM_ID",
+                                                          "INVALID_COMM_INSTANCE",
+                                                          "INVALID_SERVICE_ID",
+                                                          "INVALID_TRANSPORT_TYPE",
+                                                          "STALE_CONN",
+                                                          "RDC_NOT_EXIST",
+                                                          "INVALID_GID",
+                                                          "INVALID_LID",
+                                                          "INVALID_SL",
+                                                          "INVALID_TRAFFIC_CLASS",
+                                                          "INVALID_HOP_LIMIT",
+                                                          "INVALID_PACKET_RATE",
+                                                          "INVALID_ALT_GID",
+                                                          "INVALID_ALT_LID",
+                                                          "INVALID_ALT_SL",
+                                                          "INVALID_ALT_TRAFFIC_CLASS",
+                                                          "INVALID_ALT_HOP_LIMIT",
+                                                          "INVALID_ALT_PACKET_RATE",
+                                                          "PORT_CM_REDIRECT",
+                                                          "PORT_REDIRECT",
+                                                          "INVALID_MTU",
+                                                          "INSUFFICIENT_RESP_RESOURCES",
+                                                          "CONSUMER_DEFINED",
+                                                          "INVALID_RNR_RETRY",
+                                                          "DUPLICATE_LOCAL_COMM_ID",
+                                                          "INVALID_CLASS_VERSION",
+                                                          "INVALID_FLOW_LABEL",
+                                                          "INVALID_ALT_FLOW_LABEL",
+                                                          nullptr,
+                                                          "VENDOR_OPTION_NOT_SUPPORTED"};
+    if (reason < 0) return std::to_string(reason);
+    return lookup(names, static_cast<unsigned>(reason));
+}
+
 std::string qp_state_name(QpState state) {
     static constexpr std::array<const char*, 7> names = {"RESET", "INIT", "RTR", "RTS",
                                                          "SQD",   "SQE",  "ERR"};

@@ -4,6 +4,7 @@
 /// Kernel numbering → the names the kernel and iproute2 use. Unknown numbers map to
 /// their decimal text, so a newer kernel never breaks the listing.
 
+#include "model/cm_event.h"
 #include "model/model.h"
 
 #include <cstdint>
@@ -18,6 +19,12 @@ namespace rdmastat {
 std::string cm_state_name(CmState state);
 /// Every name cm_state_name knows, indexed by enum rdma_cm_state.
 std::span<const char* const> cm_state_names();
+/// CmEventType: "ADDR_RESOLVED" ... "TIMEWAIT_EXIT", as librdmacm's
+/// rdma_event_str() names them without its "RDMA_CM_EVENT_" prefix.
+std::string cm_event_type_name(CmEventType type);
+/// enum ib_cm_rej_reason: "NO_QP" (1) ... "VENDOR_OPTION_NOT_SUPPORTED" (35),
+/// the kernel's names without "IB_CM_REJ_"; decimal text for other numbers.
+std::string ib_cm_reject_reason_name(std::int32_t reason);
 /// QpState: "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR".
 std::string qp_state_name(QpState state);
 /// QpType: "SMI", "GSI", "RC", "UC", "UD", ..., "DRIVER".

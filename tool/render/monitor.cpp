@@ -53,27 +53,67 @@ std::string connection_key(const Connection& c) {
     return c.device + "/" + std::to_string(c.cm_id);
 }
 
+std::string_view event_source_name(EventSource source) {
+    return source == EventSource::tracepoints ? "tracepoints" : "polling";
+}
+
+namespace {
+
+double milliseconds(std::chrono::nanoseconds d) {
+    return std::chrono::duration<double, std::milli>(d).count();
+}
+
+std::string event_text(const ConnectionEvent& e) {
+    if (e.kind == EventKind::cm_event && e.cm_event) return cm_event_type_name(*e.cm_event);
+    return std::string(event_name(e.kind));
+}
+
+} // namespace
+
 void render_events(std::ostream& out, const std::vector<ConnectionEvent>& events, WallTime t) {
-    std::string when = timestamp_text(t);
+    std::string batch_time = timestamp_text(t);
     for (const ConnectionEvent& e : events) {
         const Connection& c = e.connection;
-        out << when << ' ' << event_name(e.kind) << ' ' << printable(c.device) << '/'
+        out << (e.time ? timestamp_text(*e.time) : batch_time) << ' ' << event_text(e) << ' '
+            << (c.device.empty() ? "-" : printable(c.device)) << '/'
             << (c.port ? std::to_string(*c.port) : "-") << ' ' << transport_name(c.transport) << ' '
             << endpoint_text(c.local) << ' ' << endpoint_text(c.peer) << ' ';
         if (e.old_state) out << cm_state_name(*e.old_state) << "->";
         out << cm_state_name(c.state) << " cm_id=" << c.cm_id << ' '
-            << printable(owner_text(c.owner)) << '\n';
+            << printable(owner_text(c.owner));
+        if (e.status) out << " status=" << *e.status;
+        if (e.reason) out << " reason=" << *e.reason;
+        char buf[64];
+        if (e.handshake) {
+            std::snprintf(buf, sizeof(buf), " handshake_ms=%.3f", milliseconds(*e.handshake));
+            out << buf;
+        }
+        if (e.lifetime) {
+            std::snprintf(buf, sizeof(buf), " lifetime_ms=%.3f", milliseconds(*e.lifetime));
+            out << buf;
+        }
+        if (e.other_family) out << " family=" << *e.other_family;
+        out << '\n';
     }
 }
 
-void write_events_json(std::ostream& out, const std::vector<ConnectionEvent>& events, WallTime t) {
-    std::string when = timestamp_text(t);
+void write_events_json(std::ostream& out, const std::vector<ConnectionEvent>& events, WallTime t,
+                       EventSource source) {
+    std::string batch_time = timestamp_text(t);
     for (const ConnectionEvent& e : events) {
         json_common::json j;
-        j["time"] = when;
+        j["version"] = events_schema_version;
+        j["source"] = event_source_name(source);
+        j["time"] = e.time ? timestamp_text(*e.time) : batch_time;
         j["event"] = event_name(e.kind);
         j["connection"] = json_common::document(e.connection);
         if (e.old_state) j["old_state"] = cm_state_name(*e.old_state);
+        if (e.cm_event) j["cm_event"] = cm_event_type_name(*e.cm_event);
+        if (e.status) j["status"] = *e.status;
+        if (e.reason) j["reason"] = *e.reason;
+        if (e.handshake) j["handshake_ms"] = milliseconds(*e.handshake);
+        if (e.lifetime) j["lifetime_ms"] = milliseconds(*e.lifetime);
+        if (e.other_family) j["family"] = *e.other_family;
         json_common::emit(out, j, false);
     }
 }

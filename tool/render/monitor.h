@@ -9,6 +9,7 @@
 #include <chrono>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rdmastat {
@@ -18,12 +19,27 @@ using WallTime = std::chrono::system_clock::time_point;
 /// "2026-11-21T22:40:01.123Z" (UTC, milliseconds).
 std::string timestamp_text(WallTime t);
 
+/// Where -E's events come from: the kernel's tracepoints, or polling NLDEV.
+enum class EventSource { tracepoints, polling };
+/// "tracepoints", "polling".
+std::string_view event_source_name(EventSource source);
+
+/// The version of -E's JSON lines (2 added "version", "source" and the
+/// tracepoint fields).
+inline constexpr int events_schema_version = 2;
+
 /// One line per event: TIME EVENT DEVICE/PORT TRANSPORT LOCAL PEER STATE
-/// (changed: OLD->NEW) cm_id=N PID/PROGRAM.
+/// (changed: OLD->NEW) cm_id=N PID/PROGRAM, then the tracepoint fields that are
+/// set, as status=N reason=NAME handshake_ms=X lifetime_ms=X family=N. EVENT is
+/// the CM event's name (ESTABLISHED) for a cm_event. TIME is the event's own
+/// time when it has one, else t.
 void render_events(std::ostream& out, const std::vector<ConnectionEvent>& events, WallTime t);
-/// One JSON object per line: {"time","event","connection"} plus "old_state" for
-/// a change; "connection" as in the snapshot schema.
-void write_events_json(std::ostream& out, const std::vector<ConnectionEvent>& events, WallTime t);
+/// One JSON object per line: {"version","source","time","event","connection"}
+/// plus "old_state" for a change and, where set, "cm_event", "status",
+/// "reason", "handshake_ms", "lifetime_ms", "family"; "connection" as in the
+/// snapshot schema.
+void write_events_json(std::ostream& out, const std::vector<ConnectionEvent>& events, WallTime t,
+                       EventSource source);
 
 /// One round of `rdmastat -w`.
 struct WatchRound {

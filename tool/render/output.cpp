@@ -91,12 +91,12 @@ void emit_ping_result(std::ostream& out, const Output& o, const ping::PingResult
 }
 
 void emit_events(std::ostream& out, const Output& o, const std::vector<ConnectionEvent>& events,
-                 WallTime t) {
+                 WallTime t, EventSource source) {
     switch (o.format) {
     case Format::text:
         return render_events(out, events, t);
     case Format::json:
-        return write_events_json(out, events, t);
+        return write_events_json(out, events, t, source);
     }
 }
 

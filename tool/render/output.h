@@ -53,6 +53,6 @@ void emit_kping_run(std::ostream& out, const Output& o, const KpingRun& run);
 void emit_ping_result(std::ostream& out, const Output& o, const ping::PingResult& r);
 /// `-E`: one round's events (render_events / write_events_json).
 void emit_events(std::ostream& out, const Output& o, const std::vector<ConnectionEvent>& events,
-                 WallTime t);
+                 WallTime t, EventSource source);
 
 } // namespace rdmastat

@@ -1,0 +1,84 @@
+# shellcheck shell=sh
+# -E from the kernel's rdma_cma tracepoints, judged on the host by the
+# [events] tests in tests/unit/test_lab_events.cpp: short rping connections on
+# siw and rxe, connects to a port with no listener, a server that rejects
+# (rdmastat-reject), with `rdma res show cm_id` taken around them. An
+# unprivileged -E runs alongside: it polls every second and misses what lives
+# shorter than that.
+# shellcheck source=tests/lab/guest/lib.sh
+. "$LAB/lib.sh"
+set -e
+E="$OUT/events"
+mkdir -p "$E"
+lab_setup
+
+rdmastat -E -j >/tmp/tp.jsonl 2>/tmp/tp.err &
+tp=$!
+su lab -c "rdmastat -E -j --interval 1" >/tmp/poll.jsonl 2>/tmp/poll.err &
+poll=$!
+# Both are running once both report a sentinel listener: the poller when it
+# appears (changes after its first round), the tracer when it closes (a
+# listener has no events before).
+seen=
+for port in 7300 7309 7310 7311 7312; do
+	rping -s -a 10.9.0.1 -p "$port" >/dev/null 2>&1 &
+	sentinel=$!
+	polled=
+	lab_wait 20 grep -q "\"port\":$port" /tmp/poll.jsonl && polled=1
+	kill "$sentinel"
+	wait "$sentinel" 2>/dev/null || true
+	if [ -n "$polled" ] && lab_wait 20 grep -q "\"port\":$port" /tmp/tp.jsonl; then
+		seen=1
+		break
+	fi
+done
+[ -n "$seen" ] || {
+	echo "events: -E never reported the sentinel listener"
+	cat /tmp/tp.err /tmp/poll.err
+	exit 1
+}
+"$LAB_RDMA" -j res show cm_id >"$E/cm_id-before.json"
+
+# short ADDR PORT: one rping server and client, one ping (-C 1).
+short() {
+	rping -s -a "$1" -p "$2" -C 1 >/dev/null 2>&1 &
+	_s=$!
+	lab_wait 10 lab_cm_listening "$2"
+	rping -c -a "$1" -p "$2" -C 1 >"$E/rping-c-$2.log" 2>&1 || echo "rping client $2: $?"
+	lab_reap "$_s" /dev/null 20 || true
+}
+short 10.9.0.1 7301
+short 10.9.0.1 7302
+short 10.9.0.2 7303
+short 10.9.0.2 7304
+"$LAB_RDMA" -j res show cm_id >"$E/cm_id-between.json"
+
+# No listener on the port: rping fails, -E says why. (rping may hang after a
+# failed connect: bounded.)
+timeout 20 rping -c -a 10.9.0.1 -p 7305 -C 1 >"$E/rping-c-7305.log" 2>&1 &&
+	echo "rping 7305: connected?"
+timeout 20 rping -c -a 10.9.0.2 -p 7306 -C 1 >"$E/rping-c-7306.log" 2>&1 &&
+	echo "rping 7306: connected?"
+cp /tmp/tp.jsonl "$E/tp-partial.jsonl"
+
+# A server that rejects: consumer-defined on rxe, refused on siw.
+for a in "10.9.0.2 7307" "10.9.0.1 7308"; do
+	set -- $a
+	rdmastat-reject "$1" "$2" 1 >"$E/reject-$2.log" 2>&1 &
+	_r=$!
+	lab_wait 10 lab_cm_listening "$2"
+	"$LAB_RDMA" -j res show cm_id >"$E/cm_id-reject-$2.json"
+	timeout 20 rping -c -a "$1" -p "$2" -C 1 >"$E/rping-c-$2.log" 2>&1 &&
+		echo "rping $2: connected?"
+	lab_reap "$_r" "$E/reject-$2.rc" 20
+done
+"$LAB_RDMA" -j res show cm_id >"$E/cm_id-after.json"
+
+# Every id of the test destroyed and reported, then a last poll round.
+lab_wait 20 sh -c '! '"$LAB_RDMA"' res show cm_id | grep -q ":730[1-8] "'
+sleep 2
+kill "$tp" "$poll" 2>/dev/null || true
+wait "$tp" || echo "rdmastat -E (tracepoints) exited $?"
+wait "$poll" 2>/dev/null || true
+for f in tp.jsonl tp.err poll.jsonl poll.err; do cp "/tmp/$f" "$E/$f"; done
+echo "events: done"

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: MIT
+// [lab] tests of tests/lab/scenarios/events.sh: -E from the kernel's rdma_cma
+// tracepoints (as root) beside -E polling every second (as an unprivileged
+// user), while short rping connections, connects to closed ports and a
+// rejecting server (rdmastat-reject) come and go on siw and rxe.
+#include "catch_compat.hpp"
+#include "support.h"
+
+#include <map>
+#include <set>
+#include <sstream>
+
+using namespace rdmastat::test;
+using nlohmann::json;
+
+namespace {
+
+std::vector<json> lines_of(const std::string& name) {
+    std::vector<json> out;
+    std::istringstream in(lab_evidence("events", name));
+    std::string line;
+    while (std::getline(in, line))
+        out.push_back(json::parse(line));
+    return out;
+}
+
+unsigned port_of(const json& c, const char* end) {
+    return c.contains(end) && c[end].is_object() ? c[end]["port"].get<unsigned>() : 0u;
+}
+
+// Everything the tracer said about the ids of one connection to port: the
+// active end's (peer port) and the passive end's (local port, with a peer).
+struct Ends {
+    std::vector<json> active, passive;
+};
+
+Ends ends_of(const std::vector<json>& events, unsigned port) {
+    Ends e;
+    for (const json& j : events) {
+        const json& c = j["connection"];
+        if (port_of(c, "peer") == port && port_of(c, "local") != port) e.active.push_back(j);
+        if (port_of(c, "local") == port && port_of(c, "peer") != 0) e.passive.push_back(j);
+    }
+    return e;
+}
+
+const json* find_event(const std::vector<json>& list, const std::string& event,
+                       const std::string& cm_event = "") {
+    for (const json& j : list)
+        if (j["event"] == event && (cm_event.empty() || j.value("cm_event", "") == cm_event))
+            return &j;
+    return nullptr;
+}
+
+} // namespace
+
+TEST_CASE("lab: -E from tracepoints: every line is versioned JSON from the tracepoints",
+          "[lab][events]") {
+    auto events = lines_of("tp.jsonl");
+    REQUIRE(events.size() > 20);
+    for (const json& j : events) {
+        CHECK(j["version"] == 2);
+        CHECK(j["source"] == "tracepoints");
+        CHECK(j["time"].is_string());
+        CHECK(j["connection"].is_object());
+    }
+    // Nothing lost, nothing hidden: the tracer's stderr is empty.
+    CHECK(lab_evidence("events", "tp.err").empty());
+}
+
+TEST_CASE("lab: -E from tracepoints sees both ends of a one-ping rping, with latency and "
+          "lifetime",
+          "[lab][events]") {
+    auto events = lines_of("tp.jsonl");
+    for (auto [port, device, transport] :
+         {std::tuple{7301u, "siw0", "iwarp"}, std::tuple{7302u, "siw0", "iwarp"},
+          std::tuple{7303u, "rxe0", "roce"}, std::tuple{7304u, "rxe0", "roce"}}) {
+        INFO("rping -C 1 to port " << port);
+        Ends ends = ends_of(events, port);
+        // Whichever end disconnects first, the other hears it.
+        CHECK((find_event(ends.active, "cm_event", "DISCONNECTED") ||
+               find_event(ends.passive, "cm_event", "DISCONNECTED")));
+        for (const auto* end : {&ends.active, &ends.passive}) {
+            bool active = end == &ends.active;
+            INFO((active ? "active end" : "passive end"));
+            REQUIRE(!end->empty());
+            const json& c = end->front()["connection"];
+            CHECK(c["device"] == device);
+            CHECK(c["transport"] == transport);
+            CHECK(c["port_space"] == "tcp");
+            CHECK(c["owner"]["comm"] == "rping");
+            CHECK(c["owner"]["pid"].get<int>() > 1);
+            CHECK(c["owner"]["uid"] == 0);
+            // The same id throughout.
+            for (const json& j : *end)
+                CHECK(j["connection"]["cm_id"] == c["cm_id"]);
+            CHECK(find_event(*end, "cm_event", active ? "ADDR_RESOLVED" : "CONNECT_REQUEST"));
+            // The kernel's last word on an active end of RoCE is
+            // CONNECT_RESPONSE: librdmacm makes ESTABLISHED itself, in the
+            // process, after sending the RTU.
+            const json* up = find_event(
+                *end, "cm_event",
+                active && std::string(transport) == "roce" ? "CONNECT_RESPONSE" : "ESTABLISHED");
+            REQUIRE(up);
+            CHECK((*up)["handshake_ms"].get<double>() > 0);
+            CHECK((*up)["handshake_ms"].get<double>() < 5000);
+            const json* closed = find_event(*end, "closed");
+            REQUIRE(closed);
+            CHECK((*closed)["lifetime_ms"].get<double>() > (*up)["handshake_ms"].get<double>());
+            CHECK(!(*closed).contains("reason"));
+        }
+    }
+}
+
+TEST_CASE("lab: -E polling every second, unprivileged, misses what the tracepoints see",
+          "[lab][events]") {
+    auto traced = lines_of("tp.jsonl");
+    auto polled = lines_of("poll.jsonl");
+    REQUIRE(!polled.empty()); // it saw the sentinel listener at least
+    for (const json& j : polled)
+        CHECK(j["source"] == "polling");
+    unsigned traced_seen = 0, polled_seen = 0;
+    for (unsigned port : {7301u, 7302u, 7303u, 7304u}) {
+        if (!ends_of(traced, port).active.empty()) ++traced_seen;
+        if (!ends_of(polled, port).active.empty()) ++polled_seen;
+    }
+    CHECK(traced_seen == 4);
+    CHECK(polled_seen < traced_seen);
+    // Why it polls, said once.
+    std::string err = lab_evidence("events", "poll.err");
+    CHECK(err.find("rdmastat: -E: tracepoints need root, or CAP_BPF and CAP_PERFMON; polling "
+                   "every 1 s instead") == 0);
+    CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+}
+
+TEST_CASE("lab: -E from tracepoints says why a connect to a closed port failed", "[lab][events]") {
+    auto events = lines_of("tp.jsonl");
+    // rxe: the passive side's IB CM answers with a reject, reason 8.
+    Ends rxe = ends_of(events, 7306);
+    const json* rej = find_event(rxe.active, "cm_event", "REJECTED");
+    REQUIRE(rej);
+    CHECK((*rej)["status"] == 8);
+    CHECK((*rej)["reason"] == "INVALID_SERVICE_ID");
+    CHECK((*rej)["connection"]["device"] == "rxe0");
+    CHECK(!find_event(rxe.active, "cm_event", "ESTABLISHED"));
+    CHECK(rxe.passive.empty()); // no listener: no passive id at all
+    // siw: the TCP connect is refused inside rdma_connect(): no event at all,
+    // only the fexit program sees it.
+    Ends siw = ends_of(events, 7305);
+    const json* failed = find_event(siw.active, "connect_failed");
+    REQUIRE(failed);
+    CHECK((*failed)["status"] == -111);
+    CHECK((*failed)["reason"] == "ECONNREFUSED");
+    CHECK((*failed)["connection"]["device"] == "siw0");
+    CHECK((*failed)["connection"]["owner"]["comm"] == "rping");
+}
+
+TEST_CASE("lab: -E from tracepoints shows a server's reject at both ends, decoded",
+          "[lab][events]") {
+    auto events = lines_of("tp.jsonl");
+    for (auto [port, device, status, reason] : {std::tuple{7307u, "rxe0", 28, "CONSUMER_DEFINED"},
+                                                std::tuple{7308u, "siw0", -104, "ECONNRESET"}}) {
+        INFO("rdmastat-reject on " << device << " port " << port);
+        Ends ends = ends_of(events, port);
+        const json* rej = find_event(ends.active, "cm_event", "REJECTED");
+        REQUIRE(rej);
+        CHECK((*rej)["status"] == status);
+        CHECK((*rej)["reason"] == reason);
+        CHECK((*rej)["connection"]["owner"]["comm"] == "rping");
+        // The rejecting side: its connect request, its reject, then its close.
+        const json* sent = find_event(ends.passive, "reject_sent");
+        REQUIRE(sent);
+        CHECK((*sent)["connection"]["device"] == device);
+        CHECK((*sent)["connection"]["owner"]["comm"] == "rdmastat-reject");
+        CHECK(find_event(ends.passive, "cm_event", "CONNECT_REQUEST"));
+        CHECK(find_event(ends.passive, "closed"));
+
+        // The listener's close agrees with `rdma res show cm_id` taken while it
+        // listened: same device, number, port and owner.
+        json nldev =
+            json::parse(lab_evidence("events", "cm_id-reject-" + std::to_string(port) + ".json"));
+        const json* listener = nullptr;
+        for (const json& id : nldev)
+            if (id.value("state", "") == "LISTEN" &&
+                id.value("src-addr", "").ends_with(":" + std::to_string(port)))
+                listener = &id;
+        REQUIRE(listener);
+        bool agreed = false;
+        for (const json& j : events) {
+            const json& c = j["connection"];
+            if (j["event"] == "closed" && c["state"] == "LISTEN" && port_of(c, "local") == port) {
+                CHECK(c["device"] == (*listener)["ifname"]);
+                CHECK(c["cm_id"] == (*listener)["cm-idn"]);
+                CHECK(c["owner"]["pid"] == (*listener)["pid"]);
+                CHECK(c["owner"]["comm"] == (*listener)["comm"]);
+                agreed = true;
+            }
+        }
+        CHECK(agreed);
+    }
+}
+
+TEST_CASE("lab: -E from tracepoints closed every id that rdma res show no longer lists",
+          "[lab][events]") {
+    auto events = lines_of("tp.jsonl");
+    json after = json::parse(lab_evidence("events", "cm_id-after.json"));
+    std::set<std::pair<std::string, unsigned>> listed;
+    for (const json& id : after)
+        listed.insert({id["ifname"].get<std::string>(), id["cm-idn"].get<unsigned>()});
+    std::map<std::pair<std::string, unsigned>, bool> closed;
+    for (const json& j : events) {
+        const json& c = j["connection"];
+        unsigned local = port_of(c, "local"), peer = port_of(c, "peer");
+        bool ours = (local >= 7301 && local <= 7308) || (peer >= 7301 && peer <= 7308);
+        if (!ours || c["device"] == "") continue;
+        auto key = std::pair{c["device"].get<std::string>(), c["cm_id"].get<unsigned>()};
+        closed[key] = closed[key] || j["event"] == "closed";
+    }
+    REQUIRE(closed.size() >= 16);
+    for (const auto& [key, was_closed] : closed) {
+        INFO(key.first << "/" << key.second);
+        CHECK(!listed.count(key));
+        CHECK(was_closed);
+    }
+}

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+// -E's tracepoint path without a kernel: ring-buffer records decoded, ids
+// followed through their events (handshake, lifetime, reasons), the lines.
+// Records are built here from trace/bpf/record.h: the malformed ones the lab
+// cannot produce, and one connection's life for the arithmetic; the lab's own
+// records are judged in test_lab_events.cpp.
+#include "analysis/cm_trace.h"
+#include "catch_compat.hpp"
+#include "render/monitor.h"
+#include "trace/bpf/record.h"
+#include "trace/decode.h"
+
+#include <arpa/inet.h>
+#include <cstring>
+#include <netinet/in.h>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+using namespace rdmastat;
+
+namespace {
+
+rdmastat_trace_record record(std::uint16_t kind, std::uint64_t ms, std::uint32_t cm_id,
+                             std::uint16_t local_port, std::uint16_t peer_port) {
+    rdmastat_trace_record r;
+    std::memset(&r, 0, sizeof(r));
+    r.time_ns = ms * 1'000'000;
+    r.kind = kind;
+    r.flags = RDMASTAT_TRACE_F_USER | RDMASTAT_TRACE_F_DEVICE | RDMASTAT_TRACE_F_TRACKED;
+    r.node_type = 1; // RDMA_NODE_IB_CA
+    r.cm_id = cm_id;
+    r.port_space = 0x0106;
+    r.port_num = 1;
+    r.state = 5; // CONNECT
+    r.pid = 4242;
+    r.uid = 1000;
+    std::strcpy(r.name, "rping");
+    std::strcpy(r.device, "rxe0");
+    for (auto [bytes, port] : {std::pair{r.src, local_port}, std::pair{r.dst, peer_port}}) {
+        sockaddr_in sin{};
+        sin.sin_family = AF_INET;
+        sin.sin_port = htons(port);
+        inet_pton(AF_INET, "10.9.0.2", &sin.sin_addr);
+        std::memcpy(bytes, &sin, sizeof(sin));
+    }
+    return r;
+}
+
+rdmastat_trace_record cm_event(std::uint64_t ms, std::uint32_t cm_id, CmEventType type,
+                               std::int32_t status = 0) {
+    rdmastat_trace_record r = record(RDMASTAT_TRACE_CM_EVENT, ms, cm_id, 40000, 7175);
+    r.event = static_cast<std::int32_t>(type);
+    r.status = status;
+    return r;
+}
+
+TraceEvent decode(const rdmastat_trace_record& r) {
+    return decode_trace_record(&r, sizeof(r)).take();
+}
+
+Snapshot roce_devices() {
+    Snapshot s;
+    Device d;
+    d.name = "rxe0";
+    d.transport = Transport::roce;
+    s.devices.push_back(d);
+    return s;
+}
+
+} // namespace
+
+TEST_CASE("trace records decode to the id as the tracepoint saw it", "[trace]") {
+    TraceEvent e = decode(cm_event(5, 7, CmEventType::rejected, 28));
+    CHECK(e.kind == TraceKind::cm_event);
+    CHECK(e.event == CmEventType::rejected);
+    CHECK(e.status == 28);
+    CHECK(e.tracked);
+    CHECK(e.time_ns == 5'000'000);
+    const Connection& c = e.connection;
+    CHECK(c.device == "rxe0");
+    CHECK(c.port == 1u);
+    CHECK(c.transport == Transport::infiniband); // a CA: RoCE needs the device list
+    CHECK(c.port_space == PortSpace::tcp);
+    CHECK(c.cm_id == 7u);
+    CHECK(c.state == CmState::connect);
+    REQUIRE(c.local);
+    CHECK(c.local->to_string() == "10.9.0.2:40000");
+    REQUIRE(c.peer);
+    CHECK(c.peer->port == 7175);
+    CHECK(c.owner.pid == 4242u);
+    CHECK(c.owner.uid == 1000u);
+    CHECK(c.owner.comm == "rping");
+    CHECK(!c.owner.kernel);
+    CHECK(!e.other_family);
+}
+
+TEST_CASE("trace records: kernel owners, untracked ids, unknown numbers", "[trace]") {
+    rdmastat_trace_record r = record(RDMASTAT_TRACE_DESTROY, 1, 3, 4420, 0);
+    r.flags = RDMASTAT_TRACE_F_DEVICE | RDMASTAT_TRACE_F_TRACKED;
+    std::strcpy(r.name, "nvmet_rdma");
+    TraceEvent k = decode(r);
+    CHECK(k.connection.owner.kernel == "nvmet_rdma");
+    CHECK(!k.connection.owner.pid);
+
+    // Not numbered by restrack: no cm id, whatever the field holds.
+    r = record(RDMASTAT_TRACE_ATTACH, 1, 99, 7174, 0);
+    r.flags &= ~RDMASTAT_TRACE_F_TRACKED;
+    TraceEvent u = decode(r);
+    CHECK(!u.tracked);
+    CHECK(u.connection.cm_id == 0u);
+
+    // An event number and an address family this tool has no name for are
+    // kept, not dropped.
+    r = cm_event(1, 4, static_cast<CmEventType>(77));
+    std::uint16_t af_ib = 27;
+    std::memcpy(r.dst, &af_ib, sizeof(af_ib));
+    TraceEvent odd = decode(r);
+    CHECK(static_cast<std::uint32_t>(*odd.event) == 77u);
+    CHECK(odd.other_family == 27);
+    CHECK(!odd.connection.peer);
+    CHECK(odd.connection.local);
+    std::ostringstream line;
+    CmTracker t;
+    auto ev = t.add(odd, {});
+    REQUIRE(ev);
+    render_events(line, {*ev}, {});
+    CHECK(line.str().find(" 77 rxe0/1 ") != std::string::npos);
+    CHECK(line.str().find(" family=27") != std::string::npos);
+}
+
+TEST_CASE("trace records of the wrong size or kind are errors, not events", "[trace]") {
+    rdmastat_trace_record r = record(RDMASTAT_TRACE_CM_EVENT, 1, 1, 1, 1);
+    auto short_one = decode_trace_record(&r, sizeof(r) - 1);
+    REQUIRE(!short_one);
+    CHECK(short_one.error() == "trace record: " + std::to_string(sizeof(r) - 1) +
+                                   " bytes, expected " + std::to_string(sizeof(r)));
+    r.kind = 200;
+    auto unknown = decode_trace_record(&r, sizeof(r));
+    REQUIRE(!unknown);
+    CHECK(unknown.error() == "trace record: unknown kind 200");
+}
+
+TEST_CASE("the tracker times an active end's handshake and life, and decodes its reject",
+          "[trace]") {
+    CmTracker t;
+    t.seed(roce_devices());
+    auto offset = std::chrono::seconds(1'700'000'000);
+    // Active end 7: address resolved at 100 ms, established at 130 ms,
+    // destroyed at 150 ms.
+    auto a = t.add(decode(cm_event(100, 7, CmEventType::addr_resolved)), offset);
+    REQUIRE(a);
+    CHECK(a->kind == EventKind::cm_event);
+    CHECK(a->connection.transport == Transport::roce); // from the device list
+    CHECK(!a->handshake);
+    auto up = t.add(decode(cm_event(130, 7, CmEventType::established)), offset);
+    REQUIRE(up);
+    CHECK(up->handshake == std::chrono::milliseconds(30));
+    CHECK(t.live() == 1);
+    auto closed = t.add(decode(record(RDMASTAT_TRACE_DESTROY, 150, 7, 40000, 7175)), offset);
+    REQUIRE(closed);
+    CHECK(closed->kind == EventKind::closed);
+    CHECK(closed->lifetime == std::chrono::milliseconds(50));
+    CHECK(t.live() == 0);
+    CHECK(closed->time->time_since_epoch() ==
+          std::chrono::duration_cast<std::chrono::system_clock::duration>(
+              offset + std::chrono::milliseconds(150)));
+
+    // Id 8 rejected by the peer's consumer (IB CM reason 28), then destroyed.
+    auto rej = t.add(decode(cm_event(200, 8, CmEventType::rejected, 28)), offset);
+    REQUIRE(rej);
+    CHECK(rej->status == 28);
+    CHECK(rej->reason == "CONSUMER_DEFINED");
+    std::ostringstream text;
+    render_events(text, {*rej}, {});
+    CHECK(text.str() == "2023-11-14T22:13:20.200Z REJECTED rxe0/1 roce 10.9.0.2:40000 "
+                        "10.9.0.2:7175 CONNECT cm_id=8 4242/rping status=28 "
+                        "reason=CONSUMER_DEFINED\n");
+    std::ostringstream json_line;
+    write_events_json(json_line, {*rej}, {}, EventSource::tracepoints);
+    auto j = nlohmann::json::parse(json_line.str());
+    CHECK(j["version"] == 2);
+    CHECK(j["source"] == "tracepoints");
+    CHECK(j["event"] == "cm_event");
+    CHECK(j["cm_event"] == "REJECTED");
+    CHECK(j["reason"] == "CONSUMER_DEFINED");
+    CHECK(j["connection"]["cm_id"] == 8);
+}
+
+TEST_CASE("the tracker: passive ends, listeners, seeded ids and lost owners", "[trace]") {
+    Snapshot seed = roce_devices();
+    Connection old;
+    old.device = "rxe0";
+    old.cm_id = 3;
+    old.owner.pid = 99;
+    old.owner.comm = "old";
+    seed.connections.push_back(old);
+    CmTracker t;
+    t.seed(seed);
+    // A passive end: CONNECT_REQUEST at 10 ms, ESTABLISHED at 12.5 ms.
+    rdmastat_trace_record req = cm_event(10, 5, CmEventType::connect_request);
+    auto a = t.add(decode(req), {});
+    REQUIRE(a);
+    CHECK(!a->handshake);
+    rdmastat_trace_record est = cm_event(10, 5, CmEventType::established);
+    est.time_ns = 12'500'000;
+    auto b = t.add(decode(est), {});
+    REQUIRE(b);
+    CHECK(b->handshake == std::chrono::microseconds(2500));
+    // A listener seen first at its destruction: lifetime unknown, not zero.
+    auto l = t.add(decode(record(RDMASTAT_TRACE_DESTROY, 20, 6, 7175, 0)), {});
+    REQUIRE(l);
+    CHECK(!l->lifetime);
+    // An id older than the tracer: its lifetime is unknown too, and a record
+    // without an owner takes the seed's.
+    rdmastat_trace_record gone = record(RDMASTAT_TRACE_DESTROY, 30, 3, 1, 1);
+    gone.flags &= ~RDMASTAT_TRACE_F_USER;
+    gone.name[0] = '\0';
+    auto g = t.add(decode(gone), {});
+    REQUIRE(g);
+    CHECK(!g->lifetime);
+    CHECK(g->connection.owner.comm == "old");
+    // The attach of an id not yet numbered is no line.
+    rdmastat_trace_record attach = record(RDMASTAT_TRACE_ATTACH, 40, 0, 1, 0);
+    attach.flags &= ~RDMASTAT_TRACE_F_TRACKED;
+    CHECK(!t.add(decode(attach), {}));
+}
+
+TEST_CASE("status reasons: IB CM reject reasons on IB and RoCE, errnos everywhere", "[trace]") {
+    TraceEvent e = decode(cm_event(1, 1, CmEventType::rejected, 8));
+    CHECK(cm_status_reason(e, Transport::roce) == "INVALID_SERVICE_ID");
+    CHECK(cm_status_reason(e, Transport::infiniband) == "INVALID_SERVICE_ID");
+    CHECK(!cm_status_reason(e, Transport::iwarp)); // iWARP statuses are errnos
+    e.status = 34;
+    CHECK(cm_status_reason(e, Transport::roce) == "34"); // unassigned reason
+    e.status = -104;
+    CHECK(cm_status_reason(e, Transport::iwarp) == "ECONNRESET");
+    e.status = 0;
+    CHECK(!cm_status_reason(e, Transport::roce));
+    e = decode(cm_event(1, 1, CmEventType::unreachable, -110));
+    CHECK(cm_status_reason(e, Transport::roce) == "ETIMEDOUT");
+}

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+#include "analysis/cm_trace.h"
+
+#include "model/names.h"
+
+#include <cstring>
+
+namespace rdmastat {
+namespace {
+
+std::string errno_name(std::int32_t code) {
+    const char* name = strerrorname_np(code);
+    return name ? name : "errno " + std::to_string(code);
+}
+
+EventKind kind_of(TraceKind k) {
+    switch (k) {
+    case TraceKind::cm_event:
+        return EventKind::cm_event;
+    case TraceKind::attached:
+        return EventKind::attached;
+    case TraceKind::qp_created:
+        return EventKind::qp_created;
+    case TraceKind::reject_sent:
+        return EventKind::reject_sent;
+    case TraceKind::destroyed:
+        return EventKind::closed;
+    case TraceKind::connect_failed:
+        return EventKind::connect_failed;
+    }
+    return EventKind::cm_event;
+}
+
+} // namespace
+
+std::optional<std::string> cm_status_reason(const TraceEvent& e, Transport transport) {
+    if (e.status == 0) return std::nullopt;
+    if (e.status < 0) return errno_name(-e.status);
+    if (e.kind == TraceKind::cm_event && e.event == CmEventType::rejected &&
+        (transport == Transport::infiniband || transport == Transport::roce))
+        return ib_cm_reject_reason_name(e.status);
+    return std::nullopt;
+}
+
+void CmTracker::seed(const Snapshot& snapshot) {
+    for (const Device& d : snapshot.devices)
+        transports_[d.name] = d.transport;
+    for (const Connection& c : snapshot.connections) {
+        Life& life = lives_[{c.device, c.cm_id}];
+        life.seeded = true;
+        life.owner = c.owner;
+    }
+}
+
+std::optional<ConnectionEvent> CmTracker::add(const TraceEvent& e,
+                                              std::chrono::system_clock::duration offset) {
+    // An id the kernel never numbered is invisible to NLDEV, and its attach
+    // and destroy say nothing (librdmacm makes and drops an AF_IB id in every
+    // process): only its failures are worth a line.
+    if (!e.tracked && e.kind != TraceKind::cm_event && e.kind != TraceKind::connect_failed)
+        return std::nullopt;
+    ConnectionEvent out;
+    out.kind = kind_of(e.kind);
+    out.connection = e.connection;
+    out.cm_event = e.event;
+    out.other_family = e.other_family;
+    out.time = std::chrono::system_clock::time_point(
+        std::chrono::duration_cast<std::chrono::system_clock::duration>(
+            std::chrono::nanoseconds(e.time_ns)) +
+        offset);
+    Connection& c = out.connection;
+    if (auto t = transports_.find(c.device); t != transports_.end() && !c.device.empty())
+        c.transport = t->second;
+    if (e.status) out.status = e.status;
+    out.reason = cm_status_reason(e, c.transport);
+
+    // History needs an identity: ids not yet numbered have none.
+    if (!e.tracked || c.device.empty()) return out;
+    auto [it, fresh] = lives_.try_emplace(Key{c.device, c.cm_id});
+    Life& life = it->second;
+    if (fresh) life.first_ns = e.time_ns;
+    bool have_owner = c.owner.pid || c.owner.kernel;
+    if (have_owner)
+        life.owner = c.owner;
+    else
+        c.owner = life.owner;
+    if (e.kind == TraceKind::cm_event && e.event) {
+        switch (*e.event) {
+        case CmEventType::addr_resolved:
+        case CmEventType::connect_request:
+            if (!life.handshake_start_ns) life.handshake_start_ns = e.time_ns;
+            break;
+        // The active end of an id whose QP is the process's (every user id
+        // on IB and RoCE) hears CONNECT_RESPONSE from the kernel, and
+        // librdmacm makes ESTABLISHED itself after sending the RTU.
+        case CmEventType::connect_response:
+        case CmEventType::established:
+            if (life.handshake_start_ns && !life.handshake_done &&
+                e.time_ns >= *life.handshake_start_ns) {
+                out.handshake = std::chrono::nanoseconds(e.time_ns - *life.handshake_start_ns);
+                life.handshake_done = true;
+            }
+            break;
+        default:
+            break;
+        }
+    }
+    if (e.kind == TraceKind::destroyed) {
+        // First seen at its destruction (a listener, which has no events):
+        // its lifetime is unknown, not zero.
+        if (!life.seeded && !fresh && e.time_ns >= life.first_ns)
+            out.lifetime = std::chrono::nanoseconds(e.time_ns - life.first_ns);
+        lives_.erase(it);
+    }
+    return out;
+}
+
+} // namespace rdmastat

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// The tracepoints' events in the context of each id's history: which events
+/// a TraceEvent becomes, its status decoded, handshake latency and lifetime
+/// (from the id's first numbered record: address resolved, a connect request,
+/// a QP; a listener's lifetime is unknown).
+
+#include "analysis/diff.h"
+#include "model/cm_event.h"
+#include "model/model.h"
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace rdmastat {
+
+/// A status as the kernel means it for this event and transport: for a
+/// REJECTED on InfiniBand or RoCE, a positive status is an IB CM reject reason
+/// ("CONSUMER_DEFINED"); a negative one is an errno ("ECONNREFUSED"); 0 is none.
+std::optional<std::string> cm_status_reason(const TraceEvent& e, Transport transport);
+
+/// Follows ids through their tracepoint events. Ids are known by device and cm
+/// id number, the identity NLDEV and diff_connections use; an id's records
+/// before it binds to a device carry neither and are reported without history.
+class CmTracker {
+  public:
+    /// The ids and devices that exist when tracing starts (one NLDEV dump): their
+    /// owners fill in records that lack one, and the devices' transports tell
+    /// RoCE from InfiniBand.
+    void seed(const Snapshot& snapshot);
+    /// The event e becomes (kind, connection, time, decoded status, handshake,
+    /// lifetime), or nullopt for the attach and destroy of an id the kernel
+    /// never numbered. offset turns the kernel's CLOCK_MONOTONIC time into
+    /// wall time.
+    std::optional<ConnectionEvent> add(const TraceEvent& e,
+                                       std::chrono::system_clock::duration offset);
+    /// Ids followed now (forgotten when destroyed).
+    std::size_t live() const { return lives_.size(); }
+
+  private:
+    struct Life {
+        std::uint64_t first_ns = 0;
+        std::optional<std::uint64_t> handshake_start_ns;
+        bool handshake_done = false;
+        bool seeded = false; ///< known from the seed: its first sight is unknown
+        Owner owner;
+    };
+    using Key = std::pair<std::string, std::uint32_t>;
+    std::map<Key, Life> lives_;
+    std::map<std::string, Transport> transports_;
+};
+
+} // namespace rdmastat

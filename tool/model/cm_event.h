@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// What the kernel's rdma_cma tracepoints report (trace/ decodes them; the
+/// event commands render them): one TraceEvent per tracepoint hit.
+
+#include "model/model.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace rdmastat {
+
+/// enum rdma_cm_event_type (include/rdma/rdma_cm.h), numbered as the kernel
+/// numbers it; a number a newer kernel adds is kept and rendered as decimal.
+enum class CmEventType : std::uint32_t {
+    addr_resolved,
+    addr_error,
+    route_resolved,
+    route_error,
+    connect_request,
+    connect_response,
+    connect_error,
+    unreachable,
+    rejected,
+    established,
+    disconnected,
+    device_removal,
+    multicast_join,
+    multicast_error,
+    addr_change,
+    timewait_exit,
+};
+
+/// Which tracepoint reported: an event handed to the id's consumer, or a step
+/// of the id's life the consumer is not told about.
+enum class TraceKind : std::uint8_t {
+    cm_event,    ///< rdma_cma:cm_event_handler
+    attached,    ///< rdma_cma:cm_id_attach: bound to a device
+    qp_created,  ///< rdma_cma:cm_qp_create
+    reject_sent, ///< rdma_cma:cm_send_rej: this side rejected a request
+    destroyed,   ///< rdma_cma:cm_id_destroy
+    /// rdma_connect() failed before any event (status: -errno); siw's connect
+    /// to a closed port fails so.
+    connect_failed,
+};
+
+/// One tracepoint hit, as the id looked when it fired.
+struct TraceEvent {
+    std::uint64_t time_ns = 0; ///< CLOCK_MONOTONIC
+    TraceKind kind = TraceKind::cm_event;
+    std::optional<CmEventType> event; ///< cm_event only
+    /// cm_event: the event's status (an IB CM reject reason, or -errno);
+    /// qp_created: the kernel's result (0 or -errno).
+    std::int32_t status = 0;
+    /// The id: device (empty before it binds), port, port space, cm id number,
+    /// state, addresses, QP number (qp->number; 0: none), owner (pid, comm, uid,
+    /// or the kernel owner's name). transport is the device's node type's
+    /// (iWARP, usNIC, or InfiniBand for a CA: RoCE needs the port's link layer).
+    Connection connection;
+    /// Whether the kernel had numbered the id (restrack): else cm_id is 0 and
+    /// means nothing (an id not yet bound to a device, or never: librdmacm's
+    /// AF_IB probe ids).
+    bool tracked = false;
+    std::uint8_t node_type = 0; ///< enum rdma_node_type; 0 without a device
+    /// An address family other than AF_UNSPEC, AF_INET and AF_INET6 (AF_IB is
+    /// 27), whose address is then absent from local or peer.
+    std::optional<std::uint16_t> other_family;
+};
+
+} // namespace rdmastat

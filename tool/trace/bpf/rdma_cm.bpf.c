@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR MIT)
+/*
+ * rdmastat's BPF programs: one record per hit of the kernel's rdma_cma
+ * tracepoints, with what the id says about itself at that moment (device,
+ * port space, addresses, state, QP, owner), into a ring buffer the tool reads.
+ *
+ * The kernel's types are declared here with only the fields read, and
+ * preserve_access_index: libbpf relocates each access against the running
+ * kernel's BTF (rdma_id_private is in rdma_cm's module BTF), so one object
+ * serves every kernel that has the fields.
+ *
+ * Each tracepoint has two programs: a BTF-typed one (tp_btf) and a raw one
+ * (raw_tp), whose bodies are the same. The tool loads the first set and falls
+ * back to the second when the kernel cannot attach BTF-typed programs to a
+ * module's tracepoints. Two things have no tracepoint: a connect that fails
+ * before any event (siw's connect to a closed port fails in rdma_connect
+ * itself), and an iWARP reject. fexit programs on rdma_connect_locked() and
+ * rdma_reject() report them, in the BTF-typed set only.
+ */
+#include <linux/types.h>
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+
+#include "record.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+typedef struct {
+	__u32 val;
+} kuid_t;
+
+struct cred {
+	kuid_t euid;
+} __attribute__((preserve_access_index));
+
+struct task_struct {
+	int tgid;
+	char comm[16];
+	const struct cred *real_cred;
+} __attribute__((preserve_access_index));
+
+struct ib_device {
+	char name[RDMASTAT_TRACE_DEVICE_LEN];
+	__u8 node_type;
+} __attribute__((preserve_access_index));
+
+struct sockaddr_bytes {
+	__u8 bytes[RDMASTAT_TRACE_ADDR_LEN];
+};
+
+struct rdma_addr {
+	struct sockaddr_bytes src_addr;
+	struct sockaddr_bytes dst_addr;
+} __attribute__((preserve_access_index));
+
+struct rdma_route {
+	struct rdma_addr addr;
+} __attribute__((preserve_access_index));
+
+enum rdma_ucm_port_space { RDMA_PS_TCP = 0x0106 };
+enum rdma_cm_state { RDMA_CM_IDLE };
+enum rdma_cm_event_type { RDMA_CM_EVENT_ADDR_RESOLVED };
+
+struct rdma_cm_id {
+	struct ib_device *device;
+	struct rdma_route route;
+	enum rdma_ucm_port_space ps;
+	__u32 port_num;
+} __attribute__((preserve_access_index));
+
+struct rdma_restrack_entry {
+	_Bool valid;
+	struct task_struct *task;
+	const char *kern_name;
+	__u32 id;
+} __attribute__((preserve_access_index));
+
+struct rdma_id_private {
+	struct rdma_cm_id id;
+	enum rdma_cm_state state;
+	__u32 qp_num;
+	__u8 tos;
+	struct rdma_restrack_entry res;
+} __attribute__((preserve_access_index));
+
+struct rdma_cm_event {
+	enum rdma_cm_event_type event;
+	int status;
+} __attribute__((preserve_access_index));
+
+struct ib_pd;
+struct ib_qp_init_attr;
+struct rdma_conn_param;
+
+/* Set by the tool before load: the ring buffer's size. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+} records SEC(".maps");
+
+/* Records that found the ring buffer full, per CPU (index 0). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} lost SEC(".maps");
+
+static __always_inline void count_lost(void)
+{
+	__u32 zero = 0;
+	__u64 *n = bpf_map_lookup_elem(&lost, &zero);
+
+	if (n)
+		(*n)++;
+}
+
+static __always_inline int emit(const struct rdma_id_private *id, __u16 kind,
+				__s32 event, __s32 status)
+{
+	struct rdmastat_trace_record *r;
+	struct task_struct *task;
+	struct ib_device *dev;
+	const char *kern_name;
+
+	r = bpf_ringbuf_reserve(&records, sizeof(*r), 0);
+	if (!r) {
+		count_lost();
+		return 0;
+	}
+	__builtin_memset(r, 0, sizeof(*r));
+	r->time_ns = bpf_ktime_get_ns();
+	r->kind = kind;
+	r->event = event;
+	r->status = status;
+	if (BPF_CORE_READ(id, res.valid)) {
+		r->flags |= RDMASTAT_TRACE_F_TRACKED;
+		r->cm_id = BPF_CORE_READ(id, res.id);
+	}
+	r->qp_num = BPF_CORE_READ(id, qp_num);
+	r->port_space = BPF_CORE_READ(id, id.ps);
+	r->port_num = BPF_CORE_READ(id, id.port_num);
+	r->state = BPF_CORE_READ(id, state);
+	r->tos = BPF_CORE_READ(id, tos);
+	bpf_core_read(r->src, sizeof(r->src), &id->id.route.addr.src_addr);
+	bpf_core_read(r->dst, sizeof(r->dst), &id->id.route.addr.dst_addr);
+
+	dev = BPF_CORE_READ(id, id.device);
+	if (dev) {
+		r->flags |= RDMASTAT_TRACE_F_DEVICE;
+		r->node_type = BPF_CORE_READ(dev, node_type);
+		bpf_core_read_str(r->device, sizeof(r->device), &dev->name);
+	}
+
+	/* The owner as restrack recorded it when the id was made (a passive
+	 * side's id inherits its listener's), not the task running now. */
+	task = BPF_CORE_READ(id, res.task);
+	kern_name = BPF_CORE_READ(id, res.kern_name);
+	if (task) {
+		r->flags |= RDMASTAT_TRACE_F_USER;
+		r->pid = BPF_CORE_READ(task, tgid);
+		r->uid = BPF_CORE_READ(task, real_cred, euid.val);
+		bpf_core_read_str(r->name, sizeof(r->name), &task->comm);
+	} else if (kern_name) {
+		bpf_probe_read_kernel_str(r->name, sizeof(r->name), kern_name);
+	}
+	bpf_ringbuf_submit(r, 0);
+	return 0;
+}
+
+static __always_inline int on_event(const struct rdma_id_private *id,
+				    const struct rdma_cm_event *ev)
+{
+	return emit(id, RDMASTAT_TRACE_CM_EVENT, BPF_CORE_READ(ev, event),
+		    BPF_CORE_READ(ev, status));
+}
+
+/* Each tracepoint as a BTF-typed program and as a raw one. */
+#define TRACE_PAIR(tp, args, body)                                             \
+	SEC("tp_btf/" #tp)                                                     \
+	int BPF_PROG(btf_##tp, args) { body; }                                 \
+	SEC("raw_tp/" #tp)                                                     \
+	int BPF_PROG(raw_##tp, args) { body; }
+
+#define COMMA ,
+
+TRACE_PAIR(cm_event_handler,
+	   const struct rdma_id_private *id COMMA const struct rdma_cm_event *ev,
+	   return on_event(id, ev))
+TRACE_PAIR(cm_id_attach,
+	   const struct rdma_id_private *id COMMA const struct ib_device *dev,
+	   return emit(id, RDMASTAT_TRACE_ATTACH, 0, 0))
+TRACE_PAIR(cm_qp_create,
+	   const struct rdma_id_private *id COMMA const struct ib_pd *pd COMMA
+	   const struct ib_qp_init_attr *attr COMMA int rc,
+	   return emit(id, RDMASTAT_TRACE_QP_CREATE, 0, rc))
+TRACE_PAIR(cm_send_rej, const struct rdma_id_private *id,
+	   return emit(id, RDMASTAT_TRACE_SEND_REJ, 0, 0))
+TRACE_PAIR(cm_id_destroy, const struct rdma_id_private *id,
+	   return emit(id, RDMASTAT_TRACE_DESTROY, 0, 0))
+
+SEC("fexit/rdma_connect_locked")
+int BPF_PROG(connect_exit, struct rdma_cm_id *cm_id, struct rdma_conn_param *param, int ret)
+{
+	const struct rdma_id_private *id;
+
+	if (ret >= 0)
+		return 0;
+	id = (const void *)((char *)cm_id -
+			    bpf_core_field_offset(struct rdma_id_private, id));
+	return emit(id, RDMASTAT_TRACE_CONNECT_FAIL, 0, ret);
+}
+
+/* iWARP rejects go to iw_cm without passing cm_send_rej. */
+SEC("fexit/rdma_reject")
+int BPF_PROG(reject_exit, struct rdma_cm_id *cm_id, const void *data, __u8 len, __u8 reason,
+	     int ret)
+{
+	const struct rdma_id_private *id;
+	struct ib_device *dev = BPF_CORE_READ(cm_id, device);
+
+	if (!dev || BPF_CORE_READ(dev, node_type) != 4 /* RDMA_NODE_RNIC */)
+		return 0;
+	id = (const void *)((char *)cm_id -
+			    bpf_core_field_offset(struct rdma_id_private, id));
+	return emit(id, RDMASTAT_TRACE_SEND_REJ, 0, ret);
+}

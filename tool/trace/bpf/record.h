@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR MIT) */
+/*
+ * The records rdmastat's BPF programs (rdma_cm.bpf.c) put in their ring
+ * buffer, one per rdma_cm tracepoint hit, and the tool decodes
+ * (trace/decode.cpp). Shared by both sides, so it is C that compiles for the
+ * BPF target, as C90 and as C++.
+ *
+ * Every record has the same size and layout; fields a tracepoint does not
+ * carry are zero. Integers are in host order, addresses as the kernel keeps
+ * them (struct sockaddr_in or sockaddr_in6, network order inside).
+ */
+#ifndef RDMASTAT_TRACE_RECORD_H
+#define RDMASTAT_TRACE_RECORD_H
+
+#include <linux/types.h>
+
+/* Which tracepoint wrote the record. */
+enum rdmastat_trace_kind {
+	/* rdma_cma:cm_event_handler: an event delivered to the id's consumer;
+	 * event and status are the rdma_cm event's. */
+	RDMASTAT_TRACE_CM_EVENT = 1,
+	/* rdma_cma:cm_id_attach: the id bound to a device. */
+	RDMASTAT_TRACE_ATTACH = 2,
+	/* rdma_cma:cm_qp_create: a QP created on the id; status is the
+	 * kernel's return code (0 or -errno), qp_num the QP when 0. */
+	RDMASTAT_TRACE_QP_CREATE = 3,
+	/* rdma_cma:cm_send_rej, or (iWARP) the fexit of rdma_reject(): this
+	 * side rejected a connect request; status is rdma_reject()'s result
+	 * on iWARP, 0 otherwise. */
+	RDMASTAT_TRACE_SEND_REJ = 4,
+	/* rdma_cma:cm_id_destroy: the id is being destroyed. */
+	RDMASTAT_TRACE_DESTROY = 5,
+	/* fexit of rdma_connect_locked() with an error (status: -errno): a
+	 * connect that failed before any event, as siw's to a closed port. */
+	RDMASTAT_TRACE_CONNECT_FAIL = 6
+};
+
+/* Bytes of an address: sizeof(struct sockaddr_in6), as the kernel's own
+ * rdma_cma tracepoints copy. AF_IB addresses (48 bytes) arrive cut short. */
+#define RDMASTAT_TRACE_ADDR_LEN 28
+/* The owner's name: a task's comm (16 bytes) or a kernel owner's name. */
+#define RDMASTAT_TRACE_NAME_LEN 32
+/* IB_DEVICE_NAME_MAX. */
+#define RDMASTAT_TRACE_DEVICE_LEN 64
+
+/* Flags. */
+#define RDMASTAT_TRACE_F_USER 0x1	/* a process owns the id: pid, uid, comm */
+#define RDMASTAT_TRACE_F_DEVICE 0x2	/* device and node_type are set */
+#define RDMASTAT_TRACE_F_TRACKED 0x4	/* restrack numbered the id: cm_id is set */
+
+struct rdmastat_trace_record {
+	__u64 time_ns;		/* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
+	__u16 kind;		/* enum rdmastat_trace_kind */
+	__u8 flags;		/* RDMASTAT_TRACE_F_* */
+	__u8 node_type;		/* the device's enum rdma_node_type */
+	__u32 cm_id;		/* restrack id: NLDEV's cm-idn */
+	__s32 event;		/* enum rdma_cm_event_type (CM_EVENT) */
+	__s32 status;		/* the event's status, or QP_CREATE's result */
+	__u32 qp_num;		/* the id's QP, 0 for none */
+	__u32 port_space;	/* enum rdma_ucm_port_space */
+	__u32 port_num;		/* the device port, 0 before the id binds */
+	__u32 state;		/* enum rdma_cm_state when the tracepoint fired */
+	__u32 pid;		/* F_USER: the owner's thread group id */
+	__u32 uid;		/* F_USER: the owner's effective uid */
+	__u32 tos;
+	__u32 reserved;
+	char name[RDMASTAT_TRACE_NAME_LEN];	/* comm, or the kernel owner */
+	char device[RDMASTAT_TRACE_DEVICE_LEN];
+	__u8 src[RDMASTAT_TRACE_ADDR_LEN];
+	__u8 dst[RDMASTAT_TRACE_ADDR_LEN];
+};
+
+#endif /* RDMASTAT_TRACE_RECORD_H */

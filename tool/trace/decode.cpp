@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+#include "trace/decode.h"
+
+#include "model/address.h"
+#include "trace/bpf/record.h"
+
+#include <cstring>
+#include <string>
+#include <sys/socket.h>
+
+namespace rdmastat {
+namespace {
+
+// enum rdma_node_type: a CA is InfiniBand or RoCE, which only the port's link
+// layer tells; the caller refines it from the device list.
+Transport transport_of(std::uint8_t node_type) {
+    switch (node_type) {
+    case 1: // RDMA_NODE_IB_CA
+        return Transport::infiniband;
+    case 4: // RDMA_NODE_RNIC
+        return Transport::iwarp;
+    case 5: // RDMA_NODE_USNIC
+    case 6: // RDMA_NODE_USNIC_UDP
+        return Transport::usnic;
+    default:
+        return Transport::unknown;
+    }
+}
+
+// A NUL-terminated name within its field (the BPF side terminates it; a field
+// without a NUL is taken whole).
+std::string name_in(const char* field, std::size_t size) {
+    return std::string(field, strnlen(field, size));
+}
+
+} // namespace
+
+Result<TraceEvent> decode_trace_record(const void* data, std::size_t size) {
+    rdmastat_trace_record r;
+    if (size != sizeof(r))
+        return Failure{"trace record: " + std::to_string(size) + " bytes, expected " +
+                       std::to_string(sizeof(r))};
+    std::memcpy(&r, data, sizeof(r));
+    TraceEvent e;
+    e.time_ns = r.time_ns;
+    switch (r.kind) {
+    case RDMASTAT_TRACE_CM_EVENT:
+        e.kind = TraceKind::cm_event;
+        e.event = static_cast<CmEventType>(static_cast<std::uint32_t>(r.event));
+        break;
+    case RDMASTAT_TRACE_ATTACH:
+        e.kind = TraceKind::attached;
+        break;
+    case RDMASTAT_TRACE_QP_CREATE:
+        e.kind = TraceKind::qp_created;
+        break;
+    case RDMASTAT_TRACE_SEND_REJ:
+        e.kind = TraceKind::reject_sent;
+        break;
+    case RDMASTAT_TRACE_DESTROY:
+        e.kind = TraceKind::destroyed;
+        break;
+    case RDMASTAT_TRACE_CONNECT_FAIL:
+        e.kind = TraceKind::connect_failed;
+        break;
+    default:
+        return Failure{"trace record: unknown kind " + std::to_string(r.kind)};
+    }
+    e.status = r.status;
+    Connection& c = e.connection;
+    e.tracked = r.flags & RDMASTAT_TRACE_F_TRACKED;
+    if (e.tracked) c.cm_id = r.cm_id;
+    c.state = static_cast<CmState>(r.state > 0xff ? 0xff : r.state);
+    c.port_space = static_cast<PortSpace>(r.port_space);
+    if (r.flags & RDMASTAT_TRACE_F_DEVICE) {
+        c.device = name_in(r.device, sizeof(r.device));
+        e.node_type = r.node_type;
+        c.transport = transport_of(r.node_type);
+        if (r.port_num) c.port = r.port_num;
+    }
+    for (const auto* addr : {r.src, r.dst}) {
+        std::uint16_t family;
+        std::memcpy(&family, addr, sizeof(family));
+        if (family != AF_UNSPEC && family != AF_INET && family != AF_INET6) e.other_family = family;
+    }
+    c.local = endpoint_from_sockaddr(r.src, sizeof(r.src));
+    c.peer = endpoint_from_sockaddr(r.dst, sizeof(r.dst));
+    if (r.qp_num) {
+        c.qp.emplace();
+        c.qp->number = r.qp_num;
+    }
+    std::string name = name_in(r.name, sizeof(r.name));
+    if (r.flags & RDMASTAT_TRACE_F_USER) {
+        c.owner.pid = r.pid;
+        c.owner.uid = r.uid;
+        c.owner.comm = std::move(name);
+    } else if (!name.empty()) {
+        c.owner.kernel = std::move(name);
+    }
+    return e;
+}
+
+} // namespace rdmastat

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: MIT
+#include "trace/tracer.h"
+
+#include "rdma_cm.skel.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <unistd.h>
+#include <vector>
+
+namespace rdmastat {
+namespace {
+
+// libbpf reports through a print callback; the last warning is the useful
+// part of a failure ("failed to find BTF for ...", "permission denied").
+std::mutex libbpf_mutex;
+std::string libbpf_last;
+
+int remember_libbpf(enum libbpf_print_level level, const char* format, va_list args) {
+    if (level == LIBBPF_DEBUG) return 0;
+    char buf[512];
+    int n = std::vsnprintf(buf, sizeof(buf), format, args);
+    std::string line(buf, n > 0 ? std::min<std::size_t>(std::size_t(n), sizeof(buf) - 1) : 0);
+    while (!line.empty() && (line.back() == '\n' || line.back() == ' '))
+        line.pop_back();
+    if (line.empty()) return 0;
+    std::lock_guard<std::mutex> lock(libbpf_mutex);
+    libbpf_last = line;
+    return 0;
+}
+
+std::string libbpf_said() {
+    std::lock_guard<std::mutex> lock(libbpf_mutex);
+    return libbpf_last.empty() ? std::string() : " (libbpf: " + libbpf_last + ")";
+}
+
+// The effective capability set's bit, from /proc/self/status.
+bool has_capability(int bit) {
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind("CapEff:", 0) != 0) continue;
+        unsigned long long caps = std::strtoull(line.c_str() + 7, nullptr, 16);
+        return (caps >> bit) & 1;
+    }
+    return false;
+}
+
+constexpr int cap_sys_admin = 21, cap_perfmon = 38, cap_bpf = 39;
+
+using Programs = std::vector<bpf_program*>;
+
+Programs btf_programs(rdma_cm* s) {
+    return {s->progs.btf_cm_event_handler, s->progs.btf_cm_id_attach, s->progs.btf_cm_qp_create,
+            s->progs.btf_cm_send_rej, s->progs.btf_cm_id_destroy};
+}
+
+Programs raw_programs(rdma_cm* s) {
+    return {s->progs.raw_cm_event_handler, s->progs.raw_cm_id_attach, s->progs.raw_cm_qp_create,
+            s->progs.raw_cm_send_rej, s->progs.raw_cm_id_destroy};
+}
+
+// ctx: the State's sink slot, set for the duration of a poll.
+int on_record(void* ctx, void* data, std::size_t size) {
+    const Tracer::Sink* sink = *static_cast<const Tracer::Sink**>(ctx);
+    if (sink) (*sink)(data, size);
+    return 0;
+}
+
+} // namespace
+
+std::optional<std::string> tracepoints_unavailable() {
+    if (geteuid() != 0 && !(has_capability(cap_bpf) && has_capability(cap_perfmon)) &&
+        !has_capability(cap_sys_admin))
+        return "tracepoints need root, or CAP_BPF and CAP_PERFMON";
+    if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
+        return "the kernel has no BTF (/sys/kernel/btf/vmlinux)";
+    if (access("/sys/kernel/btf/rdma_cm", R_OK) != 0)
+        return "rdma_cm is not loaded, or has no BTF (/sys/kernel/btf/rdma_cm)";
+    return std::nullopt;
+}
+
+struct Tracer::State {
+    rdma_cm* skel = nullptr;
+    std::vector<bpf_link*> links;
+    ring_buffer* rb = nullptr;
+    const Sink* sink = nullptr; // the sink of the poll under way
+    std::string_view kind;
+    std::string missing;
+
+    ~State() {
+        ring_buffer__free(rb);
+        for (bpf_link* link : links)
+            bpf_link__destroy(link);
+        rdma_cm__destroy(skel);
+    }
+};
+
+Tracer::Tracer(std::unique_ptr<State> state) : state_(std::move(state)) {}
+Tracer::~Tracer() = default;
+
+Result<std::unique_ptr<Tracer>> Tracer::open(const Options& options) {
+    libbpf_set_print(remember_libbpf);
+    std::string tried;
+    for (bool btf : {true, false}) {
+        {
+            std::lock_guard<std::mutex> lock(libbpf_mutex);
+            libbpf_last.clear();
+        }
+        auto state = std::make_unique<State>();
+        state->kind = btf ? "tp_btf" : "raw_tp";
+        auto fail = [&](const char* step, int err) {
+            tried += std::string(tried.empty() ? "" : "; ") + std::string(state->kind) + ": " +
+                     step + ": " + std::strerror(err < 0 ? -err : err) + libbpf_said();
+        };
+        state->skel = rdma_cm__open();
+        if (!state->skel) {
+            fail("open", errno);
+            continue;
+        }
+        for (bpf_program* p : btf ? raw_programs(state->skel) : btf_programs(state->skel))
+            bpf_program__set_autoload(p, false);
+        if (!btf) {
+            bpf_program__set_autoload(state->skel->progs.connect_exit, false);
+            bpf_program__set_autoload(state->skel->progs.reject_exit, false);
+        }
+        int err = bpf_map__set_max_entries(state->skel->maps.records,
+                                           static_cast<__u32>(options.buffer_bytes));
+        if (err) {
+            fail("ring buffer size", err);
+            continue;
+        }
+        if ((err = rdma_cm__load(state->skel))) {
+            fail("load", err);
+            continue;
+        }
+        bool attached = true;
+        for (bpf_program* p : btf ? btf_programs(state->skel) : raw_programs(state->skel)) {
+            bpf_link* link = bpf_program__attach(p);
+            if (!link) {
+                fail(bpf_program__section_name(p), errno);
+                attached = false;
+                break;
+            }
+            state->links.push_back(link);
+        }
+        if (!attached) continue;
+        // Optional: a kernel whose functions cannot be traced still has
+        // every tracepoint.
+        struct Extra {
+            bpf_program* program;
+            const char* what;
+        };
+        for (Extra x :
+             {Extra{state->skel->progs.connect_exit,
+                    "connect failures before any event (fexit/rdma_connect_locked)"},
+              Extra{state->skel->progs.reject_exit, "iWARP rejects (fexit/rdma_reject)"}}) {
+            bpf_link* link = btf ? bpf_program__attach(x.program) : nullptr;
+            if (link) {
+                state->links.push_back(link);
+                continue;
+            }
+            if (!state->missing.empty()) state->missing += ", ";
+            state->missing += x.what;
+            state->missing += btf ? ": " + std::string(std::strerror(errno))
+                                  : std::string(": raw tracepoints have no fexit");
+        }
+        state->rb = ring_buffer__new(bpf_map__fd(state->skel->maps.records), on_record,
+                                     &state->sink, nullptr);
+        if (!state->rb) {
+            fail("ring buffer", errno);
+            continue;
+        }
+        return std::unique_ptr<Tracer>(new Tracer(std::move(state)));
+    }
+    return Failure{"rdma_cma tracepoints: " + tried};
+}
+
+Result<int> Tracer::poll(int timeout_ms, const Sink& sink) {
+    state_->sink = &sink;
+    int n = ring_buffer__poll(state_->rb, timeout_ms);
+    state_->sink = nullptr;
+    if (n == -EINTR) return 0;
+    if (n < 0) return Failure{"rdma_cma tracepoints: ring buffer", -n};
+    return n;
+}
+
+std::uint64_t Tracer::lost() const {
+    int ncpu = libbpf_num_possible_cpus();
+    if (ncpu <= 0) return 0;
+    std::vector<std::uint64_t> per_cpu(static_cast<std::size_t>(ncpu));
+    std::uint32_t zero = 0;
+    if (bpf_map_lookup_elem(bpf_map__fd(state_->skel->maps.lost), &zero, per_cpu.data())) return 0;
+    std::uint64_t sum = 0;
+    for (std::uint64_t n : per_cpu)
+        sum += n;
+    return sum;
+}
+
+std::string_view Tracer::attach_kind() const {
+    return state_->kind;
+}
+
+const std::string& Tracer::missing() const {
+    return state_->missing;
+}
+
+} // namespace rdmastat

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// The kernel's rdma_cma tracepoints through BPF (libbpf, CO-RE): the
+/// programs of trace/bpf/rdma_cm.bpf.c attached to cm_event_handler,
+/// cm_id_attach, cm_qp_create, cm_send_rej and cm_id_destroy, and to the exits
+/// of rdma_connect_locked() and rdma_reject(); their records read from a ring
+/// buffer.
+
+#include "common/error.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace rdmastat {
+
+/// Why the tracepoints cannot be used on this system, checked without loading
+/// anything: no privilege (root, or CAP_BPF and CAP_PERFMON), no kernel BTF
+/// (/sys/kernel/btf/vmlinux), or rdma_cm not loaded (/sys/kernel/btf/rdma_cm).
+/// nullopt when an attempt is worth making.
+std::optional<std::string> tracepoints_unavailable();
+
+class Tracer {
+  public:
+    /// buffer_bytes: the ring buffer's size, a power of two of at least a page.
+    struct Options {
+        std::size_t buffer_bytes = std::size_t(1) << 20;
+    };
+    using Sink = std::function<void(const void* record, std::size_t size)>;
+
+    /// Loads and attaches the programs: BTF-typed (tp_btf) where the kernel
+    /// allows, raw (raw_tp) otherwise. A Failure names the cause, with libbpf's
+    /// last message.
+    static Result<std::unique_ptr<Tracer>> open(const Options& options);
+    ~Tracer();
+    Tracer(const Tracer&) = delete;
+    Tracer& operator=(const Tracer&) = delete;
+
+    /// Waits up to timeout_ms for records and hands each to sink, in order;
+    /// returns how many, or a Failure (a signal's EINTR is 0 records).
+    Result<int> poll(int timeout_ms, const Sink& sink);
+    /// Records the kernel could not queue (the buffer was full) since open.
+    std::uint64_t lost() const;
+    /// "tp_btf" or "raw_tp": how the programs are attached.
+    std::string_view attach_kind() const;
+    /// What this kernel does not let the tracer see, or empty: the raw
+    /// fallback has no fexit programs, so connects that fail before any event
+    /// and iWARP rejects go unreported there.
+    const std::string& missing() const;
+
+  private:
+    struct State;
+    explicit Tracer(std::unique_ptr<State> state);
+    std::unique_ptr<State> state_;
+};
+
+} // namespace rdmastat
