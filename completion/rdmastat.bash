@@ -7,7 +7,7 @@
 # Options by command path ("rdmastat" is the listing itself).
 declare -gA _rdmastat_opts=(
 	[rdmastat]="-h --help -V --version -a --all -l --listening -p --processes -e --extend
-		-s --summary -4 --ipv4 -6 --ipv6 -w --watch -E --events --interval --count
+		-s --summary -4 --ipv4 -6 --ipv6 -w --watch -E --events --interval --count --duration
 		-j --json --pretty -H --no-header -n --numeric --input --source"
 	[rdmastat devices]="-h --help -j --json --pretty -H --no-header -n --numeric --input --source"
 	[rdmastat lsof]="-p -c -u -i -a -t -n --numeric -j --json --pretty -H --no-header --input
@@ -23,6 +23,8 @@ declare -gA _rdmastat_opts=(
 	[rdmastat kping show]="-h --help -j --json --pretty"
 	[rdmastat check]="-h --help -j --json --pretty -H --no-header --input --source"
 	[rdmastat export]="-h --help --input --source --per-process"
+	[rdmastat life]="-h --help -j --json -H --no-header -4 --ipv4 -6 --ipv6 --count --duration
+		--interval --source"
 	[rdmastat serve]="-h --help --input --source --per-process --listen --systemd-socket
 		--web.config.file --web.max-requests --web.max-connections
 		--web.max-connections-per-client --web.idle-timeout --web.request-timeout"
@@ -30,13 +32,13 @@ declare -gA _rdmastat_opts=(
 
 # Subcommands by command path.
 declare -gA _rdmastat_subs=(
-	[rdmastat]="devices lsof ping kping check export serve"
+	[rdmastat]="devices lsof ping kping check export serve life"
 	[rdmastat kping]="start stop show"
 )
 
 # Options that take a value, by command path (the value is the next word).
 declare -gA _rdmastat_valued=(
-	[rdmastat]="--interval --count --input --source"
+	[rdmastat]="--interval --count --duration --input --source"
 	[rdmastat devices]="--input --source"
 	[rdmastat lsof]="-p -c -u --input --source"
 	[rdmastat ping]="-a --address -I --source -p --port -S --size -C --count --duration --depth
@@ -45,6 +47,7 @@ declare -gA _rdmastat_valued=(
 		--wait-timeout"
 	[rdmastat check]="--input --source"
 	[rdmastat export]="--input --source"
+	[rdmastat life]="--count --duration --interval --source"
 	[rdmastat serve]="--input --source --listen --web.config.file --web.max-requests
 		--web.max-connections --web.max-connections-per-client --web.idle-timeout --web.request-timeout"
 )

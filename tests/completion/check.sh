@@ -73,7 +73,8 @@ expect() { # LINE WANT: the offered words, sorted, space-separated
 	if [ "${got% }" = "$2" ]; then echo "ok: '$1' -> $2"; else fail "'$1' offers '${got% }', want '$2'"; fi
 }
 expect "rdmastat ser" "serve"
-expect "rdmastat l" "lsof"
+expect "rdmastat l" "life lsof"
+expect "rdmastat li" "life"
 expect "rdmastat serve --li" "--listen"
 expect "rdmastat serve --per" "--per-process"
 expect "rdmastat --so" "--source"

@@ -223,3 +223,71 @@ TEST_CASE("lab: -E from tracepoints closed every id that rdma res show no longer
         CHECK(was_closed);
     }
 }
+
+TEST_CASE("lab: life prints each connection once per end as it ends, with how it ended",
+          "[lab][events]") {
+    // JSON: the closed events of the connections, nothing else.
+    auto lives = lines_of("life.jsonl");
+    std::map<unsigned, std::vector<json>> by_port; // the server's port
+    for (const json& j : lives) {
+        CHECK(j["event"] == "closed");
+        CHECK(j["source"] == "tracepoints");
+        const json& c = j["connection"];
+        CHECK(c["state"] != "LISTEN");
+        unsigned local = port_of(c, "local"), peer = port_of(c, "peer");
+        REQUIRE(peer != 0);
+        by_port[local >= 7301 && local <= 7308 ? local : peer].push_back(j);
+    }
+    for (unsigned port : {7301u, 7302u, 7303u, 7304u}) {
+        INFO("rping -C 1 to port " << port);
+        REQUIRE(by_port[port].size() == 2); // both ends, once each
+        for (const json& j : by_port[port]) {
+            CHECK(j["ending"] == "disconnected");
+            CHECK(!j.contains("reason"));
+            CHECK(j["handshake_ms"].get<double>() > 0);
+            CHECK(j["lifetime_ms"].get<double>() > j["handshake_ms"].get<double>());
+        }
+    }
+    auto ending_of = [&](unsigned port, const char* comm) {
+        for (const json& j : by_port[port])
+            if (j["connection"]["owner"]["comm"] == comm)
+                return j.value("ending", "") + ":" + j.value("reason", "");
+        return std::string("none");
+    };
+    CHECK(ending_of(7305, "rping") == "error:ECONNREFUSED");
+    CHECK(ending_of(7306, "rping") == "rejected:INVALID_SERVICE_ID");
+    CHECK(ending_of(7307, "rping") == "rejected:CONSUMER_DEFINED");
+    CHECK(ending_of(7307, "rdmastat-reject") == "reject_sent:");
+    CHECK(ending_of(7308, "rping") == "rejected:ECONNRESET");
+    CHECK(ending_of(7308, "rdmastat-reject") == "reject_sent:");
+    // No handshake for a connection that never came up.
+    for (unsigned port : {7305u, 7306u, 7307u, 7308u})
+        for (const json& j : by_port[port])
+            CHECK(!j.contains("handshake_ms"));
+
+    // The text view says the same, a line per connection end under a header.
+    std::istringstream text(lab_evidence("events", "life.txt"));
+    std::string line;
+    REQUIRE(std::getline(text, line));
+    CHECK(line.rfind("TIME ", 0) == 0);
+    CHECK(line.find("HANDSHAKE_MS LIFETIME_MS END") != std::string::npos);
+    std::size_t rows = 0;
+    bool consumer = false;
+    while (std::getline(text, line)) {
+        ++rows;
+        if (line.find(":7307 ") != std::string::npos &&
+            line.ends_with(" rejected:CONSUMER_DEFINED"))
+            consumer = true;
+    }
+    CHECK(rows == lives.size());
+    CHECK(consumer);
+    CHECK(lab_evidence("events", "life.err").empty());
+}
+
+TEST_CASE("lab: -E --duration ends by itself, having reported what came in its window",
+          "[lab][events]") {
+    CHECK(lab_evidence("events", "bounded.rc") == "0\n");
+    std::string text = lab_evidence("events", "bounded.txt");
+    CHECK(text.find(" ESTABLISHED rxe0/1 roce 10.9.0.2:7313 ") != std::string::npos);
+    CHECK(text.find(" ending=disconnected") != std::string::npos);
+}

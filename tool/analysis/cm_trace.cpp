@@ -27,8 +27,34 @@ EventKind kind_of(TraceKind k) {
         return EventKind::closed;
     case TraceKind::connect_failed:
         return EventKind::connect_failed;
+    case TraceKind::disconnect_sent:
+        return EventKind::disconnect_sent;
     }
     return EventKind::cm_event;
+}
+
+// The ending an event implies, if any.
+std::optional<Ending> ending_of(const TraceEvent& e) {
+    if (e.kind == TraceKind::reject_sent) return Ending::reject_sent;
+    if (e.kind == TraceKind::connect_failed) return Ending::error;
+    if (e.kind == TraceKind::disconnect_sent) return Ending::disconnected;
+    if (e.kind != TraceKind::cm_event || !e.event) return std::nullopt;
+    switch (*e.event) {
+    case CmEventType::rejected:
+        return Ending::rejected;
+    case CmEventType::unreachable:
+        return Ending::unreachable;
+    case CmEventType::addr_error:
+    case CmEventType::route_error:
+    case CmEventType::connect_error:
+        return Ending::error;
+    case CmEventType::disconnected:
+        return Ending::disconnected;
+    case CmEventType::device_removal:
+        return Ending::device_removed;
+    default:
+        return std::nullopt;
+    }
 }
 
 } // namespace
@@ -95,17 +121,29 @@ std::optional<ConnectionEvent> CmTracker::add(const TraceEvent& e,
         // librdmacm makes ESTABLISHED itself after sending the RTU.
         case CmEventType::connect_response:
         case CmEventType::established:
-            if (life.handshake_start_ns && !life.handshake_done &&
+            if (life.handshake_start_ns && !life.handshake &&
                 e.time_ns >= *life.handshake_start_ns) {
                 out.handshake = std::chrono::nanoseconds(e.time_ns - *life.handshake_start_ns);
-                life.handshake_done = true;
+                life.handshake = out.handshake;
             }
             break;
         default:
             break;
         }
     }
+    // A failure is the ending that sticks: the disconnect that may follow a
+    // reject or an error says less.
+    if (auto ending = ending_of(e)) {
+        bool failed_before = life.ending && *life.ending != Ending::disconnected;
+        if (!failed_before || *ending != Ending::disconnected) {
+            life.ending = ending;
+            life.reason = out.reason;
+        }
+    }
     if (e.kind == TraceKind::destroyed) {
+        out.ending = life.ending.value_or(Ending::closed);
+        out.handshake = life.handshake;
+        if (!out.reason) out.reason = life.reason;
         // First seen at its destruction (a listener, which has no events):
         // its lifetime is unknown, not zero.
         if (!life.seeded && !fresh && e.time_ns >= life.first_ns)

@@ -47,7 +47,9 @@ class CmTracker {
     struct Life {
         std::uint64_t first_ns = 0;
         std::optional<std::uint64_t> handshake_start_ns;
-        bool handshake_done = false;
+        std::optional<std::chrono::nanoseconds> handshake;
+        std::optional<Ending> ending;
+        std::optional<std::string> reason; ///< the status behind ending
         bool seeded = false; ///< known from the seed: its first sight is unknown
         Owner owner;
     };

@@ -33,6 +33,8 @@ std::string_view event_name(EventKind kind) {
         return "reject_sent";
     case EventKind::connect_failed:
         return "connect_failed";
+    case EventKind::disconnect_sent:
+        return "disconnect_sent";
     }
     return "?";
 }

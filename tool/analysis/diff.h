@@ -28,10 +28,11 @@ enum class EventKind {
     qp_created,
     reject_sent,
     connect_failed,
+    disconnect_sent,
 };
 
 /// "appeared", "changed", "closed", "cm_event", "attached", "qp_created",
-/// "reject_sent", "connect_failed".
+/// "reject_sent", "connect_failed", "disconnect_sent".
 std::string_view event_name(EventKind kind);
 
 struct ConnectionEvent {
@@ -48,12 +49,14 @@ struct ConnectionEvent {
     /// name ("ECONNREFUSED").
     std::optional<std::string> reason = std::nullopt;
     /// ESTABLISHED (or an active end's CONNECT_RESPONSE, when the kernel
-    /// leaves ESTABLISHED to librdmacm): since address resolution completed
-    /// (active side) or the CONNECT_REQUEST (passive side).
+    /// leaves ESTABLISHED to librdmacm), and closed: since address resolution
+    /// completed (active side) or the CONNECT_REQUEST (passive side).
     std::optional<std::chrono::nanoseconds> handshake = std::nullopt;
     /// closed: since the id was first seen (attached, or its first event).
     std::optional<std::chrono::nanoseconds> lifetime = std::nullopt;
     std::optional<std::uint16_t> other_family = std::nullopt; ///< an address family with no decoder
+    /// closed: how the id's life ended; reason holds the status behind it.
+    std::optional<Ending> ending = std::nullopt;
 };
 
 /// Two snapshots' connections compared by identity (device and cm id number;

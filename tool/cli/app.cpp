@@ -142,6 +142,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     CommonOptions dev_o, check_o;
     ExportOptions export_o;
     ServeOptions serve_o;
+    LifeOptions life_o;
     CLI::App app("List RDMA connections (rdma_cm ids) like netstat lists TCP sockets.", "rdmastat");
     app.set_version_flag("-V,--version", RDMASTAT_VERSION);
     // Listing options: the devices command takes none of them.
@@ -182,6 +183,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     add_output_flags(*check, check_o, false);
     CLI::App* exporter = add_export_command(app, export_o);
     CLI::App* server = add_serve_command(app, serve_o);
+    CLI::App* life = add_life_command(app, life_o);
     app.require_subcommand(0, 1);
 
     auto usage_error = [&](const std::string& message) {
@@ -207,6 +209,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                         : server->parsed()   ? server
                         : ping->parsed()     ? ping
                         : kping->parsed()    ? kping
+                        : life->parsed()     ? life
                                              : nullptr;
     if (command) {
         const std::string name = command->get_name();
@@ -225,6 +228,16 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         return exporter->parsed() ? run_export(e, out, err) : run_serve(serve_o, out, err);
     }
     if (kping->parsed()) return run_kping(kping->remaining(), o, out, err);
+    if (life->parsed()) {
+        inherit(life_o, o);
+        if (life_o.pretty) return usage_error("--pretty does not apply to life (JSON lines)");
+        try {
+            return run_life(life_o, out, err);
+        } catch (const Error& e) {
+            err << "rdmastat: " << e.what() << '\n';
+            return 2;
+        }
+    }
     inherit(dev_o, o);
     inherit(check_o, o);
     const CommonOptions& chosen = devices->parsed() ? dev_o : check->parsed() ? check_o : o;

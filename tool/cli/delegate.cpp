@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// ping, serve and -E as the `rdmastat` binary runs them: it execs
+// ping, serve, -E and life as the `rdmastat` binary runs them: it execs
 // rdmastat-full, the same tool with these commands' code and libraries (verbs
 // for ping; HTTP, TLS and compression for serve; libbpf for -E), so every
 // other command starts without loading them. rdmastat-full and the tests link
@@ -69,7 +69,7 @@ int run_helper(std::ostream& out, std::ostream& err) {
     out.flush();
     execv(path.c_str(), argv.data());
     err << "rdmastat: " << path << ": " << std::strerror(errno)
-        << " (rdmastat-full runs ping, serve and -E)\n";
+        << " (rdmastat-full runs ping, serve, -E and life)\n";
     return 2;
 }
 
@@ -81,6 +81,10 @@ int run_ping(const std::vector<std::string>&, const CommonOptions&, std::ostream
 }
 
 int run_serve(const ServeOptions&, std::ostream& out, std::ostream& err) {
+    return run_helper(out, err);
+}
+
+int run_life(const LifeOptions&, std::ostream& out, std::ostream& err) {
     return run_helper(out, err);
 }
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// `rdmastat -E` from the kernel's rdma_cma tracepoints. One NLDEV dump seeds
-// what is known of the ids that already exist; from then on every tracepoint
-// hit is a line, so an id that lives for milliseconds, a rejected connect and
-// the reason for it are all seen, which polling cannot do.
+// `rdmastat -E` and `rdmastat life` from the kernel's rdma_cma tracepoints. One
+// NLDEV dump seeds what is known of the ids that already exist; from then on
+// every tracepoint hit is an event, so an id that lives for milliseconds, a
+// rejected connect and the reason for it are all seen, which polling cannot do.
 #include "analysis/cm_trace.h"
 #include "cli/commands.h"
 #include "cli/monitor.h"
@@ -12,10 +12,15 @@
 #include "trace/tracer.h"
 
 #include <csignal>
-#include <iomanip>
+#include <functional>
+#include <map>
+#include <sys/socket.h>
+#include <thread>
 
 namespace rdmastat {
 namespace {
+
+using Clock = std::chrono::steady_clock;
 
 volatile std::sig_atomic_t stop_requested = 0;
 
@@ -23,11 +28,86 @@ void request_stop(int) {
     stop_requested = 1;
 }
 
+void stop_on_signals() {
+    struct sigaction sa {};
+    sa.sa_handler = request_stop;
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+}
+
 // CLOCK_MONOTONIC (the kernel's bpf_ktime_get_ns, steady_clock here) to wall time.
 std::chrono::system_clock::duration monotonic_to_wall() {
     return std::chrono::system_clock::now().time_since_epoch() -
            std::chrono::duration_cast<std::chrono::system_clock::duration>(
-               std::chrono::steady_clock::now().time_since_epoch());
+               Clock::now().time_since_epoch());
+}
+
+bool past(Clock::time_point start, double duration) {
+    return duration > 0 && std::chrono::duration<double>(Clock::now() - start).count() >= duration;
+}
+
+// The tracer, or why there is none (said once by the caller).
+std::unique_ptr<Tracer> open_tracer(std::string& why) {
+    if (auto no = tracepoints_unavailable()) {
+        why = *no;
+        return nullptr;
+    }
+    auto opened = Tracer::open({});
+    if (!opened) {
+        why = opened.error();
+        return nullptr;
+    }
+    return std::move(opened.value());
+}
+
+// Runs the tracer until a signal, duration, or keep() says stop: each event
+// admit() takes (and may change) goes to emit() in batches, in order.
+// Lost records and undecodable ones are said on err as they happen.
+void trace_events(Tracer& tracer, const CommonOptions& common, double duration,
+                  const std::function<bool(ConnectionEvent&)>& admit,
+                  const std::function<bool(std::vector<ConnectionEvent>&)>& emit, std::ostream& err,
+                  const char* context) {
+    if (!tracer.missing().empty())
+        err << "rdmastat: " << context << ": this kernel hides " << tracer.missing() << '\n';
+    // Attached first, then the dump: an id made in between is in both, which
+    // costs nothing, rather than in neither.
+    Collection seed = collect(common);
+    require(seed, Part::connections);
+    CmTracker tracker;
+    tracker.seed(seed.snapshot);
+    stop_on_signals();
+
+    Clock::time_point start = Clock::now();
+    std::uint64_t lost_reported = 0;
+    std::vector<ConnectionEvent> batch;
+    auto offset = monotonic_to_wall();
+    Tracer::Sink sink = [&](const void* data, std::size_t size) {
+        auto decoded = decode_trace_record(data, size);
+        if (!decoded) {
+            err << "rdmastat: " << context << ": " << decoded.error() << '\n';
+            return;
+        }
+        std::optional<ConnectionEvent> e = tracker.add(decoded.value(), offset);
+        if (e && admit(*e)) batch.push_back(std::move(*e));
+    };
+    bool more = true;
+    while (more && !stop_requested && !past(start, duration)) {
+        offset = monotonic_to_wall();
+        auto polled = tracer.poll(200, sink);
+        if (!polled) throw Error(polled.error());
+        more = emit(batch);
+        batch.clear();
+        if (std::uint64_t lost = tracer.lost(); lost > lost_reported) {
+            err << "rdmastat: " << context << ": " << lost - lost_reported
+                << " events lost: the ring buffer was full (" << lost << " in all)\n";
+            lost_reported = lost;
+        }
+    }
+}
+
+// A connection, for the life view: an id with a peer that is not a listener.
+bool is_connection(const Connection& c) {
+    return c.state != CmState::listen && has_peer(c);
 }
 
 } // namespace
@@ -35,64 +115,101 @@ std::chrono::system_clock::duration monotonic_to_wall() {
 std::optional<int> run_traced_events(const MonitorOptions& o, const CommonOptions& common,
                                      const Selection& sel, const Filter& filter, std::ostream& out,
                                      std::ostream& err) {
-    std::optional<std::string> why = tracepoints_unavailable();
-    std::unique_ptr<Tracer> tracer;
-    if (!why) {
-        auto opened = Tracer::open({});
-        if (opened)
-            tracer = std::move(opened.value());
-        else
-            why = opened.error();
-    }
-    if (why) {
-        err << "rdmastat: -E: " << *why << "; polling every " << o.interval
+    std::string why;
+    std::unique_ptr<Tracer> tracer = open_tracer(why);
+    if (!tracer) {
+        err << "rdmastat: -E: " << why << "; polling every " << o.interval
             << " s instead (short-lived ids and reject reasons are not seen)\n";
         return std::nullopt;
     }
-    if (!tracer->missing().empty())
-        err << "rdmastat: -E: this kernel hides " << tracer->missing() << '\n';
     const Output output = output_of(common).take();
-    // Attached first, then the dump: an id made in between is in both, which
-    // costs nothing, rather than in neither.
-    Collection seed = collect(common);
-    require(seed, Part::connections);
-    CmTracker tracker;
-    tracker.seed(seed.snapshot);
+    unsigned shown = 0;
+    auto admit = [&](ConnectionEvent& e) {
+        if (o.count && shown >= o.count) return false;
+        if (!selected(e.connection, sel, filter)) return false;
+        ++shown;
+        return true;
+    };
+    auto emit = [&](std::vector<ConnectionEvent>& batch) {
+        emit_events(out, output, batch, std::chrono::system_clock::now(), EventSource::tracepoints);
+        out.flush();
+        return !o.count || shown < o.count;
+    };
+    trace_events(*tracer, common, o.duration, admit, emit, err, "-E");
+    return 0;
+}
 
-    struct sigaction sa {};
-    sa.sa_handler = request_stop;
-    sigaction(SIGINT, &sa, nullptr);
-    sigaction(SIGTERM, &sa, nullptr);
+int run_life(const LifeOptions& o, std::ostream& out, std::ostream& err) {
+    auto filter = Filter::parse(o.filter);
+    if (!filter) throw Error("life", filter.error());
+    Selection sel;
+    sel.scope = Scope::all;
+    if (o.ipv4 || o.ipv6) sel.family = o.ipv4 ? AF_INET : AF_INET6;
+    const Output output = output_of(o).take();
+    if (output.format == Format::text && !o.no_header) render_life_header(out);
 
     unsigned shown = 0;
-    std::uint64_t lost_reported = 0;
-    bool done = false;
-    std::vector<ConnectionEvent> batch;
-    auto offset = monotonic_to_wall();
-    Tracer::Sink sink = [&](const void* data, std::size_t size) {
-        if (done) return;
-        auto decoded = decode_trace_record(data, size);
-        if (!decoded) {
-            err << "rdmastat: -E: " << decoded.error() << '\n';
-            return;
-        }
-        std::optional<ConnectionEvent> e = tracker.add(decoded.value(), offset);
-        if (!e || !selected(e->connection, sel, filter)) return;
-        batch.push_back(std::move(*e));
-        if (o.count && ++shown >= o.count) done = true;
+    auto admit = [&](ConnectionEvent& e) {
+        if (e.kind != EventKind::closed || (o.count && shown >= o.count)) return false;
+        if (!is_connection(e.connection) || !selected(e.connection, sel, filter.value()))
+            return false;
+        ++shown;
+        return true;
     };
-    while (!done && !stop_requested) {
-        offset = monotonic_to_wall();
-        auto polled = tracer->poll(200, sink);
-        if (!polled) throw Error(polled.error());
-        emit_events(out, output, batch, std::chrono::system_clock::now(), EventSource::tracepoints);
-        batch.clear();
+    auto show = [&](std::vector<ConnectionEvent>& batch, EventSource source) {
+        WallTime now = std::chrono::system_clock::now();
+        if (output.format == Format::text)
+            render_life(out, batch, now);
+        else
+            write_events_json(out, batch, now, source);
         out.flush();
-        if (std::uint64_t lost = tracer->lost(); lost > lost_reported) {
-            err << "rdmastat: -E: " << lost - lost_reported
-                << " events lost: the ring buffer was full (" << lost << " in all)\n";
-            lost_reported = lost;
+        return !o.count || shown < o.count;
+    };
+
+    std::string why;
+    if (!o.input) {
+        if (std::unique_ptr<Tracer> tracer = open_tracer(why)) {
+            trace_events(
+                *tracer, o, o.duration, admit,
+                [&](std::vector<ConnectionEvent>& b) { return show(b, EventSource::tracepoints); },
+                err, "life");
+            return 0;
         }
+        err << "rdmastat: life: " << why << "; polling every " << o.interval
+            << " s instead (lifetimes to the poll's resolution, no handshake or reasons, and "
+               "shorter connections not seen)\n";
+    }
+    // Polling: a connection's life runs from the poll that first saw it to the
+    // one that no longer does; ids there at the start have no known start.
+    stop_on_signals();
+    Clock::time_point start = Clock::now();
+    std::map<std::string, Clock::time_point> first_seen;
+    std::optional<std::vector<Connection>> previous;
+    for (unsigned round = 0; !stop_requested && !past(start, o.duration); ++round) {
+        if (round)
+            std::this_thread::sleep_until(start +
+                                          std::chrono::duration_cast<Clock::duration>(
+                                              std::chrono::duration<double>(o.interval * round)));
+        Collection s = collect(o);
+        require(s, Part::connections);
+        Clock::time_point now = Clock::now();
+        std::vector<ConnectionEvent> batch;
+        if (previous) {
+            for (ConnectionEvent& e : diff_connections(*previous, s.snapshot.connections)) {
+                std::string key = connection_key(e.connection);
+                if (e.kind == EventKind::appeared) first_seen[key] = now;
+                if (e.kind != EventKind::closed) continue;
+                if (auto f = first_seen.find(key); f != first_seen.end()) {
+                    e.lifetime =
+                        std::chrono::duration_cast<std::chrono::nanoseconds>(now - f->second);
+                    first_seen.erase(f);
+                }
+                e.ending = Ending::closed;
+                if (admit(e)) batch.push_back(std::move(e));
+            }
+        }
+        if (!show(batch, EventSource::polling)) break;
+        previous = std::move(s.snapshot.connections);
     }
     return 0;
 }

@@ -24,7 +24,8 @@ struct MonitorOptions {
     std::vector<std::string> watch; ///< -w given: empty or its one SECONDS word
     bool events = false;            ///< -E
     double interval = 1;            ///< --interval SECONDS (-E; -w's SECONDS wins for -w)
-    unsigned count = 0; ///< --count N: stop after N rounds (-E from tracepoints: events)
+    unsigned count = 0;  ///< --count N: stop after N rounds (-E from tracepoints: events)
+    double duration = 0; ///< --duration SECONDS: stop -E after that long (0: never)
     const CLI::Option* watch_option = nullptr;
     bool watch_given() const { return watch_option && watch_option->count() > 0; }
     bool active() const { return watch_given() || events; }
@@ -49,6 +50,25 @@ int run_monitor(MonitorOptions o, const CommonOptions& common, bool summary, Sel
 std::optional<int> run_traced_events(const MonitorOptions& o, const CommonOptions& common,
                                      const Selection& sel, const Filter& filter, std::ostream& out,
                                      std::ostream& err);
+
+/// `rdmastat life`'s options: the listing's -4/-6 and FILTER, -E's --count
+/// (connections) and --duration, and --interval for the polling fallback.
+struct LifeOptions : CommonOptions {
+    std::vector<std::string> filter;
+    bool ipv4 = false, ipv6 = false;
+    unsigned count = 0;
+    double duration = 0;
+    double interval = 1;
+};
+
+CLI::App* add_life_command(CLI::App& app, LifeOptions& o);
+
+/// `rdmastat life` (cli/events_command.cpp, in rdmastat-full; rdmastat execs
+/// that): a line per connection as it ends, like tcplife: owner, device,
+/// addresses, handshake latency, lifetime and how it ended. From the
+/// tracepoints, else by polling (saying why once; lifetimes to the poll's
+/// resolution, no handshake or reasons, and short ones missed).
+int run_life(const LifeOptions& o, std::ostream& out, std::ostream& err);
 
 struct ExportOptions : CommonOptions {
     bool per_process = false; ///< --per-process

@@ -70,6 +70,9 @@ int run_monitor(MonitorOptions o, const CommonOptions& common, bool summary, Sel
     Clock::time_point start = Clock::now(), last_read{};
     for (unsigned round = 0; o.count == 0 || round < o.count; ++round) {
         if (round) wait_round(start, round, interval);
+        if (o.duration > 0 &&
+            std::chrono::duration<double>(Clock::now() - start).count() > o.duration)
+            break;
         Collection s = collect(common, Needs{.counters = o.watch_given()});
         require(s, Part::connections);
         Clock::time_point now = Clock::now();

@@ -32,8 +32,35 @@ std::vector<CLI::Option*> add_monitor_options(CLI::App& app, MonitorOptions& o) 
                      "lines)"),
         app.add_option("--interval", o.interval, "Seconds between polls of -E (default 1)")
             ->type_name("SECONDS"),
-        app.add_option("--count", o.count, "Stop -w or -E after N rounds")->type_name("N"),
+        app.add_option("--count", o.count,
+                       "Stop -w or -E after N rounds (-E from tracepoints: N events)")
+            ->type_name("N"),
+        app.add_option("--duration", o.duration, "Stop -E after SECONDS")
+            ->type_name("SECONDS")
+            ->check(CLI::Range(0.0, 31'536'000.0).description("")),
     };
+}
+
+CLI::App* add_life_command(CLI::App& app, LifeOptions& o) {
+    CLI::App* cmd = app.add_subcommand(
+        "life", "A line per RDMA connection as it ends: owner, lifetime, handshake, how it ended");
+    cmd->add_flag("-j,--json", o.json, "JSON lines (as -E -j's closed events)");
+    cmd->add_flag("-H,--no-header", o.no_header, "Omit the header line");
+    auto* v4 = cmd->add_flag("-4,--ipv4", o.ipv4, "Only IPv4 connections");
+    cmd->add_flag("-6,--ipv6", o.ipv6, "Only IPv6 connections")->excludes(v4);
+    cmd->add_option("--count", o.count, "Stop after N connections")->type_name("N");
+    cmd->add_option("--duration", o.duration, "Stop after SECONDS")
+        ->type_name("SECONDS")
+        ->check(CLI::Range(0.0, 31'536'000.0).description(""));
+    cmd->add_option("--interval", o.interval,
+                    "Seconds between polls when the tracepoints cannot be used (default 1)")
+        ->type_name("SECONDS")
+        ->check(CLI::Range(0.01, 86400.0).description(""));
+    cmd->add_option("--source", o.source, "Where the first dump and polls read cm_ids")
+        ->type_name("auto|nldev|module")
+        ->check(CLI::IsMember({"auto", "nldev", "module"}).description(""));
+    cmd->add_option("filter", o.filter, "ss-style filter, as the listing's");
+    return cmd;
 }
 
 CLI::App* add_export_command(CLI::App& app, ExportOptions& o) {

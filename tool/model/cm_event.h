@@ -44,6 +44,18 @@ enum class TraceKind : std::uint8_t {
     /// rdma_connect() failed before any event (status: -errno); siw's connect
     /// to a closed port fails so.
     connect_failed,
+    disconnect_sent, ///< rdma_cma:cm_disconnect: this side disconnected
+};
+
+/// How an id's life ended, from its last telling event (the life view's END).
+enum class Ending : std::uint8_t {
+    disconnected,   ///< DISCONNECTED: a connection that was up went down
+    rejected,       ///< REJECTED: the peer (or its CM) refused the connect
+    reject_sent,    ///< this side rejected the request
+    unreachable,    ///< UNREACHABLE: no answer (timeout)
+    error,          ///< ADDR_ERROR, ROUTE_ERROR, CONNECT_ERROR or a failed connect
+    device_removed, ///< DEVICE_REMOVAL
+    closed,         ///< destroyed with none of the above
 };
 
 /// One tracepoint hit, as the id looked when it fired.

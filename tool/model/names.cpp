@@ -64,6 +64,14 @@ std::string cm_event_type_name(CmEventType type) {
     return lookup(names, static_cast<std::uint32_t>(type));
 }
 
+std::string_view ending_name(Ending ending) {
+    static constexpr std::array<const char*, 7> names = {
+        "disconnected", "rejected",       "reject_sent", "unreachable",
+        "error",        "device_removed", "closed"};
+    auto i = static_cast<std::size_t>(ending);
+    return i < names.size() ? names[i] : "closed";
+}
+
 std::string ib_cm_reject_reason_name(std::int32_t reason) {
     static constexpr std::array<const char*, 36> names = {nullptr,
                                                           "NO_QP",

@@ -22,6 +22,9 @@ std::span<const char* const> cm_state_names();
 /// CmEventType: "ADDR_RESOLVED" ... "TIMEWAIT_EXIT", as librdmacm's
 /// rdma_event_str() names them without its "RDMA_CM_EVENT_" prefix.
 std::string cm_event_type_name(CmEventType type);
+/// Ending: "disconnected", "rejected", "reject_sent", "unreachable", "error",
+/// "device_removed", "closed".
+std::string_view ending_name(Ending ending);
 /// enum ib_cm_rej_reason: "NO_QP" (1) ... "VENDOR_OPTION_NOT_SUPPORTED" (35),
 /// the kernel's names without "IB_CM_REJ_"; decimal text for other numbers.
 std::string ib_cm_reject_reason_name(std::int32_t reason);

@@ -93,6 +93,7 @@ void render_events(std::ostream& out, const std::vector<ConnectionEvent>& events
             out << buf;
         }
         if (e.other_family) out << " family=" << *e.other_family;
+        if (e.ending) out << " ending=" << ending_name(*e.ending);
         out << '\n';
     }
 }
@@ -114,7 +115,40 @@ void write_events_json(std::ostream& out, const std::vector<ConnectionEvent>& ev
         if (e.handshake) j["handshake_ms"] = milliseconds(*e.handshake);
         if (e.lifetime) j["lifetime_ms"] = milliseconds(*e.lifetime);
         if (e.other_family) j["family"] = *e.other_family;
+        if (e.ending) j["ending"] = ending_name(*e.ending);
         json_common::emit(out, j, false);
+    }
+}
+
+void render_life_header(std::ostream& out) {
+    out << "TIME                     PID     COMM             DEVICE/PORT TRANSPORT "
+           "LOCAL                  PEER                   HANDSHAKE_MS LIFETIME_MS END\n";
+}
+
+void render_life(std::ostream& out, const std::vector<ConnectionEvent>& events, WallTime t) {
+    for (const ConnectionEvent& e : events) {
+        const Connection& c = e.connection;
+        auto ms = [](const std::optional<std::chrono::nanoseconds>& d) {
+            if (!d) return std::string("-");
+            char buf[32];
+            std::snprintf(buf, sizeof(buf), "%.3f", milliseconds(*d));
+            return std::string(buf);
+        };
+        std::string pid = c.owner.pid ? std::to_string(*c.owner.pid) : "-";
+        std::string comm = printable(c.owner.comm     ? *c.owner.comm
+                                     : c.owner.kernel ? "[" + *c.owner.kernel + "]"
+                                                      : "-");
+        std::string dev = (c.device.empty() ? "-" : printable(c.device)) + "/" +
+                          (c.port ? std::to_string(*c.port) : "-");
+        std::string end(e.ending ? ending_name(*e.ending) : "closed");
+        if (e.reason) end += ":" + *e.reason;
+        char line[512];
+        std::snprintf(line, sizeof(line), "%-24s %-7s %-16s %-11s %-9s %-22s %-22s %12s %11s %s\n",
+                      timestamp_text(e.time ? *e.time : t).c_str(), pid.c_str(), comm.c_str(),
+                      dev.c_str(), std::string(transport_name(c.transport)).c_str(),
+                      endpoint_text(c.local).c_str(), endpoint_text(c.peer).c_str(),
+                      ms(e.handshake).c_str(), ms(e.lifetime).c_str(), end.c_str());
+        out << line;
     }
 }
 

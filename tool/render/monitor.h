@@ -30,16 +30,25 @@ inline constexpr int events_schema_version = 2;
 
 /// One line per event: TIME EVENT DEVICE/PORT TRANSPORT LOCAL PEER STATE
 /// (changed: OLD->NEW) cm_id=N PID/PROGRAM, then the tracepoint fields that are
-/// set, as status=N reason=NAME handshake_ms=X lifetime_ms=X family=N. EVENT is
+/// set, as status=N reason=NAME handshake_ms=X lifetime_ms=X family=N
+/// ending=NAME. EVENT is
 /// the CM event's name (ESTABLISHED) for a cm_event. TIME is the event's own
 /// time when it has one, else t.
 void render_events(std::ostream& out, const std::vector<ConnectionEvent>& events, WallTime t);
 /// One JSON object per line: {"version","source","time","event","connection"}
 /// plus "old_state" for a change and, where set, "cm_event", "status",
-/// "reason", "handshake_ms", "lifetime_ms", "family"; "connection" as in the
+/// "reason", "handshake_ms", "lifetime_ms", "family", "ending"; "connection" as in the
 /// snapshot schema.
 void write_events_json(std::ostream& out, const std::vector<ConnectionEvent>& events, WallTime t,
                        EventSource source);
+
+/// `rdmastat life`: the header line, and one line per ended connection (closed
+/// events): TIME PID COMM DEVICE/PORT TRANSPORT LOCAL PEER HANDSHAKE_MS
+/// LIFETIME_MS END, where END is the ending with its reason
+/// ("rejected:CONSUMER_DEFINED") and an unknown figure is "-". JSON: the
+/// closed events' lines of write_events_json.
+void render_life_header(std::ostream& out);
+void render_life(std::ostream& out, const std::vector<ConnectionEvent>& events, WallTime t);
 
 /// One round of `rdmastat -w`.
 struct WatchRound {

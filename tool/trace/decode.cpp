@@ -63,6 +63,9 @@ Result<TraceEvent> decode_trace_record(const void* data, std::size_t size) {
     case RDMASTAT_TRACE_CONNECT_FAIL:
         e.kind = TraceKind::connect_failed;
         break;
+    case RDMASTAT_TRACE_DISCONNECT:
+        e.kind = TraceKind::disconnect_sent;
+        break;
     default:
         return Failure{"trace record: unknown kind " + std::to_string(r.kind)};
     }

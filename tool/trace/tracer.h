@@ -3,7 +3,8 @@
 
 /// The kernel's rdma_cma tracepoints through BPF (libbpf, CO-RE): the
 /// programs of trace/bpf/rdma_cm.bpf.c attached to cm_event_handler,
-/// cm_id_attach, cm_qp_create, cm_send_rej and cm_id_destroy, and to the exits
+/// cm_id_attach, cm_qp_create, cm_send_rej, cm_disconnect and cm_id_destroy,
+/// and to the exits
 /// of rdma_connect_locked() and rdma_reject(); their records read from a ring
 /// buffer.
 

@@ -16,6 +16,10 @@ rdmastat -E -j >/tmp/tp.jsonl 2>/tmp/tp.err &
 tp=$!
 su lab -c "rdmastat -E -j --interval 1" >/tmp/poll.jsonl 2>/tmp/poll.err &
 poll=$!
+rdmastat life >/tmp/life.txt 2>/tmp/life.err &
+life=$!
+rdmastat life -j >/tmp/life.jsonl 2>/tmp/life-j.err &
+lifej=$!
 # Both are running once both report a sentinel listener: the poller when it
 # appears (changes after its first round), the tracer when it closes (a
 # listener has no events before).
@@ -77,8 +81,19 @@ done
 # Every id of the test destroyed and reported, then a last poll round.
 lab_wait 20 sh -c '! '"$LAB_RDMA"' res show cm_id | grep -q ":730[1-8] "'
 sleep 2
-kill "$tp" "$poll" 2>/dev/null || true
+kill "$tp" "$poll" "$life" "$lifej" 2>/dev/null || true
 wait "$tp" || echo "rdmastat -E (tracepoints) exited $?"
+wait "$life" || echo "rdmastat life exited $?"
+wait "$lifej" || echo "rdmastat life -j exited $?"
 wait "$poll" 2>/dev/null || true
-for f in tp.jsonl tp.err poll.jsonl poll.err; do cp "/tmp/$f" "$E/$f"; done
+for f in tp.jsonl tp.err poll.jsonl poll.err life.txt life.err life.jsonl life-j.err; do
+	cp "/tmp/$f" "$E/$f"
+done
+
+# A bounded trace: -E --duration ends by itself, having seen a connection.
+rdmastat -E --duration 5 >"$E/bounded.txt" 2>&1 &
+bounded=$!
+sleep 2
+short 10.9.0.2 7313
+lab_reap "$bounded" "$E/bounded.rc" 30
 echo "events: done"

@@ -197,6 +197,8 @@ TRACE_PAIR(cm_qp_create,
 	   return emit(id, RDMASTAT_TRACE_QP_CREATE, 0, rc))
 TRACE_PAIR(cm_send_rej, const struct rdma_id_private *id,
 	   return emit(id, RDMASTAT_TRACE_SEND_REJ, 0, 0))
+TRACE_PAIR(cm_disconnect, const struct rdma_id_private *id,
+	   return emit(id, RDMASTAT_TRACE_DISCONNECT, 0, 0))
 TRACE_PAIR(cm_id_destroy, const struct rdma_id_private *id,
 	   return emit(id, RDMASTAT_TRACE_DESTROY, 0, 0))
 

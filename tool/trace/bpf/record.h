@@ -32,7 +32,9 @@ enum rdmastat_trace_kind {
 	RDMASTAT_TRACE_DESTROY = 5,
 	/* fexit of rdma_connect_locked() with an error (status: -errno): a
 	 * connect that failed before any event, as siw's to a closed port. */
-	RDMASTAT_TRACE_CONNECT_FAIL = 6
+	RDMASTAT_TRACE_CONNECT_FAIL = 6,
+	/* rdma_cma:cm_disconnect: this side called rdma_disconnect(). */
+	RDMASTAT_TRACE_DISCONNECT = 7
 };
 
 /* Bytes of an address: sizeof(struct sockaddr_in6), as the kernel's own
