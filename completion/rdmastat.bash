@@ -25,7 +25,7 @@ declare -gA _rdmastat_opts=(
 	[rdmastat export]="-h --help --input --source --per-process"
 	[rdmastat life]="-h --help -j --json -H --no-header -4 --ipv4 -6 --ipv6 --count --duration
 		--interval --source"
-	[rdmastat serve]="-h --help --input --source --per-process --listen --systemd-socket
+	[rdmastat serve]="-h --help --input --source --per-process --events --listen --systemd-socket
 		--web.config.file --web.max-requests --web.max-connections
 		--web.max-connections-per-client --web.idle-timeout --web.request-timeout"
 )

@@ -44,4 +44,5 @@ if [ "$status" -ne 0 ]; then
 fi
 # Prometheus' own linter on the exporter's output taken with rping traffic.
 promtool check metrics <"$out/monitor/export.prom"
+promtool check metrics <"$out/events/metrics.prom"
 RDMASTAT_LAB_OUT="$out" "$tests" "[lab]"

@@ -380,5 +380,29 @@ if command -v systemd-socket-activate >/dev/null; then
 	stop "$activator"
 	echo "ok - serve --systemd-socket answers on the socket systemd-socket-activate passed"
 fi
+# --events on the live kernel: where the tracepoints cannot be used (no
+# rdma_cm here, as on CI) serve says why once and serves rdmastat_events_up 0
+# beside the rest; where they can, 1.
+"$rdmastat" serve --events --listen 127.0.0.1:0 >"$work/events.out" 2>"$work/events.err" &
+events_pid=$!
+pids+=("$events_pid")
+for _ in $(seq 100); do
+	grep -qs '^rdmastat: serving ' "$work/events.out" && break
+	sleep 0.1
+done
+events_url=$(sed -n 's|^rdmastat: serving \(http://[^ ]*/metrics\)$|\1|p' "$work/events.out")
+[ -n "$events_url" ] || fail "serve --events did not start: $(cat "$work/events.err")"
+curl -sf -m 10 "$events_url" >"$work/events.prom" || fail "serve --events: no /metrics"
+promtool check metrics <"$work/events.prom" || fail "serve --events: promtool check metrics"
+want=0
+[ "$(id -u)" != 0 ] || [ ! -e /sys/kernel/btf/rdma_cm ] || want=1
+grep -qx "rdmastat_events_up $want" "$work/events.prom" ||
+	fail "serve --events: want rdmastat_events_up $want: $(grep events_up "$work/events.prom")"
+if [ "$want" = 0 ]; then
+	[ "$(grep -c -- '--events: ' "$work/events.err")" = 1 ] ||
+		fail "serve --events: the reason, once, on stderr: $(cat "$work/events.err")"
+fi
+stop "$events_pid"
+echo "ok - serve --events serves rdmastat_events_up $want"
 alive "$plain_pid" "the plain serve"
 echo "ok - serve passed"

@@ -291,3 +291,43 @@ TEST_CASE("lab: -E --duration ends by itself, having reported what came in its w
     CHECK(text.find(" ESTABLISHED rxe0/1 roce 10.9.0.2:7313 ") != std::string::npos);
     CHECK(text.find(" ending=disconnected") != std::string::npos);
 }
+
+TEST_CASE("lab: serve --events counts what -E saw: events, failures by reason, handshakes",
+          "[lab][events]") {
+    std::string text = lab_evidence("events", "metrics.prom");
+    auto value = [&](const std::string& series) {
+        std::istringstream in(text);
+        std::string line;
+        while (std::getline(in, line))
+            if (line.rfind(series + " ", 0) == 0) return std::stod(line.substr(series.size() + 1));
+        return -1.0;
+    };
+    CHECK(value("rdmastat_events_up") == 1);
+    CHECK(value("rdmastat_events_lost_total") == 0);
+    CHECK(value("rdmastat_connect_failures_total{device=\"rxe0\",reason=\"CONSUMER_DEFINED\"}") ==
+          1);
+    CHECK(value("rdmastat_connect_failures_total{device=\"rxe0\",reason=\"INVALID_SERVICE_ID\"}") ==
+          1);
+    CHECK(value("rdmastat_connect_failures_total{device=\"siw0\",reason=\"ECONNREFUSED\"}") == 1);
+    CHECK(value("rdmastat_connect_failures_total{device=\"siw0\",reason=\"ECONNRESET\"}") == 1);
+    // Two rpings per device, both ends established; their handshakes in the
+    // histogram (count and +Inf bucket agree).
+    for (auto [device, transport] : {std::pair{"siw0", "iwarp"}, std::pair{"rxe0", "roce"}}) {
+        INFO(device);
+        std::string labels =
+            std::string("device=\"") + device + "\",transport=\"" + transport + "\"";
+        CHECK(value("rdmastat_connections_established_total{device=\"" + std::string(device) +
+                    "\"}") == 4);
+        CHECK(value("rdmastat_handshake_seconds_count{" + labels + "}") == 4);
+        CHECK(value("rdmastat_handshake_seconds_bucket{" + labels + ",le=\"+Inf\"}") == 4);
+        CHECK(value("rdmastat_handshake_seconds_sum{" + labels + "}") > 0);
+        CHECK(value("rdmastat_cm_events_total{device=\"" + std::string(device) +
+                    "\",event=\"CONNECT_REQUEST\"}") >= 3);
+    }
+    // Every connection end closed: 4 per device from the rpings, plus the
+    // failed and rejected ones (2 on rxe, 1 + 2 on siw... counted by -E too).
+    auto lives = lines_of("life.jsonl");
+    double closed = value("rdmastat_connections_closed_total{device=\"rxe0\"}") +
+                    value("rdmastat_connections_closed_total{device=\"siw0\"}");
+    CHECK(closed == static_cast<double>(lives.size()));
+}

@@ -5,13 +5,16 @@
 // cannot produce, and one connection's life for the arithmetic; the lab's own
 // records are judged in test_lab_events.cpp.
 #include "analysis/cm_trace.h"
+#include "analysis/event_metrics.h"
 #include "catch_compat.hpp"
 #include "render/monitor.h"
+#include "render/prometheus.h"
 #include "trace/bpf/record.h"
 #include "trace/decode.h"
 
 #include <arpa/inet.h>
 #include <cstring>
+#include <map>
 #include <netinet/in.h>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -238,4 +241,46 @@ TEST_CASE("status reasons: IB CM reject reasons on IB and RoCE, errnos everywher
     CHECK(!cm_status_reason(e, Transport::roce));
     e = decode(cm_event(1, 1, CmEventType::unreachable, -110));
     CHECK(cm_status_reason(e, Transport::roce) == "ETIMEDOUT");
+}
+
+TEST_CASE("event metrics count events, failures by reason, handshakes and closes", "[trace]") {
+    CmTracker t;
+    t.seed(roce_devices());
+    EventMetrics m;
+    auto feed = [&](const rdmastat_trace_record& r) {
+        if (auto e = t.add(decode(r), {})) m.add(*e);
+    };
+    feed(cm_event(100, 7, CmEventType::addr_resolved));
+    feed(cm_event(100 + 3, 7, CmEventType::established)); // 3 ms
+    feed(record(RDMASTAT_TRACE_DESTROY, 150, 7, 40000, 7175));
+    feed(cm_event(200, 8, CmEventType::rejected, 28));
+    feed(cm_event(300, 9, CmEventType::unreachable, -110));
+    m.set_lost(5);
+    std::map<std::string, double> v;
+    for (const MetricFamily& f : m.families())
+        for (const Sample& s : f.samples) {
+            std::string key = f.name + s.suffix;
+            for (const auto& [k, val] : s.labels)
+                key += "," + k + "=" + val;
+            v[key] = s.value;
+        }
+    CHECK(v["rdmastat_cm_events_total,device=rxe0,event=ESTABLISHED"] == 1);
+    CHECK(v["rdmastat_cm_events_total,device=rxe0,event=REJECTED"] == 1);
+    CHECK(v["rdmastat_connect_failures_total,device=rxe0,reason=CONSUMER_DEFINED"] == 1);
+    CHECK(v["rdmastat_connect_failures_total,device=rxe0,reason=ETIMEDOUT"] == 1);
+    CHECK(v["rdmastat_connections_established_total,device=rxe0"] == 1);
+    CHECK(v["rdmastat_connections_closed_total,device=rxe0"] == 1);
+    // 3 ms: in the 5 ms bucket and above, not in the 2.5 ms one.
+    CHECK(v["rdmastat_handshake_seconds_bucket,device=rxe0,transport=roce,le=0.0025"] == 0);
+    CHECK(v["rdmastat_handshake_seconds_bucket,device=rxe0,transport=roce,le=0.005"] == 1);
+    CHECK(v["rdmastat_handshake_seconds_bucket,device=rxe0,transport=roce,le=+Inf"] == 1);
+    CHECK(v["rdmastat_handshake_seconds_count,device=rxe0,transport=roce"] == 1);
+    CHECK(v["rdmastat_handshake_seconds_sum,device=rxe0,transport=roce"] ==
+          Approx(0.003).margin(1e-9));
+    CHECK(v["rdmastat_events_lost_total"] == 5);
+    std::ostringstream text;
+    write_prometheus(text, m.families());
+    CHECK(text.str().find("# TYPE rdmastat_handshake_seconds histogram\n") != std::string::npos);
+    CHECK(text.str().find("rdmastat_handshake_seconds_bucket{device=\"rxe0\",transport=\"roce\","
+                          "le=\"+Inf\"} 1\n") != std::string::npos);
 }

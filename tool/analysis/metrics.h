@@ -15,11 +15,13 @@
 
 namespace rdmastat {
 
-enum class MetricType { gauge, counter };
+enum class MetricType { gauge, counter, histogram };
 
 struct Sample {
     std::vector<std::pair<std::string, std::string>> labels;
     double value = 0;
+    /// Appended to the family's name: a histogram's "_bucket", "_sum", "_count".
+    std::string suffix = {};
 };
 
 struct MetricFamily {

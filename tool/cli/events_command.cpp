@@ -4,6 +4,7 @@
 // every tracepoint hit is an event, so an id that lives for milliseconds, a
 // rejected connect and the reason for it are all seen, which polling cannot do.
 #include "analysis/cm_trace.h"
+#include "analysis/event_metrics.h"
 #include "cli/commands.h"
 #include "cli/monitor.h"
 #include "render/monitor.h"
@@ -60,13 +61,14 @@ std::unique_ptr<Tracer> open_tracer(std::string& why) {
     return std::move(opened.value());
 }
 
-// Runs the tracer until a signal, duration, or keep() says stop: each event
+// Runs the tracer until a signal, duration, or emit() says stop: each event
 // admit() takes (and may change) goes to emit() in batches, in order.
-// Lost records and undecodable ones are said on err as they happen.
+// Undecodable records are said on err as they happen, and with own_signals
+// (SIGINT and SIGTERM stop it) lost ones too; serve counts them instead.
 void trace_events(Tracer& tracer, const CommonOptions& common, double duration,
                   const std::function<bool(ConnectionEvent&)>& admit,
                   const std::function<bool(std::vector<ConnectionEvent>&)>& emit, std::ostream& err,
-                  const char* context) {
+                  const char* context, bool own_signals = true) {
     if (!tracer.missing().empty())
         err << "rdmastat: " << context << ": this kernel hides " << tracer.missing() << '\n';
     // Attached first, then the dump: an id made in between is in both, which
@@ -75,7 +77,7 @@ void trace_events(Tracer& tracer, const CommonOptions& common, double duration,
     require(seed, Part::connections);
     CmTracker tracker;
     tracker.seed(seed.snapshot);
-    stop_on_signals();
+    if (own_signals) stop_on_signals();
 
     Clock::time_point start = Clock::now();
     std::uint64_t lost_reported = 0;
@@ -97,7 +99,7 @@ void trace_events(Tracer& tracer, const CommonOptions& common, double duration,
         if (!polled) throw Error(polled.error());
         more = emit(batch);
         batch.clear();
-        if (std::uint64_t lost = tracer.lost(); lost > lost_reported) {
+        if (std::uint64_t lost = tracer.lost(); lost > lost_reported && own_signals) {
             err << "rdmastat: " << context << ": " << lost - lost_reported
                 << " events lost: the ring buffer was full (" << lost << " in all)\n";
             lost_reported = lost;
@@ -212,6 +214,60 @@ int run_life(const LifeOptions& o, std::ostream& out, std::ostream& err) {
         previous = std::move(s.snapshot.connections);
     }
     return 0;
+}
+
+struct EventCollector::State {
+    std::unique_ptr<Tracer> tracer;
+    mutable std::mutex mutex;
+    EventMetrics metrics;
+    std::atomic<bool> stop{false};
+    std::thread thread;
+};
+
+EventCollector::EventCollector(const CommonOptions& common, std::ostream& err)
+    : state_(std::make_unique<State>()) {
+    std::string why;
+    state_->tracer = open_tracer(why);
+    if (!state_->tracer) {
+        err << "rdmastat: serve: --events: " << why << "; serving rdmastat_events_up 0\n";
+        return;
+    }
+    State* s = state_.get();
+    s->thread = std::thread([s, common, &err] {
+        auto count = [s](ConnectionEvent& e) {
+            std::lock_guard<std::mutex> lock(s->mutex);
+            s->metrics.add(e);
+            return false; // counted: nothing to emit
+        };
+        auto keep = [s](std::vector<ConnectionEvent>&) {
+            std::lock_guard<std::mutex> lock(s->mutex);
+            s->metrics.set_lost(s->tracer->lost());
+            return !s->stop.load();
+        };
+        try {
+            trace_events(*s->tracer, common, 0, count, keep, err, "serve: --events", false);
+        } catch (const Error& e) {
+            err << "rdmastat: serve: --events: " << e.what() << std::endl;
+        }
+    });
+}
+
+EventCollector::~EventCollector() {
+    state_->stop = true;
+    if (state_->thread.joinable()) state_->thread.join();
+}
+
+std::vector<MetricFamily> EventCollector::families() const {
+    std::vector<MetricFamily> out;
+    out.push_back(MetricFamily{"rdmastat_events_up",
+                               "1 when serve --events follows the rdma_cma tracepoints",
+                               MetricType::gauge,
+                               {Sample{{}, state_->tracer ? 1.0 : 0.0}}});
+    if (!state_->tracer) return out;
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    for (MetricFamily& f : state_->metrics.families())
+        out.push_back(std::move(f));
+    return out;
 }
 
 } // namespace rdmastat

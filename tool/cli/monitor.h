@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -80,6 +81,25 @@ struct ServeOptions : ExportOptions {
     bool systemd_socket = false; ///< --systemd-socket
     std::string web_config;      ///< --web.config.file
     ServerLimits limits;         ///< --web.max-requests ... --web.request-timeout
+    bool events = false;         ///< --events: the tracepoints' metrics too
+};
+
+/// serve --events (cli/events_command.cpp): a thread that follows the
+/// tracepoints into EventMetrics from start until destroyed.
+class EventCollector {
+  public:
+    /// Starts following; when the tracepoints cannot be used, says why on err
+    /// once and reports rdmastat_events_up 0 from then on.
+    EventCollector(const CommonOptions& common, std::ostream& err);
+    ~EventCollector();
+    EventCollector(const EventCollector&) = delete;
+    EventCollector& operator=(const EventCollector&) = delete;
+    /// rdmastat_events_up, then EventMetrics::families() when up.
+    std::vector<MetricFamily> families() const;
+
+  private:
+    struct State;
+    std::unique_ptr<State> state_;
 };
 
 CLI::App* add_export_command(CLI::App& app, ExportOptions& o);

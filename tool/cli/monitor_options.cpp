@@ -78,6 +78,9 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& o) {
     CLI::Option* systemd = cmd->add_flag("--systemd-socket", o.systemd_socket,
                                          "Serve on the socket systemd passes (socket activation)");
     listen->excludes(systemd);
+    cmd->add_flag("--events", o.events,
+                  "Also count CM events, connect failures and handshake latency from the "
+                  "rdma_cma tracepoints (root, or CAP_BPF and CAP_PERFMON)");
     cmd->add_option("--web.config.file", o.web_config,
                     "TLS, basic auth and headers, in exporter-toolkit's web config format")
         ->type_name("FILE");

@@ -9,6 +9,7 @@
 
 #include <csignal>
 #include <pthread.h>
+#include <sstream>
 
 namespace rdmastat {
 
@@ -52,11 +53,18 @@ int run_serve(const ServeOptions& o, std::ostream& out, std::ostream& err) {
     sigaddset(&stop, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop, nullptr);
 
+    std::unique_ptr<EventCollector> events;
+    if (o.events) events = std::make_unique<EventCollector>(o, err);
     // Only the scrape worker touches these.
     std::map<std::string, std::uint64_t> errors;
     auto scrape = [&](Deadline deadline) {
         std::vector<std::string> messages;
         std::string text = render_scrape(o, errors, &messages, deadline);
+        if (events) {
+            std::ostringstream more;
+            write_prometheus(more, events->families());
+            text += more.str();
+        }
         for (const std::string& m : messages)
             err << "rdmastat: serve: " << m << std::endl;
         return text;

@@ -37,10 +37,13 @@ void write_prometheus(std::ostream& out, const std::vector<MetricFamily>& famili
     for (const MetricFamily& f : families) {
         out << "# HELP " << f.name << ' ';
         escaped(out, f.help, false);
-        out << "\n# TYPE " << f.name << ' ' << (f.type == MetricType::counter ? "counter" : "gauge")
+        out << "\n# TYPE " << f.name << ' '
+            << (f.type == MetricType::counter     ? "counter"
+                : f.type == MetricType::histogram ? "histogram"
+                                                  : "gauge")
             << '\n';
         for (const Sample& s : f.samples) {
-            out << f.name;
+            out << f.name << s.suffix;
             if (!s.labels.empty()) {
                 out << '{';
                 for (std::size_t i = 0; i < s.labels.size(); ++i) {

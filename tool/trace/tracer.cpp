@@ -57,13 +57,13 @@ constexpr int cap_sys_admin = 21, cap_perfmon = 38, cap_bpf = 39;
 using Programs = std::vector<bpf_program*>;
 
 Programs btf_programs(rdma_cm* s) {
-    return {s->progs.btf_cm_event_handler, s->progs.btf_cm_id_attach, s->progs.btf_cm_qp_create,
-            s->progs.btf_cm_send_rej, s->progs.btf_cm_disconnect, s->progs.btf_cm_id_destroy};
+    return {s->progs.btf_cm_event_handler, s->progs.btf_cm_id_attach,  s->progs.btf_cm_qp_create,
+            s->progs.btf_cm_send_rej,      s->progs.btf_cm_disconnect, s->progs.btf_cm_id_destroy};
 }
 
 Programs raw_programs(rdma_cm* s) {
-    return {s->progs.raw_cm_event_handler, s->progs.raw_cm_id_attach, s->progs.raw_cm_qp_create,
-            s->progs.raw_cm_send_rej, s->progs.raw_cm_disconnect, s->progs.raw_cm_id_destroy};
+    return {s->progs.raw_cm_event_handler, s->progs.raw_cm_id_attach,  s->progs.raw_cm_qp_create,
+            s->progs.raw_cm_send_rej,      s->progs.raw_cm_disconnect, s->progs.raw_cm_id_destroy};
 }
 
 // ctx: the State's sink slot, set for the duration of a poll.
@@ -169,7 +169,7 @@ Result<std::unique_ptr<Tracer>> Tracer::open(const Options& options) {
             if (!state->missing.empty()) state->missing += ", ";
             state->missing += x.what;
             state->missing += btf ? ": " + std::string(std::strerror(errno))
-                                  : std::string(": raw tracepoints have no fexit");
+                                  : ": raw tracepoints have no fexit, and " + tried;
         }
         state->rb = ring_buffer__new(bpf_map__fd(state->skel->maps.records), on_record,
                                      &state->sink, nullptr);

@@ -16,6 +16,8 @@ rdmastat -E -j >/tmp/tp.jsonl 2>/tmp/tp.err &
 tp=$!
 su lab -c "rdmastat -E -j --interval 1" >/tmp/poll.jsonl 2>/tmp/poll.err &
 poll=$!
+rdmastat serve --events --listen 127.0.0.1:9410 >/tmp/serve.out 2>/tmp/serve.err &
+serve=$!
 rdmastat life >/tmp/life.txt 2>/tmp/life.err &
 life=$!
 rdmastat life -j >/tmp/life.jsonl 2>/tmp/life-j.err &
@@ -81,7 +83,10 @@ done
 # Every id of the test destroyed and reported, then a last poll round.
 lab_wait 20 sh -c '! '"$LAB_RDMA"' res show cm_id | grep -q ":730[1-8] "'
 sleep 2
-kill "$tp" "$poll" "$life" "$lifej" 2>/dev/null || true
+wget -q -O "$E/metrics.prom" http://127.0.0.1:9410/metrics || echo "wget /metrics: $?"
+kill "$tp" "$poll" "$life" "$lifej" "$serve" 2>/dev/null || true
+wait "$serve" || echo "rdmastat serve exited $?"
+cp /tmp/serve.out /tmp/serve.err "$E/"
 wait "$tp" || echo "rdmastat -E (tracepoints) exited $?"
 wait "$life" || echo "rdmastat life exited $?"
 wait "$lifej" || echo "rdmastat life -j exited $?"

@@ -124,6 +124,10 @@ static __always_inline int emit(const struct rdma_id_private *id, __u16 kind,
 	struct ib_device *dev;
 	const char *kern_name;
 
+	/* The verifier (6.12 and later) types a BTF-typed argument as possibly
+	 * NULL and refuses arithmetic on it before a check. */
+	if (!id)
+		return 0;
 	r = bpf_ringbuf_reserve(&records, sizeof(*r), 0);
 	if (!r) {
 		count_lost();
@@ -172,6 +176,8 @@ static __always_inline int emit(const struct rdma_id_private *id, __u16 kind,
 static __always_inline int on_event(const struct rdma_id_private *id,
 				    const struct rdma_cm_event *ev)
 {
+	if (!ev)
+		return 0;
 	return emit(id, RDMASTAT_TRACE_CM_EVENT, BPF_CORE_READ(ev, event),
 		    BPF_CORE_READ(ev, status));
 }
@@ -207,7 +213,7 @@ int BPF_PROG(connect_exit, struct rdma_cm_id *cm_id, struct rdma_conn_param *par
 {
 	const struct rdma_id_private *id;
 
-	if (ret >= 0)
+	if (ret >= 0 || !cm_id)
 		return 0;
 	id = (const void *)((char *)cm_id -
 			    bpf_core_field_offset(struct rdma_id_private, id));
@@ -220,8 +226,11 @@ int BPF_PROG(reject_exit, struct rdma_cm_id *cm_id, const void *data, __u8 len, 
 	     int ret)
 {
 	const struct rdma_id_private *id;
-	struct ib_device *dev = BPF_CORE_READ(cm_id, device);
+	struct ib_device *dev;
 
+	if (!cm_id)
+		return 0;
+	dev = BPF_CORE_READ(cm_id, device);
 	if (!dev || BPF_CORE_READ(dev, node_type) != 4 /* RDMA_NODE_RNIC */)
 		return 0;
 	id = (const void *)((char *)cm_id -
