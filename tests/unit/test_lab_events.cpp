@@ -331,3 +331,18 @@ TEST_CASE("lab: serve --events counts what -E saw: events, failures by reason, h
                     value("rdmastat_connections_closed_total{device=\"siw0\"}");
     CHECK(closed == static_cast<double>(lives.size()));
 }
+
+TEST_CASE("lab: -E under churn of listening ids for 20 s reports every one, loses none",
+          "[lab][events]") {
+    for (const char* dev : {"siw", "rxe"}) {
+        INFO(dev);
+        std::string made = lab_evidence("events", std::string("churn-") + dev);
+        REQUIRE(made.rfind("created ", 0) == 0);
+        long created = std::stol(made.substr(8));
+        long closed = std::stol(lab_evidence("events", std::string("churn-closed-") + dev));
+        INFO(created << " ids in 20 s: " << created / 20 << " per second");
+        CHECK(created > 100);
+        CHECK(closed == created);
+    }
+    CHECK(lab_evidence("events", "churn.err").empty());
+}

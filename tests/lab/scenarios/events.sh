@@ -102,3 +102,39 @@ sleep 2
 short 10.9.0.2 7313
 lab_reap "$bounded" "$E/bounded.rc" 30
 echo "events: done"
+
+# Churn: listening ids made and destroyed as fast as rdmastat-cmids can make
+# them, on both devices for 20 s, under a tracer of listeners: every destroy
+# reported, none lost (its stderr stays empty).
+rdmastat -E -l >/tmp/churn.txt 2>/tmp/churn.err &
+churn=$!
+# It is attached once it reports a sentinel listener's close.
+seen=
+for port in 7314 7315 7316 7317 7318; do
+	rping -s -a 10.9.0.2 -p "$port" >/dev/null 2>&1 &
+	sentinel=$!
+	lab_wait 10 lab_cm_listening "$port"
+	kill "$sentinel"
+	wait "$sentinel" 2>/dev/null || true
+	if lab_wait 10 grep -q ":$port " /tmp/churn.txt; then
+		seen=1
+		break
+	fi
+done
+[ -n "$seen" ] || echo "churn: the tracer never reported its sentinel"
+rdmastat-cmids -a 10.9.0.1 -n 100 -t 20 -c >"$E/churn-siw" 2>&1 &
+c1=$!
+rdmastat-cmids -a 10.9.0.2 -n 100 -t 20 -c >"$E/churn-rxe" 2>&1 &
+c2=$!
+wait "$c1" || echo "rdmastat-cmids siw: $?"
+wait "$c2" || echo "rdmastat-cmids rxe: $?"
+sleep 2
+kill "$churn"
+wait "$churn" || echo "rdmastat -E -l (churn) exited $?"
+for d in siw rxe; do
+	grep -c " closed ${d}0/1 .* LISTEN cm_id=[0-9]* [0-9]*/rdmastat-cmids " /tmp/churn.txt \
+		>"$E/churn-closed-$d" || true
+done
+cp /tmp/churn.err "$E/churn.err"
+grep -v "/rdmastat-cmids " /tmp/churn.txt >"$E/churn-others.txt" || true
+echo "events: churn done"
