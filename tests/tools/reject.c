@@ -3,7 +3,7 @@
  * rdmastat-reject ADDR PORT [COUNT]: an rdma_cm server that rejects every
  * connect request with rdma_reject() and a private-data message, COUNT times
  * (default 1), then exits 0. On InfiniBand and RoCE the client sees REJECTED
- * with the IB CM reason CONSUMER_DEFINED (28); on iWARP, ECONNREFUSED. Prints
+ * with the IB CM reason CONSUMER_DEFINED (28); on siw, ECONNRESET. Prints
  * "listening ADDR PORT" once it listens, and "rejected N" after each reject.
  * The lab's server that says no, for the -E tests.
  */

@@ -106,7 +106,7 @@ TEST_CASE("trace records: kernel owners, untracked ids, unknown numbers", "[trac
     CHECK(!k.connection.owner.pid);
 
     // Not numbered by restrack: no cm id, whatever the field holds.
-    r = record(RDMASTAT_TRACE_ATTACH, 1, 99, 7174, 0);
+    r = record(RDMASTAT_TRACE_DESTROY, 1, 99, 7174, 0);
     r.flags &= ~RDMASTAT_TRACE_F_TRACKED;
     TraceEvent u = decode(r);
     CHECK(!u.tracked);
@@ -222,10 +222,20 @@ TEST_CASE("the tracker: passive ends, listeners, seeded ids and lost owners", "[
     REQUIRE(g);
     CHECK(!g->lifetime);
     CHECK(g->connection.owner.comm == "old");
-    // The attach of an id not yet numbered is no line.
-    rdmastat_trace_record attach = record(RDMASTAT_TRACE_ATTACH, 40, 0, 1, 0);
-    attach.flags &= ~RDMASTAT_TRACE_F_TRACKED;
-    CHECK(!t.add(decode(attach), {}));
+    // The destroy of an id never numbered (librdmacm's AF_IB probe) is no
+    // line, nor is its event unless it failed: a wildcard listener hears each
+    // CONNECT_REQUEST after the numbered per-device listener it made.
+    rdmastat_trace_record probe = record(RDMASTAT_TRACE_DESTROY, 40, 0, 1, 0);
+    probe.flags &= ~RDMASTAT_TRACE_F_TRACKED;
+    CHECK(!t.add(decode(probe), {}));
+    rdmastat_trace_record wildcard = cm_event(41, 0, CmEventType::connect_request);
+    wildcard.flags &= ~(RDMASTAT_TRACE_F_TRACKED | RDMASTAT_TRACE_F_DEVICE);
+    CHECK(!t.add(decode(wildcard), {}));
+    rdmastat_trace_record unroutable = cm_event(42, 0, CmEventType::addr_error, -113);
+    unroutable.flags &= ~(RDMASTAT_TRACE_F_TRACKED | RDMASTAT_TRACE_F_DEVICE);
+    auto failed = t.add(decode(unroutable), {});
+    REQUIRE(failed);
+    CHECK(failed->reason == "EHOSTUNREACH");
 }
 
 TEST_CASE("status reasons: IB CM reject reasons on IB and RoCE, errnos everywhere", "[trace]") {
@@ -256,28 +266,33 @@ TEST_CASE("event metrics count events, failures by reason, handshakes and closes
     feed(cm_event(200, 8, CmEventType::rejected, 28));
     feed(cm_event(300, 9, CmEventType::unreachable, -110));
     m.set_lost(5);
-    std::map<std::string, double> v;
+    std::map<std::string, double> series;
     for (const MetricFamily& f : m.families())
         for (const Sample& s : f.samples) {
             std::string key = f.name + s.suffix;
             for (const auto& [k, val] : s.labels)
                 key += "," + k + "=" + val;
-            v[key] = s.value;
+            series[key] = s.value;
         }
-    CHECK(v["rdmastat_cm_events_total,device=rxe0,event=ESTABLISHED"] == 1);
-    CHECK(v["rdmastat_cm_events_total,device=rxe0,event=REJECTED"] == 1);
-    CHECK(v["rdmastat_connect_failures_total,device=rxe0,reason=CONSUMER_DEFINED"] == 1);
-    CHECK(v["rdmastat_connect_failures_total,device=rxe0,reason=ETIMEDOUT"] == 1);
-    CHECK(v["rdmastat_connections_established_total,device=rxe0"] == 1);
-    CHECK(v["rdmastat_connections_closed_total,device=rxe0"] == 1);
+    auto v = [&](const std::string& key) {
+        INFO(key);
+        REQUIRE(series.count(key));
+        return series.at(key);
+    };
+    CHECK(v("rdmastat_cm_events_total,device=rxe0,event=ESTABLISHED") == 1);
+    CHECK(v("rdmastat_cm_events_total,device=rxe0,event=REJECTED") == 1);
+    CHECK(v("rdmastat_connect_failures_total,device=rxe0,reason=CONSUMER_DEFINED") == 1);
+    CHECK(v("rdmastat_connect_failures_total,device=rxe0,reason=ETIMEDOUT") == 1);
+    CHECK(v("rdmastat_connections_established_total,device=rxe0") == 1);
+    CHECK(v("rdmastat_connections_closed_total,device=rxe0") == 1);
     // 3 ms: in the 5 ms bucket and above, not in the 2.5 ms one.
-    CHECK(v["rdmastat_handshake_seconds_bucket,device=rxe0,transport=roce,le=0.0025"] == 0);
-    CHECK(v["rdmastat_handshake_seconds_bucket,device=rxe0,transport=roce,le=0.005"] == 1);
-    CHECK(v["rdmastat_handshake_seconds_bucket,device=rxe0,transport=roce,le=+Inf"] == 1);
-    CHECK(v["rdmastat_handshake_seconds_count,device=rxe0,transport=roce"] == 1);
-    CHECK(v["rdmastat_handshake_seconds_sum,device=rxe0,transport=roce"] ==
+    CHECK(v("rdmastat_handshake_seconds_bucket,device=rxe0,transport=roce,le=0.0025") == 0);
+    CHECK(v("rdmastat_handshake_seconds_bucket,device=rxe0,transport=roce,le=0.005") == 1);
+    CHECK(v("rdmastat_handshake_seconds_bucket,device=rxe0,transport=roce,le=+Inf") == 1);
+    CHECK(v("rdmastat_handshake_seconds_count,device=rxe0,transport=roce") == 1);
+    CHECK(v("rdmastat_handshake_seconds_sum,device=rxe0,transport=roce") ==
           Approx(0.003).margin(1e-9));
-    CHECK(v["rdmastat_events_lost_total"] == 5);
+    CHECK(v("rdmastat_events_lost_total") == 5);
     std::ostringstream text;
     write_prometheus(text, m.families());
     CHECK(text.str().find("# TYPE rdmastat_handshake_seconds histogram\n") != std::string::npos);

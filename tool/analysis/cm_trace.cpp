@@ -17,8 +17,6 @@ EventKind kind_of(TraceKind k) {
     switch (k) {
     case TraceKind::cm_event:
         return EventKind::cm_event;
-    case TraceKind::attached:
-        return EventKind::attached;
     case TraceKind::qp_created:
         return EventKind::qp_created;
     case TraceKind::reject_sent:
@@ -47,6 +45,7 @@ std::optional<Ending> ending_of(const TraceEvent& e) {
     case CmEventType::addr_error:
     case CmEventType::route_error:
     case CmEventType::connect_error:
+    case CmEventType::addrinfo_error:
         return Ending::error;
     case CmEventType::disconnected:
         return Ending::disconnected;
@@ -55,6 +54,12 @@ std::optional<Ending> ending_of(const TraceEvent& e) {
     default:
         return std::nullopt;
     }
+}
+
+// Whether e reports a failure: an ending other than a disconnect.
+bool failure_of(const TraceEvent& e) {
+    auto ending = ending_of(e);
+    return ending && *ending != Ending::disconnected;
 }
 
 } // namespace
@@ -80,11 +85,12 @@ void CmTracker::seed(const Snapshot& snapshot) {
 
 std::optional<ConnectionEvent> CmTracker::add(const TraceEvent& e,
                                               std::chrono::system_clock::duration offset) {
-    // An id the kernel never numbered is invisible to NLDEV, and its attach
-    // and destroy say nothing (librdmacm makes and drops an AF_IB id in every
-    // process): only its failures are worth a line.
-    if (!e.tracked && e.kind != TraceKind::cm_event && e.kind != TraceKind::connect_failed)
-        return std::nullopt;
+    // An id the kernel never numbered is invisible to NLDEV, and its destroy
+    // says nothing (librdmacm makes and drops an AF_IB id in every process),
+    // nor do a wildcard listener's events (each CONNECT_REQUEST comes to it
+    // again after the numbered per-device listener it made): only its
+    // failures are worth a line.
+    if (!e.tracked && !failure_of(e)) return std::nullopt;
     ConnectionEvent out;
     out.kind = kind_of(e.kind);
     out.connection = e.connection;

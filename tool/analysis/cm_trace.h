@@ -35,8 +35,8 @@ class CmTracker {
     /// RoCE from InfiniBand.
     void seed(const Snapshot& snapshot);
     /// The event e becomes (kind, connection, time, decoded status, handshake,
-    /// lifetime), or nullopt for the attach and destroy of an id the kernel
-    /// never numbered. offset turns the kernel's CLOCK_MONOTONIC time into
+    /// lifetime), or nullopt for a record of an id the kernel never numbered
+    /// (no device yet, or a wildcard listener) that reports no failure. offset turns the kernel's CLOCK_MONOTONIC time into
     /// wall time.
     std::optional<ConnectionEvent> add(const TraceEvent& e,
                                        std::chrono::system_clock::duration offset);

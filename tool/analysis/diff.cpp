@@ -25,8 +25,6 @@ std::string_view event_name(EventKind kind) {
         return "closed";
     case EventKind::cm_event:
         return "cm_event";
-    case EventKind::attached:
-        return "attached";
     case EventKind::qp_created:
         return "qp_created";
     case EventKind::reject_sent:

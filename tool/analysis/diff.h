@@ -24,14 +24,13 @@ enum class EventKind {
     changed,
     closed,
     cm_event,
-    attached,
     qp_created,
     reject_sent,
     connect_failed,
     disconnect_sent,
 };
 
-/// "appeared", "changed", "closed", "cm_event", "attached", "qp_created",
+/// "appeared", "changed", "closed", "cm_event", "qp_created",
 /// "reject_sent", "connect_failed", "disconnect_sent".
 std::string_view event_name(EventKind kind);
 
@@ -52,7 +51,8 @@ struct ConnectionEvent {
     /// leaves ESTABLISHED to librdmacm), and closed: since address resolution
     /// completed (active side) or the CONNECT_REQUEST (passive side).
     std::optional<std::chrono::nanoseconds> handshake = std::nullopt;
-    /// closed: since the id was first seen (attached, or its first event).
+    /// closed: since the id's first numbered record (its address resolved,
+    /// its connect request, a QP); unknown for a listener.
     std::optional<std::chrono::nanoseconds> lifetime = std::nullopt;
     std::optional<std::uint16_t> other_family = std::nullopt; ///< an address family with no decoder
     /// closed: how the id's life ended; reason holds the status behind it.

@@ -18,6 +18,7 @@ bool is_failure(const ConnectionEvent& e) {
     case CmEventType::addr_error:
     case CmEventType::route_error:
     case CmEventType::connect_error:
+    case CmEventType::addrinfo_error:
         return true;
     default:
         return false;

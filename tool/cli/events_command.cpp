@@ -12,9 +12,12 @@
 #include "trace/decode.h"
 #include "trace/tracer.h"
 
+#include <algorithm>
+#include <atomic>
 #include <csignal>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <sys/socket.h>
 #include <thread>
 
@@ -188,10 +191,13 @@ int run_life(const LifeOptions& o, std::ostream& out, std::ostream& err) {
     std::map<std::string, Clock::time_point> first_seen;
     std::optional<std::vector<Connection>> previous;
     for (unsigned round = 0; !stop_requested && !past(start, o.duration); ++round) {
-        if (round)
-            std::this_thread::sleep_until(start +
-                                          std::chrono::duration_cast<Clock::duration>(
-                                              std::chrono::duration<double>(o.interval * round)));
+        // In slices: a sleep resumes after a signal, which must end it.
+        auto next = start + std::chrono::duration_cast<Clock::duration>(
+                                std::chrono::duration<double>(o.interval * round));
+        while (round && !stop_requested && Clock::now() < next)
+            std::this_thread::sleep_for(
+                std::min<Clock::duration>(next - Clock::now(), std::chrono::milliseconds(100)));
+        if (stop_requested) break;
         Collection s = collect(o);
         require(s, Part::connections);
         Clock::time_point now = Clock::now();
@@ -221,6 +227,7 @@ struct EventCollector::State {
     mutable std::mutex mutex;
     EventMetrics metrics;
     std::atomic<bool> stop{false};
+    std::atomic<bool> running{false}; ///< the thread follows the tracepoints
     std::thread thread;
 };
 
@@ -233,6 +240,7 @@ EventCollector::EventCollector(const CommonOptions& common, std::ostream& err)
         return;
     }
     State* s = state_.get();
+    s->running = true;
     s->thread = std::thread([s, common, &err] {
         auto count = [s](ConnectionEvent& e) {
             std::lock_guard<std::mutex> lock(s->mutex);
@@ -244,11 +252,16 @@ EventCollector::EventCollector(const CommonOptions& common, std::ostream& err)
             s->metrics.set_lost(s->tracer->lost());
             return !s->stop.load();
         };
+        // Whatever ends the thread, rdmastat_events_up says so from then on.
         try {
             trace_events(*s->tracer, common, 0, count, keep, err, "serve: --events", false);
-        } catch (const Error& e) {
-            err << "rdmastat: serve: --events: " << e.what() << std::endl;
+        } catch (const std::exception& e) {
+            err << "rdmastat: serve: --events: " << e.what() << "; serving rdmastat_events_up 0"
+                << std::endl;
+        } catch (...) {
+            err << "rdmastat: serve: --events: stopped; serving rdmastat_events_up 0" << std::endl;
         }
+        s->running = false;
     });
 }
 
@@ -262,7 +275,7 @@ std::vector<MetricFamily> EventCollector::families() const {
     out.push_back(MetricFamily{"rdmastat_events_up",
                                "1 when serve --events follows the rdma_cma tracepoints",
                                MetricType::gauge,
-                               {Sample{{}, state_->tracer ? 1.0 : 0.0}}});
+                               {Sample{{}, state_->running ? 1.0 : 0.0}}});
     if (!state_->tracer) return out;
     std::lock_guard<std::mutex> lock(state_->mutex);
     for (MetricFamily& f : state_->metrics.families())

@@ -88,8 +88,9 @@ struct ServeOptions : ExportOptions {
 /// tracepoints into EventMetrics from start until destroyed.
 class EventCollector {
   public:
-    /// Starts following; when the tracepoints cannot be used, says why on err
-    /// once and reports rdmastat_events_up 0 from then on.
+    /// Starts following; when the tracepoints cannot be used, or following
+    /// them fails later, says why on err once and reports rdmastat_events_up 0
+    /// from then on (the counts so far stay).
     EventCollector(const CommonOptions& common, std::ostream& err);
     ~EventCollector();
     EventCollector(const EventCollector&) = delete;

@@ -80,7 +80,7 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& o) {
     listen->excludes(systemd);
     cmd->add_flag("--events", o.events,
                   "Also count CM events, connect failures and handshake latency from the "
-                  "rdma_cma tracepoints (root, or CAP_BPF and CAP_PERFMON)");
+                  "rdma_cma tracepoints (root, or CAP_SYS_ADMIN)");
     cmd->add_option("--web.config.file", o.web_config,
                     "TLS, basic auth and headers, in exporter-toolkit's web config format")
         ->type_name("FILE");

@@ -31,13 +31,16 @@ enum class CmEventType : std::uint32_t {
     multicast_error,
     addr_change,
     timewait_exit,
+    addrinfo_resolved, ///< 7.2 and later
+    addrinfo_error,    ///< 7.2 and later
+    user,              ///< 7.2 and later
+    internal,          ///< 7.2 and later
 };
 
 /// Which tracepoint reported: an event handed to the id's consumer, or a step
 /// of the id's life the consumer is not told about.
 enum class TraceKind : std::uint8_t {
     cm_event,    ///< rdma_cma:cm_event_handler
-    attached,    ///< rdma_cma:cm_id_attach: bound to a device
     qp_created,  ///< rdma_cma:cm_qp_create
     reject_sent, ///< rdma_cma:cm_send_rej: this side rejected a request
     destroyed,   ///< rdma_cma:cm_id_destroy

@@ -56,11 +56,12 @@ std::span<const char* const> cm_state_names() {
 }
 
 std::string cm_event_type_name(CmEventType type) {
-    static constexpr std::array<const char*, 16> names = {
-        "ADDR_RESOLVED",   "ADDR_ERROR",       "ROUTE_RESOLVED", "ROUTE_ERROR",
-        "CONNECT_REQUEST", "CONNECT_RESPONSE", "CONNECT_ERROR",  "UNREACHABLE",
-        "REJECTED",        "ESTABLISHED",      "DISCONNECTED",   "DEVICE_REMOVAL",
-        "MULTICAST_JOIN",  "MULTICAST_ERROR",  "ADDR_CHANGE",    "TIMEWAIT_EXIT"};
+    static constexpr std::array<const char*, 20> names = {
+        "ADDR_RESOLVED",     "ADDR_ERROR",       "ROUTE_RESOLVED", "ROUTE_ERROR",
+        "CONNECT_REQUEST",   "CONNECT_RESPONSE", "CONNECT_ERROR",  "UNREACHABLE",
+        "REJECTED",          "ESTABLISHED",      "DISCONNECTED",   "DEVICE_REMOVAL",
+        "MULTICAST_JOIN",    "MULTICAST_ERROR",  "ADDR_CHANGE",    "TIMEWAIT_EXIT",
+        "ADDRINFO_RESOLVED", "ADDRINFO_ERROR",   "USER",           "INTERNAL"};
     return lookup(names, static_cast<std::uint32_t>(type));
 }
 

@@ -48,9 +48,6 @@ Result<TraceEvent> decode_trace_record(const void* data, std::size_t size) {
         e.kind = TraceKind::cm_event;
         e.event = static_cast<CmEventType>(static_cast<std::uint32_t>(r.event));
         break;
-    case RDMASTAT_TRACE_ATTACH:
-        e.kind = TraceKind::attached;
-        break;
     case RDMASTAT_TRACE_QP_CREATE:
         e.kind = TraceKind::qp_created;
         break;

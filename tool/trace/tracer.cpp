@@ -52,18 +52,18 @@ bool has_capability(int bit) {
     return false;
 }
 
-constexpr int cap_sys_admin = 21, cap_perfmon = 38, cap_bpf = 39;
+constexpr int cap_sys_admin = 21;
 
 using Programs = std::vector<bpf_program*>;
 
 Programs btf_programs(rdma_cm* s) {
-    return {s->progs.btf_cm_event_handler, s->progs.btf_cm_id_attach,  s->progs.btf_cm_qp_create,
-            s->progs.btf_cm_send_rej,      s->progs.btf_cm_disconnect, s->progs.btf_cm_id_destroy};
+    return {s->progs.btf_cm_event_handler, s->progs.btf_cm_qp_create, s->progs.btf_cm_send_rej,
+            s->progs.btf_cm_disconnect, s->progs.btf_cm_id_destroy};
 }
 
 Programs raw_programs(rdma_cm* s) {
-    return {s->progs.raw_cm_event_handler, s->progs.raw_cm_id_attach,  s->progs.raw_cm_qp_create,
-            s->progs.raw_cm_send_rej,      s->progs.raw_cm_disconnect, s->progs.raw_cm_id_destroy};
+    return {s->progs.raw_cm_event_handler, s->progs.raw_cm_qp_create, s->progs.raw_cm_send_rej,
+            s->progs.raw_cm_disconnect, s->progs.raw_cm_id_destroy};
 }
 
 // ctx: the State's sink slot, set for the duration of a poll.
@@ -76,9 +76,10 @@ int on_record(void* ctx, void* data, std::size_t size) {
 } // namespace
 
 std::optional<std::string> tracepoints_unavailable() {
-    if (geteuid() != 0 && !(has_capability(cap_bpf) && has_capability(cap_perfmon)) &&
-        !has_capability(cap_sys_admin))
-        return "tracepoints need root, or CAP_BPF and CAP_PERFMON";
+    // CAP_BPF and CAP_PERFMON would load the programs, but listing the
+    // modules' BTF (where rdma_id_private is) takes CAP_SYS_ADMIN.
+    if (geteuid() != 0 && !has_capability(cap_sys_admin))
+        return "tracepoints need root (or CAP_SYS_ADMIN)";
     if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
         return "the kernel has no BTF (/sys/kernel/btf/vmlinux)";
     if (access("/sys/kernel/btf/rdma_cm", R_OK) != 0)
@@ -108,7 +109,14 @@ Tracer::~Tracer() = default;
 Result<std::unique_ptr<Tracer>> Tracer::open(const Options& options) {
     libbpf_set_print(remember_libbpf);
     std::string tried;
-    for (bool btf : {true, false}) {
+    // The tracepoints BTF-typed, else raw; each with the fexit programs, else
+    // without them (their targets are resolved at load, and a kernel may
+    // refuse them alone).
+    struct Mode {
+        bool btf, fexit;
+    };
+    for (Mode mode : {Mode{true, true}, Mode{true, false}, Mode{false, true}, Mode{false, false}}) {
+        const bool btf = mode.btf;
         {
             std::lock_guard<std::mutex> lock(libbpf_mutex);
             libbpf_last.clear();
@@ -116,8 +124,9 @@ Result<std::unique_ptr<Tracer>> Tracer::open(const Options& options) {
         auto state = std::make_unique<State>();
         state->kind = btf ? "tp_btf" : "raw_tp";
         auto fail = [&](const char* step, int err) {
-            tried += std::string(tried.empty() ? "" : "; ") + std::string(state->kind) + ": " +
-                     step + ": " + std::strerror(err < 0 ? -err : err) + libbpf_said();
+            tried += std::string(tried.empty() ? "" : "; ") + std::string(state->kind) +
+                     (mode.fexit ? "+fexit" : "") + ": " + step + ": " +
+                     std::strerror(err < 0 ? -err : err) + libbpf_said();
         };
         state->skel = rdma_cm__open();
         if (!state->skel) {
@@ -126,7 +135,7 @@ Result<std::unique_ptr<Tracer>> Tracer::open(const Options& options) {
         }
         for (bpf_program* p : btf ? raw_programs(state->skel) : btf_programs(state->skel))
             bpf_program__set_autoload(p, false);
-        if (!btf) {
+        if (!mode.fexit) {
             bpf_program__set_autoload(state->skel->progs.connect_exit, false);
             bpf_program__set_autoload(state->skel->progs.reject_exit, false);
         }
@@ -161,15 +170,14 @@ Result<std::unique_ptr<Tracer>> Tracer::open(const Options& options) {
              {Extra{state->skel->progs.connect_exit,
                     "connect failures before any event (fexit/rdma_connect_locked)"},
               Extra{state->skel->progs.reject_exit, "iWARP rejects (fexit/rdma_reject)"}}) {
-            bpf_link* link = btf ? bpf_program__attach(x.program) : nullptr;
+            bpf_link* link = mode.fexit ? bpf_program__attach(x.program) : nullptr;
             if (link) {
                 state->links.push_back(link);
                 continue;
             }
             if (!state->missing.empty()) state->missing += ", ";
             state->missing += x.what;
-            state->missing += btf ? ": " + std::string(std::strerror(errno))
-                                  : ": raw tracepoints have no fexit, and " + tried;
+            state->missing += mode.fexit ? ": " + std::string(std::strerror(errno)) : ": " + tried;
         }
         state->rb = ring_buffer__new(bpf_map__fd(state->skel->maps.records), on_record,
                                      &state->sink, nullptr);

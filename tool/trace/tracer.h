@@ -3,7 +3,7 @@
 
 /// The kernel's rdma_cma tracepoints through BPF (libbpf, CO-RE): the
 /// programs of trace/bpf/rdma_cm.bpf.c attached to cm_event_handler,
-/// cm_id_attach, cm_qp_create, cm_send_rej, cm_disconnect and cm_id_destroy,
+/// cm_qp_create, cm_send_rej, cm_disconnect and cm_id_destroy,
 /// and to the exits
 /// of rdma_connect_locked() and rdma_reject(); their records read from a ring
 /// buffer.
@@ -21,7 +21,8 @@
 namespace rdmastat {
 
 /// Why the tracepoints cannot be used on this system, checked without loading
-/// anything: no privilege (root, or CAP_BPF and CAP_PERFMON), no kernel BTF
+/// anything: no privilege (root, or CAP_SYS_ADMIN: libbpf needs it to read
+/// rdma_cm's module BTF, which CAP_BPF and CAP_PERFMON do not allow), no kernel BTF
 /// (/sys/kernel/btf/vmlinux), or rdma_cm not loaded (/sys/kernel/btf/rdma_cm).
 /// nullopt when an attempt is worth making.
 std::optional<std::string> tracepoints_unavailable();
@@ -49,9 +50,9 @@ class Tracer {
     std::uint64_t lost() const;
     /// "tp_btf" or "raw_tp": how the programs are attached.
     std::string_view attach_kind() const;
-    /// What this kernel does not let the tracer see, or empty: the raw
-    /// fallback has no fexit programs, so connects that fail before any event
-    /// and iWARP rejects go unreported there.
+    /// What this kernel does not let the tracer see, and why, or empty: where
+    /// the fexit programs do not load or attach, connects that fail before
+    /// any event and iWARP rejects go unreported.
     const std::string& missing() const;
 
   private:

@@ -78,6 +78,14 @@ for a in "10.9.0.2 7307" "10.9.0.1 7308"; do
 		echo "rping $2: connected?"
 	lab_reap "$_r" "$E/reject-$2.rc" 20
 done
+# A wildcard listener (0.0.0.0) that rejects: the kernel hands each connect
+# request to it after the per-device listener it made, and -E shows it once.
+rdmastat-reject 0.0.0.0 7319 1 >"$E/reject-7319.log" 2>&1 &
+_r=$!
+lab_wait 10 lab_cm_listening 7319
+timeout 20 rping -c -a 10.9.0.2 -p 7319 -C 1 >"$E/rping-c-7319.log" 2>&1 &&
+	echo "rping 7319: connected?"
+lab_reap "$_r" "$E/reject-7319.rc" 20
 "$LAB_RDMA" -j res show cm_id >"$E/cm_id-after.json"
 
 # Every id of the test destroyed and reported, then a last poll round.

@@ -194,9 +194,6 @@ static __always_inline int on_event(const struct rdma_id_private *id,
 TRACE_PAIR(cm_event_handler,
 	   const struct rdma_id_private *id COMMA const struct rdma_cm_event *ev,
 	   return on_event(id, ev))
-TRACE_PAIR(cm_id_attach,
-	   const struct rdma_id_private *id COMMA const struct ib_device *dev,
-	   return emit(id, RDMASTAT_TRACE_ATTACH, 0, 0))
 TRACE_PAIR(cm_qp_create,
 	   const struct rdma_id_private *id COMMA const struct ib_pd *pd COMMA
 	   const struct ib_qp_init_attr *attr COMMA int rc,

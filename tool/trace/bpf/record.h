@@ -19,8 +19,8 @@ enum rdmastat_trace_kind {
 	/* rdma_cma:cm_event_handler: an event delivered to the id's consumer;
 	 * event and status are the rdma_cm event's. */
 	RDMASTAT_TRACE_CM_EVENT = 1,
-	/* rdma_cma:cm_id_attach: the id bound to a device. */
-	RDMASTAT_TRACE_ATTACH = 2,
+	/* 2 is not used: rdma_cma:cm_id_attach fires before restrack numbers
+	 * the id, so its record could not be joined with the id's others. */
 	/* rdma_cma:cm_qp_create: a QP created on the id; status is the
 	 * kernel's return code (0 or -errno), qp_num the QP when 0. */
 	RDMASTAT_TRACE_QP_CREATE = 3,
