@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# Monitoring: rdmastat -E -j while rping starts and stops, -w without a terminal
+# Monitoring: rdmastat -E -j polling while rping starts and stops, -w without a terminal
 # during rping traffic, and rdmastat export with traffic (judged on the host by
 # the [lab] tests in tests/unit/test_lab_monitor.cpp and by promtool).
 # shellcheck source=tests/lab/guest/lib.sh
@@ -12,7 +12,8 @@ lab_setup
 # Events. A sentinel listener that -E reports proves the poller has taken its
 # first round (events are changes after it; under TCG rdmastat may start later
 # than rping): a new sentinel port until one is reported.
-rdmastat -E -j --interval 0.2 >/tmp/events.jsonl 2>/tmp/events.err &
+# As an unprivileged user, -E polls (root gets the tracepoints: events.sh).
+su lab -c "rdmastat -E -j --interval 0.2" >/tmp/events.jsonl 2>/tmp/events.err &
 ev=$!
 seen=
 for port in 7190 7191 7192 7193 7194; do
