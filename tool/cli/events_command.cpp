@@ -74,8 +74,8 @@ void trace_events(Tracer& tracer, const CommonOptions& common, double duration,
                   const char* context, bool own_signals = true) {
     if (!tracer.missing().empty())
         err << "rdmastat: " << context << ": this kernel hides " << tracer.missing() << '\n';
-    // Attached first, then the dump: an id made in between is in both, which
-    // costs nothing, rather than in neither.
+    // Attached first, then the dump: an id made in between is in both rather
+    // than in neither (it is then taken as seeded, and its lifetime unknown).
     Collection seed = collect(common);
     require(seed, Part::connections);
     CmTracker tracker;

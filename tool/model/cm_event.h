@@ -78,7 +78,6 @@ struct TraceEvent {
     /// means nothing (an id not yet bound to a device, or never: librdmacm's
     /// AF_IB probe ids).
     bool tracked = false;
-    std::uint8_t node_type = 0; ///< enum rdma_node_type; 0 without a device
     /// An address family other than AF_UNSPEC, AF_INET and AF_INET6 (AF_IB is
     /// 27), whose address is then absent from local or peer.
     std::optional<std::uint16_t> other_family;

@@ -74,7 +74,6 @@ Result<TraceEvent> decode_trace_record(const void* data, std::size_t size) {
     c.port_space = static_cast<PortSpace>(r.port_space);
     if (r.flags & RDMASTAT_TRACE_F_DEVICE) {
         c.device = name_in(r.device, sizeof(r.device));
-        e.node_type = r.node_type;
         c.transport = transport_of(r.node_type);
         if (r.port_num) c.port = r.port_num;
     }

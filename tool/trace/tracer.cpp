@@ -216,10 +216,6 @@ std::uint64_t Tracer::lost() const {
     return sum;
 }
 
-std::string_view Tracer::attach_kind() const {
-    return state_->kind;
-}
-
 const std::string& Tracer::missing() const {
     return state_->missing;
 }

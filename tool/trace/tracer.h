@@ -48,8 +48,6 @@ class Tracer {
     Result<int> poll(int timeout_ms, const Sink& sink);
     /// Records the kernel could not queue (the buffer was full) since open.
     std::uint64_t lost() const;
-    /// "tp_btf" or "raw_tp": how the programs are attached.
-    std::string_view attach_kind() const;
     /// What this kernel does not let the tracer see, and why, or empty: where
     /// the fexit programs do not load or attach, connects that fail before
     /// any event and iWARP rejects go unreported.
