@@ -8,7 +8,7 @@
 declare -gA _rdmastat_opts=(
 	[rdmastat]="-h --help -V --version -a --all -l --listening -p --processes -e --extend
 		-s --summary -4 --ipv4 -6 --ipv6 -w --watch -E --events --interval --count --duration
-		-j --json --pretty -H --no-header -n --numeric --input --source"
+		--events-buffer --stats -j --json --pretty -H --no-header -n --numeric --input --source"
 	[rdmastat devices]="-h --help -j --json --pretty -H --no-header -n --numeric --input --source"
 	[rdmastat lsof]="-p -c -u -i -a -t -n --numeric -j --json --pretty -H --no-header --input
 		--source -h --help"
@@ -24,8 +24,9 @@ declare -gA _rdmastat_opts=(
 	[rdmastat check]="-h --help -j --json --pretty -H --no-header --input --source"
 	[rdmastat export]="-h --help --input --source --per-process"
 	[rdmastat life]="-h --help -j --json -H --no-header -4 --ipv4 -6 --ipv6 --count --duration
-		--interval --source"
-	[rdmastat serve]="-h --help --input --source --per-process --events --listen --systemd-socket
+		--interval --events-buffer --stats --source"
+	[rdmastat serve]="-h --help --input --source --per-process --events --events-buffer
+		--listen --systemd-socket
 		--web.config.file --web.max-requests --web.max-connections
 		--web.max-connections-per-client --web.idle-timeout --web.request-timeout"
 )
@@ -38,7 +39,7 @@ declare -gA _rdmastat_subs=(
 
 # Options that take a value, by command path (the value is the next word).
 declare -gA _rdmastat_valued=(
-	[rdmastat]="--interval --count --duration --input --source"
+	[rdmastat]="--interval --count --duration --events-buffer --input --source"
 	[rdmastat devices]="--input --source"
 	[rdmastat lsof]="-p -c -u --input --source"
 	[rdmastat ping]="-a --address -I --source -p --port -S --size -C --count --duration --depth
@@ -47,8 +48,8 @@ declare -gA _rdmastat_valued=(
 		--wait-timeout"
 	[rdmastat check]="--input --source"
 	[rdmastat export]="--input --source"
-	[rdmastat life]="--count --duration --interval --source"
-	[rdmastat serve]="--input --source --listen --web.config.file --web.max-requests
+	[rdmastat life]="--count --duration --interval --events-buffer --source"
+	[rdmastat serve]="--input --source --events-buffer --listen --web.config.file --web.max-requests
 		--web.max-connections --web.max-connections-per-client --web.idle-timeout --web.request-timeout"
 )
 

@@ -95,13 +95,21 @@ TEST_CASE("lab: -E from tracepoints sees both ends of a one-ping rping, with lat
             for (const json& j : *end)
                 CHECK(j["connection"]["cm_id"] == c["cm_id"]);
             CHECK(find_event(*end, "cm_event", active ? "ADDR_RESOLVED" : "CONNECT_REQUEST"));
-            // The kernel's last word on an active end of RoCE is
-            // CONNECT_RESPONSE: librdmacm makes ESTABLISHED itself, in the
-            // process, after sending the RTU.
-            const json* up = find_event(
-                *end, "cm_event",
-                active && std::string(transport) == "roce" ? "CONNECT_RESPONSE" : "ESTABLISHED");
+            // The kernel's last word on an active end of RoCE is the RTU
+            // librdmacm has it send after CONNECT_RESPONSE: librdmacm makes
+            // ESTABLISHED itself, in the process.
+            bool rtu = active && std::string(transport) == "roce";
+            const json* up =
+                rtu ? find_event(*end, "rtu_sent") : find_event(*end, "cm_event", "ESTABLISHED");
             REQUIRE(up);
+            if (rtu) {
+                const json* response = find_event(*end, "cm_event", "CONNECT_RESPONSE");
+                REQUIRE(response);
+                CHECK(!response->contains("handshake_ms"));
+                CHECK(!find_event(*end, "cm_event", "ESTABLISHED"));
+            }
+            if (active)
+                CHECK((*up)["connect_ms"].get<double>() < (*up)["handshake_ms"].get<double>());
             CHECK((*up)["handshake_ms"].get<double>() > 0);
             CHECK((*up)["handshake_ms"].get<double>() < 5000);
             const json* closed = find_event(*end, "closed");

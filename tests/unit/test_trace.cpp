@@ -148,21 +148,34 @@ TEST_CASE("the tracker times an active end's handshake and life, and decodes its
     CmTracker t;
     t.seed(roce_devices());
     auto offset = std::chrono::seconds(1'700'000'000);
-    // Active end 7: address resolved at 100 ms, established at 130 ms,
-    // destroyed at 150 ms.
+    // Active end 7: address resolved at 100 ms, rdma_connect() called at
+    // 112 ms, established at 130 ms, destroyed at 150 ms.
     auto a = t.add(decode(cm_event(100, 7, CmEventType::addr_resolved)), offset);
     REQUIRE(a);
     CHECK(a->kind == EventKind::cm_event);
     CHECK(a->connection.transport == Transport::roce); // from the device list
     CHECK(!a->handshake);
+    CHECK(!a->connect);
+    // A connect that starts is no line of its own: it starts connect_ms.
+    TraceEvent sent = decode(record(RDMASTAT_TRACE_CONNECT_START, 112, 7, 40000, 7175));
+    CHECK(sent.kind == TraceKind::connect_started);
+    CHECK(!t.add(sent, offset));
     auto up = t.add(decode(cm_event(130, 7, CmEventType::established)), offset);
     REQUIRE(up);
     CHECK(up->handshake == std::chrono::milliseconds(30));
+    CHECK(up->connect == std::chrono::milliseconds(18));
+    std::ostringstream up_text;
+    render_events(up_text, {*up}, {});
+    CHECK(up_text.str().find(" handshake_ms=30.000 connect_ms=18.000\n") != std::string::npos);
+    std::ostringstream up_json;
+    write_events_json(up_json, {*up}, {}, EventSource::tracepoints);
+    CHECK(nlohmann::json::parse(up_json.str())["connect_ms"] == 18.0);
     CHECK(t.live() == 1);
     auto closed = t.add(decode(record(RDMASTAT_TRACE_DESTROY, 150, 7, 40000, 7175)), offset);
     REQUIRE(closed);
     CHECK(closed->kind == EventKind::closed);
     CHECK(closed->lifetime == std::chrono::milliseconds(50));
+    CHECK(closed->connect == std::chrono::milliseconds(18));
     CHECK(t.live() == 0);
     CHECK(closed->time->time_since_epoch() ==
           std::chrono::duration_cast<std::chrono::system_clock::duration>(
@@ -187,6 +200,33 @@ TEST_CASE("the tracker times an active end's handshake and life, and decodes its
     CHECK(j["cm_event"] == "REJECTED");
     CHECK(j["reason"] == "CONSUMER_DEFINED");
     CHECK(j["connection"]["cm_id"] == 8);
+
+    // Id 10, a process's active end on RoCE: CONNECT_RESPONSE is not the
+    // end of its handshake; the RTU librdmacm has sent after it is.
+    REQUIRE(t.add(decode(cm_event(400, 10, CmEventType::addr_resolved)), offset));
+    CHECK(!t.add(decode(record(RDMASTAT_TRACE_CONNECT_START, 404, 10, 40002, 7175)), offset));
+    auto response = t.add(decode(cm_event(410, 10, CmEventType::connect_response)), offset);
+    REQUIRE(response);
+    CHECK(!response->handshake);
+    auto rtu = t.add(decode(record(RDMASTAT_TRACE_SEND_RTU, 413, 10, 40002, 7175)), offset);
+    REQUIRE(rtu);
+    CHECK(rtu->kind == EventKind::rtu_sent);
+    CHECK(event_name(rtu->kind) == "rtu_sent");
+    CHECK(rtu->handshake == std::chrono::milliseconds(13));
+    CHECK(rtu->connect == std::chrono::milliseconds(9));
+
+    // Id 9's rdma_connect() failed (siw to a closed port): a line, and the end.
+    rdmastat_trace_record refused = record(RDMASTAT_TRACE_CONNECT_FAIL, 300, 9, 40001, 7175);
+    refused.status = -111;
+    auto failed = t.add(decode(refused), offset);
+    REQUIRE(failed);
+    CHECK(failed->kind == EventKind::connect_failed);
+    CHECK(failed->reason == "ECONNREFUSED");
+    CHECK(!failed->connect);
+    auto gone = t.add(decode(record(RDMASTAT_TRACE_DESTROY, 301, 9, 40001, 7175)), offset);
+    REQUIRE(gone);
+    CHECK(gone->ending == Ending::error);
+    CHECK(gone->reason == "ECONNREFUSED");
 }
 
 TEST_CASE("the tracker: passive ends, listeners, seeded ids and lost owners", "[trace]") {
@@ -222,6 +262,26 @@ TEST_CASE("the tracker: passive ends, listeners, seeded ids and lost owners", "[
     REQUIRE(g);
     CHECK(!g->lifetime);
     CHECK(g->connection.owner.comm == "old");
+    // A listener whose device goes: DEVICE_REMOVAL is its first record, not
+    // its birth; its end is the removal's.
+    CHECK(t.add(decode(cm_event(50, 11, CmEventType::device_removal)), {}));
+    auto removed = t.add(decode(record(RDMASTAT_TRACE_DESTROY, 53, 11, 7175, 0)), {});
+    REQUIRE(removed);
+    CHECK(!removed->lifetime);
+    CHECK(removed->ending == Ending::device_removed);
+    // An id made between attach and the seed's dump is in the seed, and born
+    // after it: its lifetime is known.
+    Snapshot late = roce_devices();
+    Connection young;
+    young.device = "rxe0";
+    young.cm_id = 12;
+    late.connections.push_back(young);
+    CmTracker t2;
+    t2.seed(late);
+    REQUIRE(t2.add(decode(cm_event(60, 12, CmEventType::addr_resolved)), {}));
+    auto done = t2.add(decode(record(RDMASTAT_TRACE_DESTROY, 64, 12, 1, 1)), {});
+    REQUIRE(done);
+    CHECK(done->lifetime == std::chrono::milliseconds(4));
     // The destroy of an id never numbered (librdmacm's AF_IB probe) is no
     // line, nor is its event unless it failed: a wildcard listener hears each
     // CONNECT_REQUEST after the numbered per-device listener it made.

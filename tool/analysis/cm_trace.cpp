@@ -27,6 +27,10 @@ EventKind kind_of(TraceKind k) {
         return EventKind::connect_failed;
     case TraceKind::disconnect_sent:
         return EventKind::disconnect_sent;
+    case TraceKind::rtu_sent:
+        return EventKind::rtu_sent;
+    case TraceKind::connect_started: // no line of its own
+        break;
     }
     return EventKind::cm_event;
 }
@@ -78,7 +82,6 @@ void CmTracker::seed(const Snapshot& snapshot) {
         transports_[d.name] = d.transport;
     for (const Connection& c : snapshot.connections) {
         Life& life = lives_[{c.device, c.cm_id}];
-        life.seeded = true;
         life.owner = c.owner;
     }
 }
@@ -108,34 +111,41 @@ std::optional<ConnectionEvent> CmTracker::add(const TraceEvent& e,
 
     // History needs an identity: ids not yet numbered have none.
     if (!e.tracked || c.device.empty()) return out;
-    auto [it, fresh] = lives_.try_emplace(Key{c.device, c.cm_id});
+    auto it = lives_.try_emplace(Key{c.device, c.cm_id}).first;
     Life& life = it->second;
-    if (fresh) life.first_ns = e.time_ns;
+    // An id in the seed may still be born after it (made between attach and
+    // dump): its first record says.
+    if (!life.heard && e.kind == TraceKind::cm_event && e.event &&
+        (*e.event == CmEventType::addr_resolved || *e.event == CmEventType::addr_error ||
+         *e.event == CmEventType::connect_request))
+        life.born_ns = e.time_ns;
+    life.heard = true;
     bool have_owner = c.owner.pid || c.owner.kernel;
     if (have_owner)
         life.owner = c.owner;
     else
         c.owner = life.owner;
-    if (e.kind == TraceKind::cm_event && e.event) {
-        switch (*e.event) {
-        case CmEventType::addr_resolved:
-        case CmEventType::connect_request:
-            if (!life.handshake_start_ns) life.handshake_start_ns = e.time_ns;
-            break;
-        // The active end of an id whose QP is the process's (every user id
-        // on IB and RoCE) hears CONNECT_RESPONSE from the kernel, and
-        // librdmacm makes ESTABLISHED itself after sending the RTU.
-        case CmEventType::connect_response:
-        case CmEventType::established:
-            if (life.handshake_start_ns && !life.handshake &&
-                e.time_ns >= *life.handshake_start_ns) {
-                out.handshake = std::chrono::nanoseconds(e.time_ns - *life.handshake_start_ns);
-                life.handshake = out.handshake;
-            }
-            break;
-        default:
-            break;
-        }
+    if (e.kind == TraceKind::connect_started) {
+        life.connect_start_ns = e.time_ns;
+        return std::nullopt;
+    }
+    if (e.kind == TraceKind::cm_event &&
+        (e.event == CmEventType::addr_resolved || e.event == CmEventType::connect_request) &&
+        !life.handshake_start_ns)
+        life.handshake_start_ns = e.time_ns;
+    // The active end of an id whose QP is the process's (every user id on IB
+    // and RoCE) hears CONNECT_RESPONSE from the kernel; librdmacm then has
+    // the RTU sent and makes ESTABLISHED itself. The RTU is the kernel's last
+    // word, and the end of the handshake.
+    bool up = e.kind == TraceKind::rtu_sent ||
+              (e.kind == TraceKind::cm_event && e.event == CmEventType::established);
+    if (up && life.handshake_start_ns && !life.handshake && e.time_ns >= *life.handshake_start_ns) {
+        out.handshake = std::chrono::nanoseconds(e.time_ns - *life.handshake_start_ns);
+        life.handshake = out.handshake;
+    }
+    if (up && life.connect_start_ns && !life.connect && e.time_ns >= *life.connect_start_ns) {
+        out.connect = std::chrono::nanoseconds(e.time_ns - *life.connect_start_ns);
+        life.connect = out.connect;
     }
     // A failure is the ending that sticks: the disconnect that may follow a
     // reject or an error says less.
@@ -149,11 +159,12 @@ std::optional<ConnectionEvent> CmTracker::add(const TraceEvent& e,
     if (e.kind == TraceKind::destroyed) {
         out.ending = life.ending.value_or(Ending::closed);
         out.handshake = life.handshake;
+        out.connect = life.connect;
         if (!out.reason) out.reason = life.reason;
-        // First seen at its destruction (a listener, which has no events):
-        // its lifetime is unknown, not zero.
-        if (!life.seeded && !fresh && e.time_ns >= life.first_ns)
-            out.lifetime = std::chrono::nanoseconds(e.time_ns - life.first_ns);
+        // Not seen born (a listener, which has no events; an id older than
+        // the run): its lifetime is unknown, not the time since first seen.
+        if (life.born_ns && e.time_ns >= *life.born_ns)
+            out.lifetime = std::chrono::nanoseconds(e.time_ns - *life.born_ns);
         lives_.erase(it);
     }
     return out;

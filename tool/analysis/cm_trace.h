@@ -36,8 +36,8 @@ class CmTracker {
     void seed(const Snapshot& snapshot);
     /// The event e becomes (kind, connection, time, decoded status, handshake,
     /// lifetime), or nullopt for a record of an id the kernel never numbered
-    /// (no device yet, or a wildcard listener) that reports no failure. offset turns the kernel's CLOCK_MONOTONIC time into
-    /// wall time.
+    /// (no device yet, or a wildcard listener) that reports no failure. offset turns the kernel's
+    /// CLOCK_MONOTONIC time into wall time.
     std::optional<ConnectionEvent> add(const TraceEvent& e,
                                        std::chrono::system_clock::duration offset);
     /// Ids followed now (forgotten when destroyed).
@@ -45,12 +45,17 @@ class CmTracker {
 
   private:
     struct Life {
-        std::uint64_t first_ns = 0;
+        /// The time of its first record, when that was its birth: its address
+        /// resolved (or failed to), or its connect request. Otherwise (a
+        /// listener, an id older than the run) its lifetime is unknown.
+        std::optional<std::uint64_t> born_ns;
+        bool heard = false; ///< a record came (not only the seed)
         std::optional<std::uint64_t> handshake_start_ns;
         std::optional<std::chrono::nanoseconds> handshake;
+        std::optional<std::uint64_t> connect_start_ns; ///< rdma_connect() was called
+        std::optional<std::chrono::nanoseconds> connect;
         std::optional<Ending> ending;
         std::optional<std::string> reason; ///< the status behind ending
-        bool seeded = false; ///< known from the seed: its first sight is unknown
         Owner owner;
     };
     using Key = std::pair<std::string, std::uint32_t>;

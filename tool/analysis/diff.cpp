@@ -33,6 +33,8 @@ std::string_view event_name(EventKind kind) {
         return "connect_failed";
     case EventKind::disconnect_sent:
         return "disconnect_sent";
+    case EventKind::rtu_sent:
+        return "rtu_sent";
     }
     return "?";
 }

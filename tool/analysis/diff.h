@@ -28,10 +28,11 @@ enum class EventKind {
     reject_sent,
     connect_failed,
     disconnect_sent,
+    rtu_sent,
 };
 
 /// "appeared", "changed", "closed", "cm_event", "qp_created",
-/// "reject_sent", "connect_failed", "disconnect_sent".
+/// "reject_sent", "connect_failed", "disconnect_sent", "rtu_sent".
 std::string_view event_name(EventKind kind);
 
 struct ConnectionEvent {
@@ -47,10 +48,15 @@ struct ConnectionEvent {
     /// status decoded: an IB CM reject reason ("CONSUMER_DEFINED") or an errno
     /// name ("ECONNREFUSED").
     std::optional<std::string> reason = std::nullopt;
-    /// ESTABLISHED (or an active end's CONNECT_RESPONSE, when the kernel
-    /// leaves ESTABLISHED to librdmacm), and closed: since address resolution
-    /// completed (active side) or the CONNECT_REQUEST (passive side).
+    /// ESTABLISHED, or the rtu_sent before it of an active end on IB or RoCE
+    /// (whose ESTABLISHED librdmacm makes in the process), and closed: since
+    /// address resolution completed (active side) or the CONNECT_REQUEST
+    /// (passive side).
     std::optional<std::chrono::nanoseconds> handshake = std::nullopt;
+    /// Where handshake is, on the active side: since rdma_connect() was
+    /// called, the CM exchange alone (what rdma-core's cmtime calls its
+    /// connect step).
+    std::optional<std::chrono::nanoseconds> connect = std::nullopt;
     /// closed: since the id's first numbered record (its address resolved,
     /// its connect request, a QP); unknown for a listener.
     std::optional<std::chrono::nanoseconds> lifetime = std::nullopt;

@@ -60,7 +60,7 @@ void EventMetrics::add(const ConnectionEvent& e) {
                                           : std::string(event_name(e.kind));
         ++failures_[{c.device, reason}];
     }
-    if (e.handshake && e.kind == EventKind::cm_event) {
+    if (e.handshake && e.kind != EventKind::closed) { // the line that completed it
         ++established_[c.device];
         Histogram& h = handshakes_[{c.device, std::string(transport_name(c.transport))}];
         double seconds = std::chrono::duration<double>(*e.handshake).count();

@@ -7,6 +7,7 @@
 #include "analysis/event_metrics.h"
 #include "cli/commands.h"
 #include "cli/monitor.h"
+#include "cli/run_control.h"
 #include "render/monitor.h"
 #include "render/output.h"
 #include "trace/decode.h"
@@ -14,7 +15,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <csignal>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -25,19 +25,6 @@ namespace rdmastat {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-volatile std::sig_atomic_t stop_requested = 0;
-
-void request_stop(int) {
-    stop_requested = 1;
-}
-
-void stop_on_signals() {
-    struct sigaction sa {};
-    sa.sa_handler = request_stop;
-    sigaction(SIGINT, &sa, nullptr);
-    sigaction(SIGTERM, &sa, nullptr);
-}
 
 // CLOCK_MONOTONIC (the kernel's bpf_ktime_get_ns, steady_clock here) to wall time.
 std::chrono::system_clock::duration monotonic_to_wall() {
@@ -51,12 +38,12 @@ bool past(Clock::time_point start, double duration) {
 }
 
 // The tracer, or why there is none (said once by the caller).
-std::unique_ptr<Tracer> open_tracer(std::string& why) {
+std::unique_ptr<Tracer> open_tracer(const TraceOptions& o, std::string& why) {
     if (auto no = tracepoints_unavailable()) {
         why = *no;
         return nullptr;
     }
-    auto opened = Tracer::open({});
+    auto opened = Tracer::open({.buffer_bytes = std::size_t(o.buffer_kib) * 1024});
     if (!opened) {
         why = opened.error();
         return nullptr;
@@ -68,10 +55,11 @@ std::unique_ptr<Tracer> open_tracer(std::string& why) {
 // admit() takes (and may change) goes to emit() in batches, in order.
 // Undecodable records are said on err as they happen, and with own_signals
 // (SIGINT and SIGTERM stop it) lost ones too; serve counts them instead.
+// stats, when given, hears of each event emitted.
 void trace_events(Tracer& tracer, const CommonOptions& common, double duration,
                   const std::function<bool(ConnectionEvent&)>& admit,
                   const std::function<bool(std::vector<ConnectionEvent>&)>& emit, std::ostream& err,
-                  const char* context, bool own_signals = true) {
+                  const char* context, bool own_signals = true, RunStats* stats = nullptr) {
     if (!tracer.missing().empty())
         err << "rdmastat: " << context << ": this kernel hides " << tracer.missing() << '\n';
     // Attached first, then the dump: an id made in between is in both rather
@@ -85,6 +73,7 @@ void trace_events(Tracer& tracer, const CommonOptions& common, double duration,
     Clock::time_point start = Clock::now();
     std::uint64_t lost_reported = 0;
     std::vector<ConnectionEvent> batch;
+    std::vector<std::uint64_t> batch_ns; // the kernel's times, for stats
     auto offset = monotonic_to_wall();
     Tracer::Sink sink = [&](const void* data, std::size_t size) {
         auto decoded = decode_trace_record(data, size);
@@ -93,15 +82,22 @@ void trace_events(Tracer& tracer, const CommonOptions& common, double duration,
             return;
         }
         std::optional<ConnectionEvent> e = tracker.add(decoded.value(), offset);
-        if (e && admit(*e)) batch.push_back(std::move(*e));
+        if (e && admit(*e)) {
+            batch.push_back(std::move(*e));
+            batch_ns.push_back(decoded.value().time_ns);
+        }
     };
     bool more = true;
-    while (more && !stop_requested && !past(start, duration)) {
+    while (more && !stop_requested() && !past(start, duration)) {
         offset = monotonic_to_wall();
         auto polled = tracer.poll(200, sink);
         if (!polled) throw Error(polled.error());
         more = emit(batch);
+        if (stats)
+            for (std::uint64_t ns : batch_ns)
+                stats->written(ns);
         batch.clear();
+        batch_ns.clear();
         if (std::uint64_t lost = tracer.lost(); lost > lost_reported && own_signals) {
             err << "rdmastat: " << context << ": " << lost - lost_reported
                 << " events lost: the ring buffer was full (" << lost << " in all)\n";
@@ -121,7 +117,7 @@ std::optional<int> run_traced_events(const MonitorOptions& o, const CommonOption
                                      const Selection& sel, const Filter& filter, std::ostream& out,
                                      std::ostream& err) {
     std::string why;
-    std::unique_ptr<Tracer> tracer = open_tracer(why);
+    std::unique_ptr<Tracer> tracer = open_tracer(o.trace, why);
     if (!tracer) {
         err << "rdmastat: -E: " << why << "; polling every " << o.interval
             << " s instead (short-lived ids and reject reasons are not seen)\n";
@@ -140,7 +136,9 @@ std::optional<int> run_traced_events(const MonitorOptions& o, const CommonOption
         out.flush();
         return !o.count || shown < o.count;
     };
-    trace_events(*tracer, common, o.duration, admit, emit, err, "-E");
+    RunStats stats;
+    trace_events(*tracer, common, o.duration, admit, emit, err, "-E", true, &stats);
+    if (o.trace.stats) stats.say(err, "-E", "tracepoints", tracer->lost());
     return 0;
 }
 
@@ -173,11 +171,13 @@ int run_life(const LifeOptions& o, std::ostream& out, std::ostream& err) {
 
     std::string why;
     if (!o.input) {
-        if (std::unique_ptr<Tracer> tracer = open_tracer(why)) {
+        if (std::unique_ptr<Tracer> tracer = open_tracer(o.trace, why)) {
+            RunStats stats;
             trace_events(
                 *tracer, o, o.duration, admit,
                 [&](std::vector<ConnectionEvent>& b) { return show(b, EventSource::tracepoints); },
-                err, "life");
+                err, "life", true, &stats);
+            if (o.trace.stats) stats.say(err, "life", "tracepoints", tracer->lost());
             return 0;
         }
         err << "rdmastat: life: " << why << "; polling every " << o.interval
@@ -187,17 +187,15 @@ int run_life(const LifeOptions& o, std::ostream& out, std::ostream& err) {
     // Polling: a connection's life runs from the poll that first saw it to the
     // one that no longer does; ids there at the start have no known start.
     stop_on_signals();
+    RunStats stats;
     Clock::time_point start = Clock::now();
     std::map<std::string, Clock::time_point> first_seen;
     std::optional<std::vector<Connection>> previous;
-    for (unsigned round = 0; !stop_requested && !past(start, o.duration); ++round) {
-        // In slices: a sleep resumes after a signal, which must end it.
-        auto next = start + std::chrono::duration_cast<Clock::duration>(
-                                std::chrono::duration<double>(o.interval * round));
-        while (round && !stop_requested && Clock::now() < next)
-            std::this_thread::sleep_for(
-                std::min<Clock::duration>(next - Clock::now(), std::chrono::milliseconds(100)));
-        if (stop_requested) break;
+    for (unsigned round = 0; !stop_requested() && !past(start, o.duration); ++round) {
+        if (round)
+            sleep_until_or_stop(start + std::chrono::duration_cast<Clock::duration>(
+                                            std::chrono::duration<double>(o.interval * round)));
+        if (stop_requested()) break;
         Collection s = collect(o);
         require(s, Part::connections);
         Clock::time_point now = Clock::now();
@@ -216,9 +214,11 @@ int run_life(const LifeOptions& o, std::ostream& out, std::ostream& err) {
                 if (admit(e)) batch.push_back(std::move(e));
             }
         }
+        stats.written_polled(batch.size());
         if (!show(batch, EventSource::polling)) break;
         previous = std::move(s.snapshot.connections);
     }
+    if (o.trace.stats) stats.say(err, "life", "polling", std::nullopt);
     return 0;
 }
 
@@ -231,10 +231,11 @@ struct EventCollector::State {
     std::thread thread;
 };
 
-EventCollector::EventCollector(const CommonOptions& common, std::ostream& err)
+EventCollector::EventCollector(const CommonOptions& common, const TraceOptions& trace,
+                               std::ostream& err)
     : state_(std::make_unique<State>()) {
     std::string why;
-    state_->tracer = open_tracer(why);
+    state_->tracer = open_tracer(trace, why);
     if (!state_->tracer) {
         err << "rdmastat: serve: --events: " << why << "; serving rdmastat_events_up 0\n";
         return;

@@ -21,12 +21,22 @@
 
 namespace rdmastat {
 
+/// How the tracepoints are followed: -E, life and serve --events.
+struct TraceOptions {
+    unsigned buffer_kib = 1024; ///< --events-buffer KIB: the ring buffer (a power of two)
+    bool stats = false;         ///< --stats: say on exit what the run cost (-E, life)
+};
+
+/// Adds --events-buffer (and, with stats, --stats) to cmd; returns them.
+std::vector<CLI::Option*> add_trace_options(CLI::App& cmd, TraceOptions& o, bool stats);
+
 struct MonitorOptions {
     std::vector<std::string> watch; ///< -w given: empty or its one SECONDS word
     bool events = false;            ///< -E
     double interval = 1;            ///< --interval SECONDS (-E; -w's SECONDS wins for -w)
     unsigned count = 0;  ///< --count N: stop after N rounds (-E from tracepoints: events)
     double duration = 0; ///< --duration SECONDS: stop -E after that long (0: never)
+    TraceOptions trace;  ///< --events-buffer, --stats
     const CLI::Option* watch_option = nullptr;
     bool watch_given() const { return watch_option && watch_option->count() > 0; }
     bool active() const { return watch_given() || events; }
@@ -60,6 +70,7 @@ struct LifeOptions : CommonOptions {
     unsigned count = 0;
     double duration = 0;
     double interval = 1;
+    TraceOptions trace;
 };
 
 CLI::App* add_life_command(CLI::App& app, LifeOptions& o);
@@ -82,6 +93,7 @@ struct ServeOptions : ExportOptions {
     std::string web_config;      ///< --web.config.file
     ServerLimits limits;         ///< --web.max-requests ... --web.request-timeout
     bool events = false;         ///< --events: the tracepoints' metrics too
+    TraceOptions trace;          ///< --events-buffer
 };
 
 /// serve --events (cli/events_command.cpp): a thread that follows the
@@ -91,7 +103,7 @@ class EventCollector {
     /// Starts following; when the tracepoints cannot be used, or following
     /// them fails later, says why on err once and reports rdmastat_events_up 0
     /// from then on (the counts so far stay).
-    EventCollector(const CommonOptions& common, std::ostream& err);
+    EventCollector(const CommonOptions& common, const TraceOptions& trace, std::ostream& err);
     ~EventCollector();
     EventCollector(const EventCollector&) = delete;
     EventCollector& operator=(const EventCollector&) = delete;

@@ -5,11 +5,11 @@
 #include "analysis/diff.h"
 #include "cli/commands.h"
 #include "cli/monitor.h"
+#include "cli/run_control.h"
 #include "common/numbers.h"
 #include "render/monitor.h"
 
 #include <cmath>
-#include <thread>
 #include <unistd.h>
 
 namespace rdmastat {
@@ -28,8 +28,8 @@ std::vector<Connection> copies(const std::vector<const Connection*>& list) {
 // Waits until the next tick of a fixed schedule (start + n * interval), so slow
 // rounds do not stretch the period.
 void wait_round(Clock::time_point start, unsigned round, double interval) {
-    std::this_thread::sleep_until(start + std::chrono::duration_cast<Clock::duration>(
-                                              std::chrono::duration<double>(interval * round)));
+    sleep_until_or_stop(start + std::chrono::duration_cast<Clock::duration>(
+                                    std::chrono::duration<double>(interval * round)));
 }
 
 } // namespace
@@ -66,10 +66,14 @@ int run_monitor(MonitorOptions o, const CommonOptions& common, bool summary, Sel
     }
     const bool terminal = o.watch_given() && &out == &std::cout && isatty(STDOUT_FILENO);
 
+    // -E stops between rounds, so that --stats has its say.
+    if (o.events) stop_on_signals();
+    RunStats stats;
     std::optional<Snapshot> previous;
     Clock::time_point start = Clock::now(), last_read{};
     for (unsigned round = 0; o.count == 0 || round < o.count; ++round) {
         if (round) wait_round(start, round, interval);
+        if (stop_requested()) break;
         if (o.duration > 0 &&
             std::chrono::duration<double>(Clock::now() - start).count() > o.duration)
             break;
@@ -82,6 +86,7 @@ int run_monitor(MonitorOptions o, const CommonOptions& common, bool summary, Sel
         if (previous) events = diff_connections(copies(select(*previous, sel, filter)), selected);
         if (o.events) {
             emit_events(out, output, events, wall, EventSource::polling);
+            stats.written_polled(events.size());
         } else {
             for (const PartError& e : s.errors)
                 err << "rdmastat: " << e.message << '\n';
@@ -108,6 +113,7 @@ int run_monitor(MonitorOptions o, const CommonOptions& common, bool summary, Sel
         previous = std::move(s.snapshot);
         last_read = now;
     }
+    if (o.events && o.trace.stats) stats.say(err, "-E", "polling", std::nullopt);
     return 0;
 }
 

@@ -2,6 +2,9 @@
 // The options of -w, -E, export and serve, registered with run_cli's parser.
 #include "cli/monitor.h"
 
+#include <algorithm>
+#include <unistd.h>
+
 namespace rdmastat {
 namespace {
 
@@ -15,7 +18,38 @@ void add_scrape_flags(CLI::App& cmd, ExportOptions& o) {
                  "Add rdmastat_process_connections, one series per process (cardinality!)");
 }
 
+// The ring buffer's size in KiB: the kernel wants a power of two pages.
+const CLI::Validator ring_buffer_kib(
+    [](std::string& word) -> std::string {
+        unsigned long kib = 0;
+        try {
+            kib = std::stoul(word);
+        } catch (const std::exception&) {
+            return "not a number of KiB: " + word;
+        }
+        long page_kib = std::max(1L, sysconf(_SC_PAGESIZE) / 1024);
+        if (kib < static_cast<unsigned long>(page_kib) || kib > (1UL << 20) || (kib & (kib - 1)))
+            return "expected a power of two from " + std::to_string(page_kib) +
+                   " (a page) to 1048576 KiB, not " + word;
+        return {};
+    },
+    "", "power of two");
+
 } // namespace
+
+std::vector<CLI::Option*> add_trace_options(CLI::App& cmd, TraceOptions& o, bool stats) {
+    std::vector<CLI::Option*> added{
+        cmd.add_option("--events-buffer", o.buffer_kib,
+                       "KiB of ring buffer between the tracepoints and rdmastat (default 1024); "
+                       "events that find it full are counted as lost")
+            ->type_name("KIB")
+            ->check(ring_buffer_kib)};
+    if (stats)
+        added.push_back(cmd.add_flag("--stats", o.stats,
+                                     "On exit, say on stderr how many events, how many lost, "
+                                     "their delay from the kernel to the output, and CPU time"));
+    return added;
+}
 
 std::vector<CLI::Option*> add_monitor_options(CLI::App& app, MonitorOptions& o) {
     CLI::Option* watch =
@@ -25,7 +59,7 @@ std::vector<CLI::Option*> add_monitor_options(CLI::App& app, MonitorOptions& o) 
             ->expected(0, 1)
             ->type_name("[SECONDS]");
     o.watch_option = watch;
-    return {
+    std::vector<CLI::Option*> added = {
         watch,
         app.add_flag("-E,--events", o.events,
                      "Print a line per cm_id that appears, changes state or closes (-j: JSON "
@@ -39,6 +73,9 @@ std::vector<CLI::Option*> add_monitor_options(CLI::App& app, MonitorOptions& o) 
             ->type_name("SECONDS")
             ->check(CLI::Range(0.0, 31'536'000.0).description("")),
     };
+    for (CLI::Option* opt : add_trace_options(app, o.trace, true))
+        added.push_back(opt);
+    return added;
 }
 
 CLI::App* add_life_command(CLI::App& app, LifeOptions& o) {
@@ -59,6 +96,7 @@ CLI::App* add_life_command(CLI::App& app, LifeOptions& o) {
     cmd->add_option("--source", o.source, "Where the first dump and polls read cm_ids")
         ->type_name("auto|nldev|module")
         ->check(CLI::IsMember({"auto", "nldev", "module"}).description(""));
+    add_trace_options(*cmd, o.trace, true);
     cmd->add_option("filter", o.filter, "ss-style filter, as the listing's");
     return cmd;
 }
@@ -81,6 +119,7 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& o) {
     cmd->add_flag("--events", o.events,
                   "Also count CM events, connect failures and handshake latency from the "
                   "rdma_cma tracepoints (root, or CAP_SYS_ADMIN)");
+    add_trace_options(*cmd, o.trace, false);
     cmd->add_option("--web.config.file", o.web_config,
                     "TLS, basic auth and headers, in exporter-toolkit's web config format")
         ->type_name("FILE");

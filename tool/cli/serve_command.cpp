@@ -54,7 +54,7 @@ int run_serve(const ServeOptions& o, std::ostream& out, std::ostream& err) {
     pthread_sigmask(SIG_BLOCK, &stop, nullptr);
 
     std::unique_ptr<EventCollector> events;
-    if (o.events) events = std::make_unique<EventCollector>(o, err);
+    if (o.events) events = std::make_unique<EventCollector>(o, o.trace, err);
     // Only the scrape worker touches these.
     std::map<std::string, std::uint64_t> errors;
     auto scrape = [&](Deadline deadline) {

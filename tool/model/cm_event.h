@@ -48,6 +48,12 @@ enum class TraceKind : std::uint8_t {
     /// to a closed port fails so.
     connect_failed,
     disconnect_sent, ///< rdma_cma:cm_disconnect: this side disconnected
+    /// rdma_cma:cm_send_rtu: this (active) end of an IB or RoCE connection
+    /// sent its RTU: established from its side.
+    rtu_sent,
+    /// rdma_connect() was called: the CM exchange starts (no line of its own;
+    /// the start of ConnectionEvent::connect).
+    connect_started,
 };
 
 /// How an id's life ended, from its last telling event (the life view's END).

@@ -88,6 +88,10 @@ void render_events(std::ostream& out, const std::vector<ConnectionEvent>& events
             std::snprintf(buf, sizeof(buf), " handshake_ms=%.3f", milliseconds(*e.handshake));
             out << buf;
         }
+        if (e.connect) {
+            std::snprintf(buf, sizeof(buf), " connect_ms=%.3f", milliseconds(*e.connect));
+            out << buf;
+        }
         if (e.lifetime) {
             std::snprintf(buf, sizeof(buf), " lifetime_ms=%.3f", milliseconds(*e.lifetime));
             out << buf;
@@ -113,6 +117,7 @@ void write_events_json(std::ostream& out, const std::vector<ConnectionEvent>& ev
         if (e.status) j["status"] = *e.status;
         if (e.reason) j["reason"] = *e.reason;
         if (e.handshake) j["handshake_ms"] = milliseconds(*e.handshake);
+        if (e.connect) j["connect_ms"] = milliseconds(*e.connect);
         if (e.lifetime) j["lifetime_ms"] = milliseconds(*e.lifetime);
         if (e.other_family) j["family"] = *e.other_family;
         if (e.ending) j["ending"] = ending_name(*e.ending);

@@ -30,14 +30,14 @@ inline constexpr int events_schema_version = 2;
 
 /// One line per event: TIME EVENT DEVICE/PORT TRANSPORT LOCAL PEER STATE
 /// (changed: OLD->NEW) cm_id=N PID/PROGRAM, then the tracepoint fields that are
-/// set, as status=N reason=NAME handshake_ms=X lifetime_ms=X family=N
+/// set, as status=N reason=NAME handshake_ms=X connect_ms=X lifetime_ms=X family=N
 /// ending=NAME. EVENT is
 /// the CM event's name (ESTABLISHED) for a cm_event. TIME is the event's own
 /// time when it has one, else t.
 void render_events(std::ostream& out, const std::vector<ConnectionEvent>& events, WallTime t);
 /// One JSON object per line: {"version","source","time","event","connection"}
 /// plus "old_state" for a change and, where set, "cm_event", "status",
-/// "reason", "handshake_ms", "lifetime_ms", "family", "ending"; "connection" as in the
+/// "reason", "handshake_ms", "connect_ms", "lifetime_ms", "family", "ending"; "connection" as in the
 /// snapshot schema.
 void write_events_json(std::ostream& out, const std::vector<ConnectionEvent>& events, WallTime t,
                        EventSource source);

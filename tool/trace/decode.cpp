@@ -60,6 +60,12 @@ Result<TraceEvent> decode_trace_record(const void* data, std::size_t size) {
     case RDMASTAT_TRACE_CONNECT_FAIL:
         e.kind = TraceKind::connect_failed;
         break;
+    case RDMASTAT_TRACE_SEND_RTU:
+        e.kind = TraceKind::rtu_sent;
+        break;
+    case RDMASTAT_TRACE_CONNECT_START:
+        e.kind = TraceKind::connect_started;
+        break;
     case RDMASTAT_TRACE_DISCONNECT:
         e.kind = TraceKind::disconnect_sent;
         break;

@@ -62,13 +62,13 @@ constexpr int cap_sys_admin = 21;
 using Programs = std::vector<bpf_program*>;
 
 Programs btf_programs(rdma_cm* s) {
-    return {s->progs.btf_cm_event_handler, s->progs.btf_cm_qp_create, s->progs.btf_cm_send_rej,
-            s->progs.btf_cm_disconnect, s->progs.btf_cm_id_destroy};
+    return {s->progs.btf_cm_event_handler, s->progs.btf_cm_qp_create,  s->progs.btf_cm_send_rej,
+            s->progs.btf_cm_send_rtu,      s->progs.btf_cm_disconnect, s->progs.btf_cm_id_destroy};
 }
 
 Programs raw_programs(rdma_cm* s) {
-    return {s->progs.raw_cm_event_handler, s->progs.raw_cm_qp_create, s->progs.raw_cm_send_rej,
-            s->progs.raw_cm_disconnect, s->progs.raw_cm_id_destroy};
+    return {s->progs.raw_cm_event_handler, s->progs.raw_cm_qp_create,  s->progs.raw_cm_send_rej,
+            s->progs.raw_cm_send_rtu,      s->progs.raw_cm_disconnect, s->progs.raw_cm_id_destroy};
 }
 
 // ctx: the State's sink slot, set for the duration of a poll.
@@ -142,6 +142,7 @@ Result<std::unique_ptr<Tracer>> Tracer::open(const Options& options) {
             bpf_program__set_autoload(p, false);
         if (!mode.fexit) {
             bpf_program__set_autoload(state->skel->progs.connect_exit, false);
+            bpf_program__set_autoload(state->skel->progs.connect_entry, false);
             bpf_program__set_autoload(state->skel->progs.reject_exit, false);
         }
         int err = bpf_map__set_max_entries(state->skel->maps.records,
@@ -174,6 +175,7 @@ Result<std::unique_ptr<Tracer>> Tracer::open(const Options& options) {
         for (Extra x :
              {Extra{state->skel->progs.connect_exit,
                     "connect failures before any event (fexit/rdma_connect_locked)"},
+              Extra{state->skel->progs.connect_entry, "connect_ms (fentry/rdma_connect_locked)"},
               Extra{state->skel->progs.reject_exit, "iWARP rejects (fexit/rdma_reject)"}}) {
             bpf_link* link = mode.fexit ? bpf_program__attach(x.program) : nullptr;
             if (link) {

@@ -3,10 +3,9 @@
 
 /// The kernel's rdma_cma tracepoints through BPF (libbpf, CO-RE): the
 /// programs of trace/bpf/rdma_cm.bpf.c attached to cm_event_handler,
-/// cm_qp_create, cm_send_rej, cm_disconnect and cm_id_destroy,
-/// and to the exits
-/// of rdma_connect_locked() and rdma_reject(); their records read from a ring
-/// buffer.
+/// cm_qp_create, cm_send_rej, cm_send_rtu, cm_disconnect and cm_id_destroy,
+/// to the entry and exit of rdma_connect_locked() and the exit of
+/// rdma_reject(); their records read from a ring buffer.
 
 #include "common/error.h"
 
@@ -49,8 +48,8 @@ class Tracer {
     /// Records the kernel could not queue (the buffer was full) since open.
     std::uint64_t lost() const;
     /// What this kernel does not let the tracer see, and why, or empty: where
-    /// the fexit programs do not load or attach, connects that fail before
-    /// any event and iWARP rejects go unreported.
+    /// the fentry and fexit programs do not load or attach, connects that fail
+    /// before any event, iWARP rejects and connect_ms go unreported.
     const std::string& missing() const;
 
   private:

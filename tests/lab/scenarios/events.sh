@@ -116,20 +116,8 @@ echo "events: done"
 # reported, none lost (its stderr stays empty).
 rdmastat -E -l >/tmp/churn.txt 2>/tmp/churn.err &
 churn=$!
-# It is attached once it reports a sentinel listener's close.
-seen=
-for port in 7314 7315 7316 7317 7318; do
-	rping -s -a 10.9.0.2 -p "$port" >/dev/null 2>&1 &
-	sentinel=$!
-	lab_wait 10 lab_cm_listening "$port"
-	kill "$sentinel"
-	wait "$sentinel" 2>/dev/null || true
-	if lab_wait 10 grep -q ":$port " /tmp/churn.txt; then
-		seen=1
-		break
-	fi
-done
-[ -n "$seen" ] || echo "churn: the tracer never reported its sentinel"
+lab_tracer_attached /tmp/churn.txt 7314 7315 7316 7317 7318 ||
+	echo "churn: the tracer never reported its sentinel"
 rdmastat-cmids -a 10.9.0.1 -n 100 -t 20 -c >"$E/churn-siw" 2>&1 &
 c1=$!
 rdmastat-cmids -a 10.9.0.2 -n 100 -t 20 -c >"$E/churn-rxe" 2>&1 &

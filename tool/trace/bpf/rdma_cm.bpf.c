@@ -15,7 +15,8 @@
  * module's tracepoints. Two things have no tracepoint: a connect that fails
  * before any event (siw's connect to a closed port fails in rdma_connect
  * itself), and an iWARP reject. fexit programs on rdma_connect_locked() and
- * rdma_reject() report them, in the BTF-typed set only.
+ * rdma_reject() report them, and an fentry program on rdma_connect_locked()
+ * the start of the CM exchange, where the kernel allows function tracing.
  */
 #include <linux/types.h>
 #include <linux/bpf.h>
@@ -200,6 +201,8 @@ TRACE_PAIR(cm_qp_create,
 	   return emit(id, RDMASTAT_TRACE_QP_CREATE, 0, rc))
 TRACE_PAIR(cm_send_rej, const struct rdma_id_private *id,
 	   return emit(id, RDMASTAT_TRACE_SEND_REJ, 0, 0))
+TRACE_PAIR(cm_send_rtu, const struct rdma_id_private *id,
+	   return emit(id, RDMASTAT_TRACE_SEND_RTU, 0, 0))
 TRACE_PAIR(cm_disconnect, const struct rdma_id_private *id,
 	   return emit(id, RDMASTAT_TRACE_DISCONNECT, 0, 0))
 TRACE_PAIR(cm_id_destroy, const struct rdma_id_private *id,
@@ -215,6 +218,18 @@ int BPF_PROG(connect_exit, struct rdma_cm_id *cm_id, struct rdma_conn_param *par
 	id = (const void *)((char *)cm_id -
 			    bpf_core_field_offset(struct rdma_id_private, id));
 	return emit(id, RDMASTAT_TRACE_CONNECT_FAIL, 0, ret);
+}
+
+SEC("fentry/rdma_connect_locked")
+int BPF_PROG(connect_entry, struct rdma_cm_id *cm_id)
+{
+	const struct rdma_id_private *id;
+
+	if (!cm_id)
+		return 0;
+	id = (const void *)((char *)cm_id -
+			    bpf_core_field_offset(struct rdma_id_private, id));
+	return emit(id, RDMASTAT_TRACE_CONNECT_START, 0, 0);
 }
 
 /* iWARP rejects go to iw_cm without passing cm_send_rej. */

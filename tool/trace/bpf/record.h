@@ -34,7 +34,16 @@ enum rdmastat_trace_kind {
 	 * connect that failed before any event, as siw's to a closed port. */
 	RDMASTAT_TRACE_CONNECT_FAIL = 6,
 	/* rdma_cma:cm_disconnect: this side called rdma_disconnect(). */
-	RDMASTAT_TRACE_DISCONNECT = 7
+	RDMASTAT_TRACE_DISCONNECT = 7,
+	/* fentry of rdma_connect_locked(): the id starts its CM handshake
+	 * proper (on iWARP, rdma_connect() itself makes the TCP connection and
+	 * sends the MPA request). */
+	RDMASTAT_TRACE_CONNECT_START = 8,
+	/* rdma_cma:cm_send_rtu: the active end of an IB or RoCE connection
+	 * sent its RTU, and is established from its side (for a process's id,
+	 * librdmacm has it sent after CONNECT_RESPONSE, then makes ESTABLISHED
+	 * itself). */
+	RDMASTAT_TRACE_SEND_RTU = 9
 };
 
 /* Bytes of an address: sizeof(struct sockaddr_in6), as the kernel's own

@@ -1,0 +1,92 @@
+# shellcheck shell=sh
+# -E from the tracepoints at its edges, judged on the host by the [eventsedge]
+# tests in tests/unit/test_lab_eventsedge.cpp:
+# - rdma-core's cmtime makes connections one at a time on siw and rxe, and
+#   reports how long each step took: the handshakes -E measured must agree;
+# - a tracer with a one-page ring buffer whose reader stalls loses events, and
+#   says how many, while one with the default buffer loses none;
+# - siw0 is deleted under live connections: -E reports the removal and the
+#   ids' end, and goes on with the device added again;
+# - rdma_cm cannot be unloaded while -E follows it; once it has gone, -E says
+#   so and polls.
+# shellcheck source=tests/lab/guest/lib.sh
+. "$LAB/lib.sh"
+set -e
+E="$OUT/eventsedge"
+mkdir -p "$E"
+lab_setup
+
+rdmastat -E -j >/tmp/edge.jsonl 2>/tmp/edge.err &
+tp=$!
+lab_tracer_attached /tmp/edge.jsonl 7330 7331 7332 7333
+
+# cmtime: client runs of one connection each, on each device. (A cmtime
+# server of rdma-core 44 accepts one connection: a new one for each run.)
+for a in "10.9.0.1 7334 siw" "10.9.0.2 7335 rxe"; do
+	set -- $a
+	for run in 1 2 3 4 5; do
+		cmtime -b "$1" -p "$2" >"$E/cmtime-server-$3-$run.log" 2>&1 &
+		_srv=$!
+		lab_wait 10 lab_cm_listening "$2"
+		timeout 30 cmtime -s "$1" -p "$2" -c 1 >"$E/cmtime-$3-$run.log" 2>&1 ||
+			echo "cmtime $3 run $run: $?"
+		kill "$_srv"
+		wait "$_srv" 2>/dev/null || true
+		lab_wait 10 sh -c '! '"$LAB_RDMA"' res show cm_id | grep -q ":$2 "' || true
+	done
+done
+
+# siw0 deleted under two live rping connections (IPv4 and IPv6), then added
+# again; a short connection on the new siw0 follows. The kernel closes the
+# ids itself, but siw cannot take verbs resources from a process, so the
+# delete waits until the rpings are gone.
+lab_rping_start 10.9.0.1 7336
+lab_rping_start fd00:9::1 7337
+"$LAB_RDMA" -j res show cm_id >"$E/cm_id-before-removal.json"
+"$LAB_RDMA" link delete siw0 &
+del=$!
+lab_wait 20 sh -c '! '"$LAB_RDMA"' res show cm_id | grep -q ":733[67] "' ||
+	echo "eventsedge: ids on 7336/7337 outlived siw0"
+lab_stop_pings
+lab_reap "$del" "$E/link-delete.rc" 30
+lab_devices_up
+rping -s -a 10.9.0.1 -p 7338 -C 1 >/dev/null 2>&1 &
+_s=$!
+lab_wait 10 lab_cm_listening 7338
+rping -c -a 10.9.0.1 -p 7338 -C 1 >/dev/null 2>&1 || echo "rping 7338 after re-adding siw0: $?"
+lab_reap "$_s" /dev/null 20 || true
+lab_wait 10 grep -q '"event":"closed".*:7338' /tmp/edge.jsonl || true
+
+# Overflow: one page of ring buffer, and a reader that stalls for 12 s, under
+# 5 s of churn of listening ids.
+rdmastat -E -l --events-buffer 4 --stats --duration 16 2>/tmp/small.err |
+	(sleep 12 && wc -l >/tmp/small.lines) &
+small=$!
+sleep 4
+rdmastat-cmids -a 10.9.0.2 -n 100 -t 5 -c >"$E/overflow-created" 2>&1 ||
+	echo "rdmastat-cmids (overflow): $?"
+wait "$small" || echo "rdmastat -E --events-buffer 4 exited $?"
+cp /tmp/small.err "$E/small.err"
+cp /tmp/small.lines "$E/small.lines"
+
+# rdma_cm: every other holder (rdma_ucm, our modules) unloaded, its unload is
+# still refused while -E follows it, and -E goes on; once -E has gone,
+# rdma_cm goes, and -E then says why it polls.
+for m in rdmastat_kping rdmastat rdma_ucm; do
+	[ ! -d "/sys/module/$m" ] || rmmod "$m" || echo "rmmod $m: $?"
+done
+ls /sys/module/rdma_cm/holders >"$E/rdma_cm-holders"
+cat /sys/module/rdma_cm/refcnt >"$E/rdma_cm-refcnt"
+rmmod rdma_cm >"$E/rmmod-attached.log" 2>&1 && echo 0 >"$E/rmmod-attached.rc" ||
+	echo $? >"$E/rmmod-attached.rc"
+sleep 1
+kill -0 "$tp" && echo 1 >"$E/alive-after-rmmod" || echo 0 >"$E/alive-after-rmmod"
+kill "$tp"
+wait "$tp" && echo 0 >"$E/edge.rc" || echo $? >"$E/edge.rc"
+cp /tmp/edge.jsonl /tmp/edge.err "$E/"
+rmmod rdma_cm >"$E/rmmod-detached.log" 2>&1 && echo 0 >"$E/rmmod-detached.rc" ||
+	echo $? >"$E/rmmod-detached.rc"
+rdmastat -E --duration 2 --interval 0.5 >"$E/no-rdma-cm.out" 2>"$E/no-rdma-cm.err" &&
+	echo 0 >"$E/no-rdma-cm.rc" || echo $? >"$E/no-rdma-cm.rc"
+lab_load_modules
+echo "eventsedge: done"
