@@ -213,6 +213,21 @@ int lab_rc(const std::string& dir, const std::string& name) {
     return std::stoi(lab_evidence(dir, name + ".rc"));
 }
 
+std::vector<nlohmann::json> lab_json_lines(const std::string& dir, const std::string& name) {
+    std::vector<nlohmann::json> out;
+    std::istringstream in(lab_evidence(dir, name));
+    std::string line;
+    while (std::getline(in, line))
+        out.push_back(nlohmann::json::parse(line));
+    return out;
+}
+
+unsigned event_port(const nlohmann::json& connection, const char* end) {
+    return connection.contains(end) && connection[end].is_object()
+               ? connection[end]["port"].get<unsigned>()
+               : 0u;
+}
+
 bool rping_ended_ok(int rc, const std::string& said) {
     if (said.find("mismatch") != std::string::npos || said.find("failed") != std::string::npos)
         return false;

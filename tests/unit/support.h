@@ -69,6 +69,10 @@ std::vector<std::string> compare_with_referee(const std::vector<Connection>& our
 /// status lab_capture recorded for it (NAME.rc).
 std::string lab_evidence(const std::string& dir, const std::string& name);
 int lab_rc(const std::string& dir, const std::string& name);
+/// lab_evidence's file as JSON lines (-E -j's output), one value per line.
+std::vector<nlohmann::json> lab_json_lines(const std::string& dir, const std::string& name);
+/// The port of an event's connection's "local" or "peer" end; 0 when absent.
+unsigned event_port(const nlohmann::json& connection, const char* end);
 
 /// rping's verdict from its exit status and what it said. Its -V makes it fail
 /// on a mismatch ("data mismatch", "rping client failed"). Debian's rping

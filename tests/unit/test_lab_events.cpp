@@ -16,16 +16,7 @@ using nlohmann::json;
 namespace {
 
 std::vector<json> lines_of(const std::string& name) {
-    std::vector<json> out;
-    std::istringstream in(lab_evidence("events", name));
-    std::string line;
-    while (std::getline(in, line))
-        out.push_back(json::parse(line));
-    return out;
-}
-
-unsigned port_of(const json& c, const char* end) {
-    return c.contains(end) && c[end].is_object() ? c[end]["port"].get<unsigned>() : 0u;
+    return lab_json_lines("events", name);
 }
 
 // Everything the tracer said about the ids of one connection to port: the
@@ -38,8 +29,8 @@ Ends ends_of(const std::vector<json>& events, unsigned port) {
     Ends e;
     for (const json& j : events) {
         const json& c = j["connection"];
-        if (port_of(c, "peer") == port && port_of(c, "local") != port) e.active.push_back(j);
-        if (port_of(c, "local") == port && port_of(c, "peer") != 0) e.passive.push_back(j);
+        if (event_port(c, "peer") == port && event_port(c, "local") != port) e.active.push_back(j);
+        if (event_port(c, "local") == port && event_port(c, "peer") != 0) e.passive.push_back(j);
     }
     return e;
 }
@@ -152,6 +143,20 @@ TEST_CASE("lab: -E from tracepoints says why a connect to a closed port failed",
     CHECK((*rej)["connection"]["device"] == "rxe0");
     CHECK(!find_event(rxe.active, "cm_event", "ESTABLISHED"));
     CHECK(rxe.passive.empty()); // no listener: no passive id at all
+    // ... but ib_cm saw the request come, for a port nobody listens on, and
+    // from whom.
+    unsigned unheard = 0;
+    for (const json& j : events) {
+        if (j["event"] != "no_listener") continue;
+        ++unheard;
+        const json& c = j["connection"];
+        CHECK(c["device"] == "rxe0");
+        CHECK(c["transport"] == "roce");
+        CHECK(c["port_space"] == "tcp");
+        CHECK(c["local"]["port"] == 7306);
+        CHECK(c["peer"]["address"] == "10.9.0.2");
+    }
+    CHECK(unheard == 1);
     // siw: the TCP connect is refused inside rdma_connect(): no event at all,
     // only the fexit program sees it.
     Ends siw = ends_of(events, 7305);
@@ -196,7 +201,8 @@ TEST_CASE("lab: -E from tracepoints shows a server's reject at both ends, decode
         bool agreed = false;
         for (const json& j : events) {
             const json& c = j["connection"];
-            if (j["event"] == "closed" && c["state"] == "LISTEN" && port_of(c, "local") == port) {
+            if (j["event"] == "closed" && c["state"] == "LISTEN" &&
+                event_port(c, "local") == port) {
                 CHECK(c["device"] == (*listener)["ifname"]);
                 CHECK(c["cm_id"] == (*listener)["cm-idn"]);
                 CHECK(c["owner"]["pid"] == (*listener)["pid"]);
@@ -251,7 +257,7 @@ TEST_CASE("lab: -E from tracepoints closed every id that rdma res show no longer
     std::map<std::pair<std::string, unsigned>, bool> closed;
     for (const json& j : events) {
         const json& c = j["connection"];
-        unsigned local = port_of(c, "local"), peer = port_of(c, "peer");
+        unsigned local = event_port(c, "local"), peer = event_port(c, "peer");
         bool ours = (local >= 7301 && local <= 7308) || (peer >= 7301 && peer <= 7308);
         if (!ours || c["device"] == "") continue;
         auto key = std::pair{c["device"].get<std::string>(), c["cm_id"].get<unsigned>()};
@@ -275,7 +281,7 @@ TEST_CASE("lab: life prints each connection once per end as it ends, with how it
         CHECK(j["source"] == "tracepoints");
         const json& c = j["connection"];
         CHECK(c["state"] != "LISTEN");
-        unsigned local = port_of(c, "local"), peer = port_of(c, "peer");
+        unsigned local = event_port(c, "local"), peer = event_port(c, "peer");
         REQUIRE(peer != 0);
         by_port[local >= 7301 && local <= 7308 ? local : peer].push_back(j);
     }
@@ -351,6 +357,7 @@ TEST_CASE("lab: serve --events counts what -E saw: events, failures by reason, h
     CHECK(value("rdmastat_connect_failures_total{device=\"rxe0\",reason=\"INVALID_SERVICE_ID\"}") ==
           1);
     CHECK(value("rdmastat_connect_failures_total{device=\"siw0\",reason=\"ECONNREFUSED\"}") == 1);
+    CHECK(value("rdmastat_connect_failures_total{device=\"rxe0\",reason=\"no_listener\"}") == 1);
     CHECK(value("rdmastat_connect_failures_total{device=\"siw0\",reason=\"ECONNRESET\"}") == 1);
     // Two rpings per device, both ends established; their handshakes in the
     // histogram (count and +Inf bucket agree).

@@ -16,16 +16,7 @@ using nlohmann::json;
 namespace {
 
 std::vector<json> edge_lines() {
-    std::vector<json> out;
-    std::istringstream in(lab_evidence("eventsedge", "edge.jsonl"));
-    std::string line;
-    while (std::getline(in, line))
-        out.push_back(json::parse(line));
-    return out;
-}
-
-unsigned port_of(const json& c, const char* end) {
-    return c.contains(end) && c[end].is_object() ? c[end]["port"].get<unsigned>() : 0u;
+    return lab_json_lines("eventsedge", "edge.jsonl");
 }
 
 // One step of a cmtime table, in ms, for its single connection (-c 1): the
@@ -78,7 +69,7 @@ std::vector<json> cmtime_handshakes(const std::vector<json>& events, unsigned po
         const json& c = j["connection"];
         // The line that completed it: ESTABLISHED, or rtu_sent on RoCE.
         if (j["event"] == "closed" || c["owner"].value("comm", "") != "cmtime" ||
-            port_of(c, "peer") != port || !j.contains("handshake_ms"))
+            event_port(c, "peer") != port || !j.contains("handshake_ms"))
             continue;
         out.push_back(j);
     }
@@ -224,8 +215,8 @@ TEST_CASE("lab: -E reports a device deleted under live connections, and the devi
         for (const json& j : events) {
             const json& c = j["connection"];
             if (c["device"] != "siw0" || c["cm_id"] != cm_idn ||
-                !(port_of(c, "local") == 7336 || port_of(c, "local") == 7337 ||
-                  port_of(c, "peer") == 7336 || port_of(c, "peer") == 7337))
+                !(event_port(c, "local") == 7336 || event_port(c, "local") == 7337 ||
+                  event_port(c, "peer") == 7336 || event_port(c, "peer") == 7337))
                 continue;
             if (j.value("cm_event", "") == "DEVICE_REMOVAL") heard_removal = true;
             if (j["event"] == "closed") closed = &j;
@@ -248,7 +239,8 @@ TEST_CASE("lab: -E reports a device deleted under live connections, and the devi
     for (const json& j : events)
         if (j["event"] == "closed" && j["connection"]["device"] == "siw0" &&
             j["connection"]["transport"] == "iwarp" && j.value("ending", "") == "disconnected" &&
-            (port_of(j["connection"], "local") == 7338 || port_of(j["connection"], "peer") == 7338))
+            (event_port(j["connection"], "local") == 7338 ||
+             event_port(j["connection"], "peer") == 7338))
             ++after;
     CHECK(after == 2);
 }
@@ -266,4 +258,52 @@ TEST_CASE("lab: rdma_cm stays while -E follows it, goes after, and -E then says 
     CHECK(lab_evidence("eventsedge", "no-rdma-cm.err") ==
           "rdmastat: -E: rdma_cm is not loaded, or has no BTF (/sys/kernel/btf/rdma_cm); "
           "polling every 0.5 s instead (short-lived ids and reject reasons are not seen)\n");
+}
+
+TEST_CASE("lab: a real Prometheus scrapes serve --events: the series it stores are serve's",
+          "[lab][eventsedge]") {
+    std::string text = lab_evidence("eventsedge", "metrics.prom");
+    auto value = [&](const std::string& series) {
+        std::istringstream in(text);
+        std::string line;
+        while (std::getline(in, line))
+            if (line.rfind(series + " ", 0) == 0) return std::stod(line.substr(series.size() + 1));
+        return -1.0;
+    };
+    // Five cmtime connections per device, both ends on this host.
+    CHECK(value("rdmastat_events_up") == 1);
+    CHECK(value("rdmastat_events_lost_total") == 0);
+    CHECK(value("rdmastat_connections_established_total{device=\"siw0\"}") == 10);
+    CHECK(value("rdmastat_connections_established_total{device=\"rxe0\"}") == 10);
+    CHECK(value("rdmastat_handshake_seconds_count{device=\"rxe0\",transport=\"roce\"}") == 10);
+    // Every series Prometheus stored is one serve exposed, with its value:
+    // nothing happened after the last scrape.
+    unsigned compared = 0;
+    for (const char* metric :
+         {"rdmastat_events_up", "rdmastat_cm_events_total",
+          "rdmastat_connections_established_total", "rdmastat_connections_closed_total",
+          "rdmastat_handshake_seconds_count", "rdmastat_handshake_seconds_bucket",
+          "rdmastat_events_lost_total"}) {
+        INFO(metric);
+        json answer =
+            json::parse(lab_evidence("eventsedge", std::string("prom-") + metric + ".json"));
+        REQUIRE(answer["status"] == "success");
+        const json& result = answer["data"]["result"];
+        CHECK(!result.empty());
+        for (const json& r : result) {
+            // Prometheus' labels in the exposition's order: device, event,
+            // transport, le (serve writes them sorted, as here).
+            std::string labels;
+            for (const char* l : {"device", "event", "transport", "le"})
+                if (r["metric"].contains(l))
+                    labels += std::string(labels.empty() ? "" : ",") + l + "=\"" +
+                              r["metric"][l].get<std::string>() + "\"";
+            std::string series = std::string(metric) + (labels.empty() ? "" : "{" + labels + "}");
+            INFO(series);
+            CHECK(r["metric"]["job"] == "rdmastat");
+            CHECK(std::stod(r["value"][1].get<std::string>()) == value(series));
+            ++compared;
+        }
+    }
+    CHECK(compared > 20);
 }

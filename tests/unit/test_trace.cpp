@@ -359,3 +359,49 @@ TEST_CASE("event metrics count events, failures by reason, handshakes and closes
     CHECK(text.str().find("rdmastat_handshake_seconds_bucket{device=\"rxe0\",transport=\"roce\","
                           "le=\"+Inf\"} 1\n") != std::string::npos);
 }
+
+TEST_CASE("a connect request nobody listens for: the port and the requester, a failure",
+          "[trace]") {
+    rdmastat_trace_record r;
+    std::memset(&r, 0, sizeof(r));
+    r.time_ns = 5'000'000;
+    r.kind = RDMASTAT_TRACE_NO_LISTENER;
+    r.flags = RDMASTAT_TRACE_F_DEVICE;
+    r.node_type = 1;
+    std::strcpy(r.device, "rxe0");
+    r.service_id = 0x0000000001061ca1ull; // rdma_cm, TCP port space, port 7329
+    const std::uint8_t gid[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 9, 0, 2};
+    std::memcpy(r.gid, gid, sizeof(gid));
+    TraceEvent e = decode(r);
+    CHECK(e.kind == TraceKind::no_listener);
+    CHECK(!e.tracked);
+    CHECK(e.connection.port_space == PortSpace::tcp);
+    REQUIRE(e.connection.local);
+    CHECK(e.connection.local->to_string() == "0.0.0.0:7329");
+    REQUIRE(e.connection.peer);
+    CHECK(e.connection.peer->address.to_string() == "10.9.0.2");
+
+    CmTracker t;
+    t.seed(roce_devices());
+    auto line = t.add(e, {});
+    REQUIRE(line); // untracked, but a failure: shown
+    CHECK(line->kind == EventKind::no_listener);
+    CHECK(event_name(line->kind) == "no_listener");
+    CHECK(line->connection.transport == Transport::roce);
+    EventMetrics m;
+    m.add(*line);
+    bool counted = false;
+    for (const MetricFamily& f : m.families())
+        for (const Sample& s : f.samples)
+            if (f.name == "rdmastat_connect_failures_total" && s.value == 1 &&
+                s.labels == std::vector<std::pair<std::string, std::string>>{
+                                {"device", "rxe0"}, {"reason", "no_listener"}})
+                counted = true;
+    CHECK(counted);
+
+    // A service id not of rdma_cm's form names no port.
+    r.service_id = 0x1234567800000001ull;
+    TraceEvent native = decode(r);
+    CHECK(!native.connection.local);
+    REQUIRE(native.connection.peer);
+}

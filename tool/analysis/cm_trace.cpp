@@ -29,6 +29,8 @@ EventKind kind_of(TraceKind k) {
         return EventKind::disconnect_sent;
     case TraceKind::rtu_sent:
         return EventKind::rtu_sent;
+    case TraceKind::no_listener:
+        return EventKind::no_listener;
     case TraceKind::connect_started: // no line of its own
         break;
     }
@@ -60,8 +62,10 @@ std::optional<Ending> ending_of(const TraceEvent& e) {
     }
 }
 
-// Whether e reports a failure: an ending other than a disconnect.
+// Whether e reports a failure: an ending other than a disconnect, or a
+// request nobody listened for.
 bool failure_of(const TraceEvent& e) {
+    if (e.kind == TraceKind::no_listener) return true;
     auto ending = ending_of(e);
     return ending && *ending != Ending::disconnected;
 }

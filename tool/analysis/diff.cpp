@@ -35,6 +35,8 @@ std::string_view event_name(EventKind kind) {
         return "disconnect_sent";
     case EventKind::rtu_sent:
         return "rtu_sent";
+    case EventKind::no_listener:
+        return "no_listener";
     }
     return "?";
 }

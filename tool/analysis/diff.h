@@ -29,10 +29,11 @@ enum class EventKind {
     connect_failed,
     disconnect_sent,
     rtu_sent,
+    no_listener,
 };
 
 /// "appeared", "changed", "closed", "cm_event", "qp_created",
-/// "reject_sent", "connect_failed", "disconnect_sent", "rtu_sent".
+/// "reject_sent", "connect_failed", "disconnect_sent", "rtu_sent", "no_listener".
 std::string_view event_name(EventKind kind);
 
 struct ConnectionEvent {

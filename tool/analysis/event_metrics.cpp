@@ -10,7 +10,7 @@ namespace rdmastat {
 namespace {
 
 bool is_failure(const ConnectionEvent& e) {
-    if (e.kind == EventKind::connect_failed) return true;
+    if (e.kind == EventKind::connect_failed || e.kind == EventKind::no_listener) return true;
     if (e.kind != EventKind::cm_event || !e.cm_event) return false;
     switch (*e.cm_event) {
     case CmEventType::rejected:

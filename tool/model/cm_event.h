@@ -51,6 +51,9 @@ enum class TraceKind : std::uint8_t {
     /// rdma_cma:cm_send_rtu: this (active) end of an IB or RoCE connection
     /// sent its RTU: established from its side.
     rtu_sent,
+    /// ib_cma:icm_no_listener_err: a connect request for a port nobody
+    /// listens on (IB, RoCE), rejected by the kernel; no id, so untracked.
+    no_listener,
     /// rdma_connect() was called: the CM exchange starts (no line of its own;
     /// the start of ConnectionEvent::connect).
     connect_started,

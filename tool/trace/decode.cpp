@@ -33,6 +33,27 @@ std::string name_in(const char* field, std::size_t size) {
     return std::string(field, strnlen(field, size));
 }
 
+// A request for an rdma_cm port (its service id: 0x01, the port space, the
+// port) that nobody listens on: the wildcard address and the port here, the
+// requester's address from its GID (an IPv4-mapped GID is IPv4).
+void decode_no_listener(const rdmastat_trace_record& r, Connection& c) {
+    static constexpr std::uint8_t v4_mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    IpAddress peer;
+    if (std::memcmp(r.gid, v4_mapped, sizeof(v4_mapped)) == 0) {
+        peer.family = AF_INET;
+        std::memcpy(peer.bytes.data(), r.gid + 12, 4);
+    } else {
+        peer.family = AF_INET6;
+        std::memcpy(peer.bytes.data(), r.gid, 16);
+    }
+    c.peer = Endpoint{peer, 0};
+    if ((r.service_id >> 24) != 0x01) return; // not rdma_cm's: no port to name
+    c.port_space = static_cast<PortSpace>((r.service_id >> 16) & 0xffff);
+    IpAddress any;
+    any.family = peer.family;
+    c.local = Endpoint{any, static_cast<std::uint16_t>(r.service_id & 0xffff)};
+}
+
 } // namespace
 
 Result<TraceEvent> decode_trace_record(const void* data, std::size_t size) {
@@ -63,6 +84,9 @@ Result<TraceEvent> decode_trace_record(const void* data, std::size_t size) {
     case RDMASTAT_TRACE_SEND_RTU:
         e.kind = TraceKind::rtu_sent;
         break;
+    case RDMASTAT_TRACE_NO_LISTENER:
+        e.kind = TraceKind::no_listener;
+        break;
     case RDMASTAT_TRACE_CONNECT_START:
         e.kind = TraceKind::connect_started;
         break;
@@ -90,6 +114,7 @@ Result<TraceEvent> decode_trace_record(const void* data, std::size_t size) {
     }
     c.local = endpoint_from_sockaddr(r.src, sizeof(r.src));
     c.peer = endpoint_from_sockaddr(r.dst, sizeof(r.dst));
+    if (e.kind == TraceKind::no_listener) decode_no_listener(r, c);
     if (r.qp_num) {
         c.qp.emplace();
         c.qp->number = r.qp_num;

@@ -3,7 +3,8 @@
 
 /// The kernel's rdma_cma tracepoints through BPF (libbpf, CO-RE): the
 /// programs of trace/bpf/rdma_cm.bpf.c attached to cm_event_handler,
-/// cm_qp_create, cm_send_rej, cm_send_rtu, cm_disconnect and cm_id_destroy,
+/// cm_qp_create, cm_send_rej, cm_send_rtu, cm_disconnect and cm_id_destroy
+/// (and ib_cma's icm_no_listener_err),
 /// to the entry and exit of rdma_connect_locked() and the exit of
 /// rdma_reject(); their records read from a ring buffer.
 

@@ -3,6 +3,8 @@
 # tests in tests/unit/test_lab_eventsedge.cpp:
 # - rdma-core's cmtime makes connections one at a time on siw and rxe, and
 #   reports how long each step took: the handshakes -E measured must agree;
+#   `serve --events` counts them, and a real Prometheus (lab.sh --bin
+#   /usr/bin/prometheus) scrapes it;
 # - a tracer with a one-page ring buffer whose reader stalls loses events, and
 #   says how many, while one with the default buffer loses none;
 # - siw0 is deleted under live connections: -E reports the removal and the
@@ -18,6 +20,28 @@ lab_setup
 
 rdmastat -E -j >/tmp/edge.jsonl 2>/tmp/edge.err &
 tp=$!
+# serve --events has attached once it answers; Prometheus scrapes it every
+# second.
+rdmastat serve --events --listen 127.0.0.1:9411 >/tmp/serve.out 2>/tmp/serve.err &
+serve=$!
+lab_wait 30 wget -q -O /dev/null http://127.0.0.1:9411/metrics ||
+	echo "eventsedge: serve --events never answered"
+mkdir -p /tmp/prom
+cat >/tmp/prom/prometheus.yml <<YML
+global:
+  scrape_interval: 1s
+scrape_configs:
+  - job_name: rdmastat
+    static_configs:
+      - targets: ['127.0.0.1:9411']
+YML
+prometheus --config.file=/tmp/prom/prometheus.yml --storage.tsdb.path=/tmp/prom/data \
+	--web.listen-address=127.0.0.1:9090 >/tmp/prom/prometheus.log 2>&1 &
+prom=$!
+# query NAME: Prometheus' answer for the metric NAME, now.
+query() { wget -q -O - "http://127.0.0.1:9090/api/v1/query?query=$1"; }
+lab_wait 120 sh -c 'wget -q -O - "http://127.0.0.1:9090/api/v1/query?query=up" | grep -q "\"1\"\]"' ||
+	echo "eventsedge: Prometheus never scraped serve"
 lab_tracer_attached /tmp/edge.jsonl 7330 7331 7332 7333
 
 # cmtime: client runs of one connection each, on each device. (A cmtime
@@ -35,6 +59,21 @@ for a in "10.9.0.1 7334 siw" "10.9.0.2 7335 rxe"; do
 		lab_wait 10 sh -c '! '"$LAB_RDMA"' res show cm_id | grep -q ":$2 "' || true
 	done
 done
+
+# What serve counted, straight and through Prometheus, once it has scraped
+# twice since the last connection.
+sleep 3
+wget -q -O "$E/metrics.prom" http://127.0.0.1:9411/metrics || echo "wget /metrics: $?"
+for m in rdmastat_events_up rdmastat_cm_events_total rdmastat_connections_established_total \
+	rdmastat_connections_closed_total rdmastat_handshake_seconds_count \
+	rdmastat_handshake_seconds_bucket rdmastat_events_lost_total; do
+	query "$m" >"$E/prom-$m.json" || echo "query $m: $?"
+done
+kill "$prom" "$serve"
+wait "$prom" || true
+wait "$serve" || echo "rdmastat serve --events exited $?"
+cp /tmp/serve.err "$E/serve.err"
+cp /tmp/prom/prometheus.log "$E/prometheus.log"
 
 # siw0 deleted under two live rping connections (IPv4 and IPv6), then added
 # again; a short connection on the new siw0 follows. The kernel closes the

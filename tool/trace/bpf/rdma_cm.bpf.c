@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR MIT)
 /*
  * rdmastat's BPF programs: one record per hit of the kernel's rdma_cma
- * tracepoints, with what the id says about itself at that moment (device,
+ * tracepoints (and of ib_cma's icm_no_listener_err), with what the id says about itself at that moment (device,
  * port space, addresses, state, QP, owner), into a ring buffer the tool reads.
  *
  * The kernel's types are declared here with only the fields read, and
@@ -89,6 +89,33 @@ struct rdma_id_private {
 struct rdma_cm_event {
 	enum rdma_cm_event_type event;
 	int status;
+} __attribute__((preserve_access_index));
+
+/* ib_cm's: a request's id, and the address it came from. */
+union ib_gid {
+	__u8 raw[16];
+};
+
+struct ib_global_route {
+	union ib_gid dgid;
+} __attribute__((preserve_access_index));
+
+struct rdma_ah_attr {
+	struct ib_global_route grh;
+} __attribute__((preserve_access_index));
+
+struct cm_av {
+	struct rdma_ah_attr ah_attr;
+} __attribute__((preserve_access_index));
+
+struct ib_cm_id {
+	struct ib_device *device;
+	__be64 service_id;
+} __attribute__((preserve_access_index));
+
+struct cm_id_private {
+	struct ib_cm_id id;
+	struct cm_av av;
 } __attribute__((preserve_access_index));
 
 struct ib_pd;
@@ -183,6 +210,38 @@ static __always_inline int on_event(const struct rdma_id_private *id,
 		    BPF_CORE_READ(ev, status));
 }
 
+/* A request nobody listens for: ib_cm made an id for it (its address vector
+ * already aimed back at the requester), found no listener, and rejects it. */
+static __always_inline int on_no_listener(const struct ib_cm_id *cm_id)
+{
+	const struct cm_id_private *priv;
+	struct rdmastat_trace_record *r;
+	struct ib_device *dev;
+
+	if (!cm_id)
+		return 0;
+	r = bpf_ringbuf_reserve(&records, sizeof(*r), 0);
+	if (!r) {
+		count_lost();
+		return 0;
+	}
+	__builtin_memset(r, 0, sizeof(*r));
+	r->time_ns = bpf_ktime_get_ns();
+	r->kind = RDMASTAT_TRACE_NO_LISTENER;
+	r->service_id = __builtin_bswap64(BPF_CORE_READ(cm_id, service_id));
+	priv = (const void *)((char *)cm_id -
+			      bpf_core_field_offset(struct cm_id_private, id));
+	bpf_core_read(r->gid, sizeof(r->gid), &priv->av.ah_attr.grh.dgid);
+	dev = BPF_CORE_READ(cm_id, device);
+	if (dev) {
+		r->flags |= RDMASTAT_TRACE_F_DEVICE;
+		r->node_type = BPF_CORE_READ(dev, node_type);
+		bpf_core_read_str(r->device, sizeof(r->device), &dev->name);
+	}
+	bpf_ringbuf_submit(r, 0);
+	return 0;
+}
+
 /* Each tracepoint as a BTF-typed program and as a raw one. */
 #define TRACE_PAIR(tp, args, body)                                             \
 	SEC("tp_btf/" #tp)                                                     \
@@ -205,6 +264,8 @@ TRACE_PAIR(cm_send_rtu, const struct rdma_id_private *id,
 	   return emit(id, RDMASTAT_TRACE_SEND_RTU, 0, 0))
 TRACE_PAIR(cm_disconnect, const struct rdma_id_private *id,
 	   return emit(id, RDMASTAT_TRACE_DISCONNECT, 0, 0))
+TRACE_PAIR(icm_no_listener_err, const struct ib_cm_id *cm_id,
+	   return on_no_listener(cm_id))
 TRACE_PAIR(cm_id_destroy, const struct rdma_id_private *id,
 	   return emit(id, RDMASTAT_TRACE_DESTROY, 0, 0))
 

@@ -43,7 +43,12 @@ enum rdmastat_trace_kind {
 	 * sent its RTU, and is established from its side (for a process's id,
 	 * librdmacm has it sent after CONNECT_RESPONSE, then makes ESTABLISHED
 	 * itself). */
-	RDMASTAT_TRACE_SEND_RTU = 9
+	RDMASTAT_TRACE_SEND_RTU = 9,
+	/* ib_cma:icm_no_listener_err: a connect request came to this host's
+	 * device for a service (an rdma_cm port) nobody listens on, and the
+	 * kernel rejected it. No rdma_cm id exists: only device, service_id
+	 * and gid are set. */
+	RDMASTAT_TRACE_NO_LISTENER = 10
 };
 
 /* Bytes of an address: sizeof(struct sockaddr_in6), as the kernel's own
@@ -79,6 +84,8 @@ struct rdmastat_trace_record {
 	char device[RDMASTAT_TRACE_DEVICE_LEN];
 	__u8 src[RDMASTAT_TRACE_ADDR_LEN];
 	__u8 dst[RDMASTAT_TRACE_ADDR_LEN];
+	__u64 service_id;	/* NO_LISTENER: the request's, in host order */
+	__u8 gid[16];		/* NO_LISTENER: the requester's GID */
 };
 
 #endif /* RDMASTAT_TRACE_RECORD_H */
