@@ -16,12 +16,14 @@
 #                   and one Prometheus scrape of 10000 cm_ids from a snapshot, and
 #                   serve's scrape latency with and without 1000 idle connections
 #   make bench-ping rdmastat ping against ib_write_bw, ib_write_lat and rping
+#   make bench-events -E's collector under connection churn: lost events, delay,
+#                   CPU against polling (bench/events-run.sh)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_SECONDS ?= 20
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build module demo check check-matrix check-suite unit sanitize fixtures bench bench-ping clean
+.PHONY: all deps configure build module demo check check-matrix check-suite unit sanitize fixtures bench bench-ping bench-events clean
 
 all: build
 
@@ -108,6 +110,11 @@ bench-ping: deps
 		tests/lab/lab.sh run --out $(BUILD)/bench-ping --bin $(BUILD)/rdmastat \
 		--bin $(BUILD)/rdmastat-timeit tests/lab/scenarios/pingbench.sh
 	cat $(BUILD)/bench-ping/pingbench.log
+
+bench-events: deps
+	$(MAKE) build
+	tests/lab/lab.sh prepare
+	BUILD=$(BUILD) bench/events-run.sh
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)
