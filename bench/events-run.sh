@@ -30,7 +30,7 @@ cp "$tsv" "$out/events.tsv"
 kernel=$(grep -a -o 'lab-init: kernel [^ ,]*' "$out/lab/console.log" | head -1 | cut -d' ' -f3)
 mkdir -p "$here/results"
 {
-	echo "# $(date -u +%FT%TZ) kernel $kernel (accel $(grep -q kvm "$out/lab/console.log" && echo kvm || echo tcg))"
+	echo "# $(date -u +%FT%TZ) kernel $kernel (accel ${RDMASTAT_LAB_ACCEL:-tcg})"
 	echo "# device rate started established failed skipped seconds tp_events tp_lost tp_p50_ms tp_p99_ms tp_cpu_s poll_events poll_cpu_s"
 	cat "$tsv"
 } >"$here/results/$(date -u +%F)-events.tsv"

@@ -222,6 +222,14 @@ std::vector<nlohmann::json> lab_json_lines(const std::string& dir, const std::st
     return out;
 }
 
+double prom_value(const std::string& exposition, const std::string& series) {
+    std::istringstream in(exposition);
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind(series + " ", 0) == 0) return std::stod(line.substr(series.size() + 1));
+    return -1.0;
+}
+
 unsigned event_port(const nlohmann::json& connection, const char* end) {
     return connection.contains(end) && connection[end].is_object()
                ? connection[end]["port"].get<unsigned>()

@@ -71,6 +71,9 @@ std::string lab_evidence(const std::string& dir, const std::string& name);
 int lab_rc(const std::string& dir, const std::string& name);
 /// lab_evidence's file as JSON lines (-E -j's output), one value per line.
 std::vector<nlohmann::json> lab_json_lines(const std::string& dir, const std::string& name);
+/// The value of series (name{labels} as written) in a Prometheus exposition;
+/// -1 when it has none.
+double prom_value(const std::string& exposition, const std::string& series);
 /// The port of an event's connection's "local" or "peer" end; 0 when absent.
 unsigned event_port(const nlohmann::json& connection, const char* end);
 

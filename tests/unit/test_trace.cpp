@@ -399,9 +399,36 @@ TEST_CASE("a connect request nobody listens for: the port and the requester, a f
                 counted = true;
     CHECK(counted);
 
+    // An IPoIB port space is rdma_cm's too; a zero GID (InfiniBand without
+    // a GRH) names no requester.
+    r.service_id = 0x0000000000021ca1ull;
+    std::memset(r.gid, 0, sizeof(r.gid));
+    TraceEvent ipoib = decode(r);
+    CHECK(ipoib.connection.port_space == PortSpace::ipoib);
+    REQUIRE(ipoib.connection.local);
+    CHECK(ipoib.connection.local->port == 7329);
+    CHECK(!ipoib.connection.peer);
     // A service id not of rdma_cm's form names no port.
     r.service_id = 0x1234567800000001ull;
+    std::memcpy(r.gid, gid, sizeof(gid));
     TraceEvent native = decode(r);
     CHECK(!native.connection.local);
     REQUIRE(native.connection.peer);
+}
+
+TEST_CASE("the tracker learns a device added after its seed, asking once per name", "[trace]") {
+    CmTracker t;
+    t.seed({}); // no devices when tracing began
+    TraceEvent e = decode(cm_event(10, 1, CmEventType::addr_resolved));
+    CHECK(t.new_device("rxe0"));
+    CHECK(!t.new_device(""));
+    // Unlearned, a RoCE device's CA node type reads as InfiniBand.
+    CHECK(t.add(e, {})->connection.transport == Transport::infiniband);
+    t.learn(roce_devices(), "rxe0");
+    CHECK(!t.new_device("rxe0"));
+    CHECK(t.add(decode(cm_event(11, 1, CmEventType::route_resolved)), {})->connection.transport ==
+          Transport::roce);
+    // A name the fresh list lacks (gone again) is not asked about twice.
+    t.learn({}, "ghost0");
+    CHECK(!t.new_device("ghost0"));
 }

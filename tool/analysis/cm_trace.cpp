@@ -90,6 +90,16 @@ void CmTracker::seed(const Snapshot& snapshot) {
     }
 }
 
+bool CmTracker::new_device(const std::string& device) const {
+    return !device.empty() && !transports_.count(device) && !asked_.count(device);
+}
+
+void CmTracker::learn(const Snapshot& devices, const std::string& asked) {
+    for (const Device& d : devices.devices)
+        transports_[d.name] = d.transport;
+    asked_.insert(asked);
+}
+
 std::optional<ConnectionEvent> CmTracker::add(const TraceEvent& e,
                                               std::chrono::system_clock::duration offset) {
     // An id the kernel never numbered is invisible to NLDEV, and its destroy
@@ -98,6 +108,8 @@ std::optional<ConnectionEvent> CmTracker::add(const TraceEvent& e,
     // again after the numbered per-device listener it made): only its
     // failures are worth a line.
     if (!e.tracked && !failure_of(e)) return std::nullopt;
+    // A connect's start is no line of its own; it needs an id to time.
+    if (e.kind == TraceKind::connect_started && e.connection.device.empty()) return std::nullopt;
     ConnectionEvent out;
     out.kind = kind_of(e.kind);
     out.connection = e.connection;

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,6 +35,12 @@ class CmTracker {
     /// owners fill in records that lack one, and the devices' transports tell
     /// RoCE from InfiniBand.
     void seed(const Snapshot& snapshot);
+    /// Whether a record of device needs a fresh device list: the device came
+    /// after the seed (a RoCE one is otherwise taken for InfiniBand). Asked
+    /// once per name: learn() records it even if the list lacks it.
+    bool new_device(const std::string& device) const;
+    /// A fresh device list, after new_device(asked).
+    void learn(const Snapshot& devices, const std::string& asked);
     /// The event e becomes (kind, connection, time, decoded status, handshake,
     /// lifetime), or nullopt for a record of an id the kernel never numbered
     /// (no device yet, or a wildcard listener) that reports no failure. offset turns the kernel's
@@ -61,6 +68,7 @@ class CmTracker {
     using Key = std::pair<std::string, std::uint32_t>;
     std::map<Key, Life> lives_;
     std::map<std::string, Transport> transports_;
+    std::set<std::string> asked_; ///< names learn() was asked about
 };
 
 } // namespace rdmastat

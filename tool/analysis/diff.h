@@ -58,8 +58,8 @@ struct ConnectionEvent {
     /// called, the CM exchange alone (what rdma-core's cmtime calls its
     /// connect step).
     std::optional<std::chrono::nanoseconds> connect = std::nullopt;
-    /// closed: since the id's first numbered record (its address resolved,
-    /// its connect request, a QP); unknown for a listener.
+    /// closed: since the id's birth (its address resolved, or its connect
+    /// request came); unknown for a listener and an id born before the run.
     std::optional<std::chrono::nanoseconds> lifetime = std::nullopt;
     std::optional<std::uint16_t> other_family = std::nullopt; ///< an address family with no decoder
     /// closed: how the id's life ended; reason holds the status behind it.

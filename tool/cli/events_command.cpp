@@ -63,7 +63,7 @@ void trace_events(Tracer& tracer, const CommonOptions& common, double duration,
     if (!tracer.missing().empty())
         err << "rdmastat: " << context << ": this kernel hides " << tracer.missing() << '\n';
     // Attached first, then the dump: an id made in between is in both rather
-    // than in neither (it is then taken as seeded, and its lifetime unknown).
+    // than in neither (its first record then tells whether it was born since).
     Collection seed = collect(common);
     require(seed, Part::connections);
     CmTracker tracker;
@@ -81,6 +81,10 @@ void trace_events(Tracer& tracer, const CommonOptions& common, double duration,
             err << "rdmastat: " << context << ": " << decoded.error() << '\n';
             return;
         }
+        // A device added since the seed: one more dump tells its transport.
+        if (const std::string& device = decoded.value().connection.device;
+            tracker.new_device(device))
+            tracker.learn(collect(common).snapshot, device);
         std::optional<ConnectionEvent> e = tracker.add(decoded.value(), offset);
         if (e && admit(*e)) {
             batch.push_back(std::move(*e));
@@ -137,7 +141,8 @@ std::optional<int> run_traced_events(const MonitorOptions& o, const CommonOption
         return !o.count || shown < o.count;
     };
     RunStats stats;
-    trace_events(*tracer, common, o.duration, admit, emit, err, "-E", true, &stats);
+    trace_events(*tracer, common, o.duration, admit, emit, err, "-E", true,
+                 o.trace.stats ? &stats : nullptr);
     if (o.trace.stats) stats.say(err, "-E", "tracepoints", tracer->lost());
     return 0;
 }
@@ -176,7 +181,7 @@ int run_life(const LifeOptions& o, std::ostream& out, std::ostream& err) {
             trace_events(
                 *tracer, o, o.duration, admit,
                 [&](std::vector<ConnectionEvent>& b) { return show(b, EventSource::tracepoints); },
-                err, "life", true, &stats);
+                err, "life", true, o.trace.stats ? &stats : nullptr);
             if (o.trace.stats) stats.say(err, "life", "tracepoints", tracer->lost());
             return 0;
         }

@@ -73,8 +73,9 @@ std::vector<CLI::Option*> add_monitor_options(CLI::App& app, MonitorOptions& o) 
             ->type_name("SECONDS")
             ->check(CLI::Range(0.0, 31'536'000.0).description("")),
     };
+    CLI::Option* events = added[1];
     for (CLI::Option* opt : add_trace_options(app, o.trace, true))
-        added.push_back(opt);
+        added.push_back(opt->needs(events));
     return added;
 }
 
@@ -116,10 +117,12 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& o) {
     CLI::Option* systemd = cmd->add_flag("--systemd-socket", o.systemd_socket,
                                          "Serve on the socket systemd passes (socket activation)");
     listen->excludes(systemd);
-    cmd->add_flag("--events", o.events,
-                  "Also count CM events, connect failures and handshake latency from the "
-                  "rdma_cma tracepoints (root, or CAP_SYS_ADMIN)");
-    add_trace_options(*cmd, o.trace, false);
+    CLI::Option* events =
+        cmd->add_flag("--events", o.events,
+                      "Also count CM events, connect failures and handshake latency from the "
+                      "rdma_cma tracepoints (root, or CAP_SYS_ADMIN)");
+    for (CLI::Option* opt : add_trace_options(*cmd, o.trace, false))
+        opt->needs(events);
     cmd->add_option("--web.config.file", o.web_config,
                     "TLS, basic auth and headers, in exporter-toolkit's web config format")
         ->type_name("FILE");

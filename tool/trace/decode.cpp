@@ -33,22 +33,27 @@ std::string name_in(const char* field, std::size_t size) {
     return std::string(field, strnlen(field, size));
 }
 
-// A request for an rdma_cm port (its service id: 0x01, the port space, the
-// port) that nobody listens on: the wildcard address and the port here, the
-// requester's address from its GID (an IPv4-mapped GID is IPv4).
+// A request nobody took: the wildcard address and the port here, when the
+// service id is rdma_cm's (the port space, then the port), and the
+// requester's address from its GID (an IPv4-mapped GID is IPv4; a zero GID,
+// as without a GRH on InfiniBand, says nothing).
 void decode_no_listener(const rdmastat_trace_record& r, Connection& c) {
     static constexpr std::uint8_t v4_mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    static constexpr std::uint8_t zero[16] = {};
     IpAddress peer;
+    peer.family = AF_INET6;
     if (std::memcmp(r.gid, v4_mapped, sizeof(v4_mapped)) == 0) {
         peer.family = AF_INET;
         std::memcpy(peer.bytes.data(), r.gid + 12, 4);
-    } else {
-        peer.family = AF_INET6;
+    } else if (std::memcmp(r.gid, zero, sizeof(zero)) != 0) {
         std::memcpy(peer.bytes.data(), r.gid, 16);
     }
-    c.peer = Endpoint{peer, 0};
-    if ((r.service_id >> 24) != 0x01) return; // not rdma_cm's: no port to name
-    c.port_space = static_cast<PortSpace>((r.service_id >> 16) & 0xffff);
+    if (std::memcmp(r.gid, zero, sizeof(zero)) != 0) c.peer = Endpoint{peer, 0};
+    auto ps = static_cast<PortSpace>((r.service_id >> 16) & 0xffff);
+    bool rdma_cm = (r.service_id >> 32) == 0 && (ps == PortSpace::ipoib || ps == PortSpace::tcp ||
+                                                 ps == PortSpace::udp || ps == PortSpace::ib);
+    if (!rdma_cm) return; // another IB CM service: no port to name
+    c.port_space = ps;
     IpAddress any;
     any.family = peer.family;
     c.local = Endpoint{any, static_cast<std::uint16_t>(r.service_id & 0xffff)};

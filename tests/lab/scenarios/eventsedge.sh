@@ -6,7 +6,8 @@
 #   `serve --events` counts them, and a real Prometheus (lab.sh --bin
 #   /usr/bin/prometheus) scrapes it;
 # - a tracer with a one-page ring buffer whose reader stalls loses events, and
-#   says how many, while one with the default buffer loses none;
+#   says how many; the one with the default buffer, writing every event as
+#   JSON, accounts for every id of the same churn as a line or a counted loss;
 # - siw0 is deleted under live connections: -E reports the removal and the
 #   ids' end, and goes on with the device added again;
 # - rdma_cm cannot be unloaded while -E follows it; once it has gone, -E says
@@ -42,21 +43,31 @@ prom=$!
 query() { wget -q -O - "http://127.0.0.1:9090/api/v1/query?query=$1"; }
 lab_wait 120 sh -c 'wget -q -O - "http://127.0.0.1:9090/api/v1/query?query=up" | grep -q "\"1\"\]"' ||
 	echo "eventsedge: Prometheus never scraped serve"
-lab_tracer_attached /tmp/edge.jsonl 7330 7331 7332 7333
+lab_tracer_attached /tmp/edge.jsonl 7330 7331 7332 7333 || true
 
 # cmtime: client runs of one connection each, on each device. (A cmtime
-# server of rdma-core 44 accepts one connection: a new one for each run.)
+# server of rdma-core 44 accepts one connection: a new one for each run.
+# From rdma-core 52 on, cmtime adds a warm-up connection and a test without
+# QPs, and syncs over TCP on its RDMA port, which siw's own listener holds:
+# on siw it is not run then, and the tests read why.)
+new_cmtime=
+cmtime -h 2>&1 | grep -q num_threads && new_cmtime=1
 for a in "10.9.0.1 7334 siw" "10.9.0.2 7335 rxe"; do
 	set -- $a
+	if [ -n "$new_cmtime" ] && [ "$3" = siw ]; then
+		echo "cmtime of rdma-core 52 or later syncs over TCP on its RDMA port, which siw holds" \
+			>"$E/cmtime-siw-skipped"
+		continue
+	fi
 	for run in 1 2 3 4 5; do
 		cmtime -b "$1" -p "$2" >"$E/cmtime-server-$3-$run.log" 2>&1 &
 		_srv=$!
-		lab_wait 10 lab_cm_listening "$2"
+		lab_wait 10 lab_cm_listening "$2" || true
 		timeout 30 cmtime -s "$1" -p "$2" -c 1 >"$E/cmtime-$3-$run.log" 2>&1 ||
 			echo "cmtime $3 run $run: $?"
-		kill "$_srv"
+		kill "$_srv" 2>/dev/null || true
 		wait "$_srv" 2>/dev/null || true
-		lab_wait 10 sh -c '! '"$LAB_RDMA"' res show cm_id | grep -q ":$2 "' || true
+		lab_wait 10 sh -c "! $LAB_RDMA res show cm_id | grep -q ':$2 '" || true
 	done
 done
 
@@ -69,7 +80,7 @@ for m in rdmastat_events_up rdmastat_cm_events_total rdmastat_connections_establ
 	rdmastat_handshake_seconds_bucket rdmastat_events_lost_total; do
 	query "$m" >"$E/prom-$m.json" || echo "query $m: $?"
 done
-kill "$prom" "$serve"
+kill "$prom" "$serve" 2>/dev/null || true
 wait "$prom" || true
 wait "$serve" || echo "rdmastat serve --events exited $?"
 cp /tmp/serve.err "$E/serve.err"
@@ -91,7 +102,7 @@ lab_reap "$del" "$E/link-delete.rc" 30
 lab_devices_up
 rping -s -a 10.9.0.1 -p 7338 -C 1 >/dev/null 2>&1 &
 _s=$!
-lab_wait 10 lab_cm_listening 7338
+lab_wait 10 lab_cm_listening 7338 || true
 rping -c -a 10.9.0.1 -p 7338 -C 1 >/dev/null 2>&1 || echo "rping 7338 after re-adding siw0: $?"
 lab_reap "$_s" /dev/null 20 || true
 lab_wait 10 grep -q '"event":"closed".*:7338' /tmp/edge.jsonl || true
@@ -120,7 +131,7 @@ rmmod rdma_cm >"$E/rmmod-attached.log" 2>&1 && echo 0 >"$E/rmmod-attached.rc" ||
 	echo $? >"$E/rmmod-attached.rc"
 sleep 1
 kill -0 "$tp" && echo 1 >"$E/alive-after-rmmod" || echo 0 >"$E/alive-after-rmmod"
-kill "$tp"
+kill "$tp" 2>/dev/null || true
 wait "$tp" && echo 0 >"$E/edge.rc" || echo $? >"$E/edge.rc"
 cp /tmp/edge.jsonl /tmp/edge.err "$E/"
 rmmod rdma_cm >"$E/rmmod-detached.log" 2>&1 && echo 0 >"$E/rmmod-detached.rc" ||

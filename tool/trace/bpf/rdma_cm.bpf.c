@@ -22,6 +22,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
+#include <bpf/bpf_endian.h>
 #include <bpf/bpf_tracing.h>
 
 #include "record.h"
@@ -144,26 +145,47 @@ static __always_inline void count_lost(void)
 		(*n)++;
 }
 
+/* A zeroed record of kind, stamped now; NULL (counted) when the buffer is
+ * full. */
+static __always_inline struct rdmastat_trace_record *reserve(__u16 kind)
+{
+	struct rdmastat_trace_record *r;
+
+	r = bpf_ringbuf_reserve(&records, sizeof(*r), 0);
+	if (!r) {
+		count_lost();
+		return NULL;
+	}
+	__builtin_memset(r, 0, sizeof(*r));
+	r->time_ns = bpf_ktime_get_ns();
+	r->kind = kind;
+	return r;
+}
+
+static __always_inline void put_device(struct rdmastat_trace_record *r,
+				       const struct ib_device *dev)
+{
+	if (!dev)
+		return;
+	r->flags |= RDMASTAT_TRACE_F_DEVICE;
+	r->node_type = BPF_CORE_READ(dev, node_type);
+	bpf_core_read_str(r->device, sizeof(r->device), &dev->name);
+}
+
 static __always_inline int emit(const struct rdma_id_private *id, __u16 kind,
 				__s32 event, __s32 status)
 {
 	struct rdmastat_trace_record *r;
 	struct task_struct *task;
-	struct ib_device *dev;
 	const char *kern_name;
 
 	/* The verifier (6.12 and later) types a BTF-typed argument as possibly
 	 * NULL and refuses arithmetic on it before a check. */
 	if (!id)
 		return 0;
-	r = bpf_ringbuf_reserve(&records, sizeof(*r), 0);
-	if (!r) {
-		count_lost();
+	r = reserve(kind);
+	if (!r)
 		return 0;
-	}
-	__builtin_memset(r, 0, sizeof(*r));
-	r->time_ns = bpf_ktime_get_ns();
-	r->kind = kind;
 	r->event = event;
 	r->status = status;
 	if (BPF_CORE_READ(id, res.valid)) {
@@ -178,12 +200,7 @@ static __always_inline int emit(const struct rdma_id_private *id, __u16 kind,
 	bpf_core_read(r->src, sizeof(r->src), &id->id.route.addr.src_addr);
 	bpf_core_read(r->dst, sizeof(r->dst), &id->id.route.addr.dst_addr);
 
-	dev = BPF_CORE_READ(id, id.device);
-	if (dev) {
-		r->flags |= RDMASTAT_TRACE_F_DEVICE;
-		r->node_type = BPF_CORE_READ(dev, node_type);
-		bpf_core_read_str(r->device, sizeof(r->device), &dev->name);
-	}
+	put_device(r, BPF_CORE_READ(id, id.device));
 
 	/* The owner as restrack recorded it when the id was made (a passive
 	 * side's id inherits its listener's), not the task running now. */
@@ -216,28 +233,17 @@ static __always_inline int on_no_listener(const struct ib_cm_id *cm_id)
 {
 	const struct cm_id_private *priv;
 	struct rdmastat_trace_record *r;
-	struct ib_device *dev;
 
 	if (!cm_id)
 		return 0;
-	r = bpf_ringbuf_reserve(&records, sizeof(*r), 0);
-	if (!r) {
-		count_lost();
+	r = reserve(RDMASTAT_TRACE_NO_LISTENER);
+	if (!r)
 		return 0;
-	}
-	__builtin_memset(r, 0, sizeof(*r));
-	r->time_ns = bpf_ktime_get_ns();
-	r->kind = RDMASTAT_TRACE_NO_LISTENER;
-	r->service_id = __builtin_bswap64(BPF_CORE_READ(cm_id, service_id));
+	r->service_id = bpf_be64_to_cpu(BPF_CORE_READ(cm_id, service_id));
 	priv = (const void *)((char *)cm_id -
 			      bpf_core_field_offset(struct cm_id_private, id));
 	bpf_core_read(r->gid, sizeof(r->gid), &priv->av.ah_attr.grh.dgid);
-	dev = BPF_CORE_READ(cm_id, device);
-	if (dev) {
-		r->flags |= RDMASTAT_TRACE_F_DEVICE;
-		r->node_type = BPF_CORE_READ(dev, node_type);
-		bpf_core_read_str(r->device, sizeof(r->device), &dev->name);
-	}
+	put_device(r, BPF_CORE_READ(cm_id, device));
 	bpf_ringbuf_submit(r, 0);
 	return 0;
 }
