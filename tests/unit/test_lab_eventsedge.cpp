@@ -78,11 +78,12 @@ std::vector<json> cmtime_handshakes(const std::vector<json>& events, unsigned po
     return out;
 }
 
-// "rdmastat: -E: N events lost: the ring buffer was full (T in all)": the
+// "rdmastat: -E: N events lost: the ring buffer was full, or the kernel
+// skipped a program already running (T in all)": the
 // sum of N, after checking that each T is the running sum.
 std::uint64_t lost_said(const std::string& err) {
     static const std::regex said(
-        R"(: (\d+) events lost: the ring buffer was full \((\d+) in all\))");
+        R"(: (\d+) events lost: the ring buffer was full, or the kernel skipped a program already running \((\d+) in all\))");
     std::uint64_t sum = 0;
     for (auto it = std::sregex_iterator(err.begin(), err.end(), said); it != std::sregex_iterator();
          ++it) {

@@ -107,7 +107,8 @@ std::vector<MetricFamily> EventMetrics::families() const {
     }
     out.push_back(std::move(h));
     out.push_back(MetricFamily{"rdmastat_events_lost_total",
-                               "Tracepoint records lost because the ring buffer was full",
+                               "Tracepoint records lost: the ring buffer was full, or the kernel skipped a "
+                               "program already running on the CPU",
                                MetricType::counter,
                                {Sample{{}, static_cast<double>(lost_), ""}}});
     return out;

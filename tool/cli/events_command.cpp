@@ -91,10 +91,13 @@ void trace_events(Tracer& tracer, const CommonOptions& common, double duration,
             batch_ns.push_back(decoded.value().time_ns);
         }
     };
-    bool more = true;
-    while (more && !stop_requested() && !past(start, duration)) {
+    bool more = true, last = false;
+    while (more && !last) {
+        // A stop (signal, --duration) still writes what the kernel queued
+        // before it: the last round takes what is there without waiting.
+        last = stop_requested() || past(start, duration);
         offset = monotonic_to_wall();
-        auto polled = tracer.poll(200, sink);
+        auto polled = tracer.poll(last ? 0 : 200, sink);
         if (!polled) throw Error(polled.error());
         more = emit(batch);
         if (stats)
@@ -104,7 +107,8 @@ void trace_events(Tracer& tracer, const CommonOptions& common, double duration,
         batch_ns.clear();
         if (std::uint64_t lost = tracer.lost(); lost > lost_reported && own_signals) {
             err << "rdmastat: " << context << ": " << lost - lost_reported
-                << " events lost: the ring buffer was full (" << lost << " in all)\n";
+                << " events lost: the ring buffer was full, or the kernel skipped a program "
+                   "already running (" << lost << " in all)\n";
             lost_reported = lost;
         }
     }

@@ -213,10 +213,20 @@ std::uint64_t Tracer::lost() const {
     if (ncpu <= 0) return 0;
     std::vector<std::uint64_t> per_cpu(static_cast<std::size_t>(ncpu));
     std::uint32_t zero = 0;
-    if (bpf_map_lookup_elem(bpf_map__fd(state_->skel->maps.lost), &zero, per_cpu.data())) return 0;
     std::uint64_t sum = 0;
-    for (std::uint64_t n : per_cpu)
-        sum += n;
+    if (!bpf_map_lookup_elem(bpf_map__fd(state_->skel->maps.lost), &zero, per_cpu.data()))
+        for (std::uint64_t n : per_cpu)
+            sum += n;
+    // A hit the kernel did not run a program for, because that program was
+    // already running on the CPU, is lost too: the kernel counts these as
+    // recursion misses (seen on 7.2 under churn from several processes).
+    bpf_program* p = nullptr;
+    bpf_object__for_each_program(p, state_->skel->obj) {
+        bpf_prog_info info{};
+        std::uint32_t len = sizeof(info);
+        int fd = bpf_program__fd(p); // -1: not loaded in this mode
+        if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len)) sum += info.recursion_misses;
+    }
     return sum;
 }
 

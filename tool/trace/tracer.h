@@ -46,7 +46,9 @@ class Tracer {
     /// Waits up to timeout_ms for records and hands each to sink, in order;
     /// returns how many, or a Failure (a signal's EINTR is 0 records).
     Result<int> poll(int timeout_ms, const Sink& sink);
-    /// Records the kernel could not queue (the buffer was full) since open.
+    /// Records lost since open: those that found the buffer full, and the
+    /// hits the kernel skipped because the program was already running on
+    /// that CPU (its recursion misses: a preemptible tracepoint, re-entered).
     std::uint64_t lost() const;
     /// What this kernel does not let the tracer see, and why, or empty: where
     /// the fentry and fexit programs do not load or attach, connects that fail
