@@ -106,11 +106,12 @@ std::vector<MetricFamily> EventMetrics::families() const {
         h.samples.push_back(Sample{labels, static_cast<double>(hist.count), "_count"});
     }
     out.push_back(std::move(h));
-    out.push_back(MetricFamily{"rdmastat_events_lost_total",
-                               "Tracepoint records lost: the ring buffer was full, or the kernel skipped a "
-                               "program already running on the CPU",
-                               MetricType::counter,
-                               {Sample{{}, static_cast<double>(lost_), ""}}});
+    out.push_back(
+        MetricFamily{"rdmastat_events_lost_total",
+                     "Tracepoint records lost: the ring buffer was full, or the kernel skipped a "
+                     "program already running on the CPU",
+                     MetricType::counter,
+                     {Sample{{}, static_cast<double>(lost_), ""}}});
     return out;
 }
 

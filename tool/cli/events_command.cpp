@@ -108,7 +108,8 @@ void trace_events(Tracer& tracer, const CommonOptions& common, double duration,
         if (std::uint64_t lost = tracer.lost(); lost > lost_reported && own_signals) {
             err << "rdmastat: " << context << ": " << lost - lost_reported
                 << " events lost: the ring buffer was full, or the kernel skipped a program "
-                   "already running (" << lost << " in all)\n";
+                   "already running ("
+                << lost << " in all)\n";
             lost_reported = lost;
         }
     }

@@ -62,14 +62,14 @@ constexpr int cap_sys_admin = 21;
 using Programs = std::vector<bpf_program*>;
 
 Programs btf_programs(rdma_cm* s) {
-    return {s->progs.btf_cm_event_handler, s->progs.btf_cm_qp_create,  s->progs.btf_cm_send_rej,
-            s->progs.btf_cm_send_rtu,      s->progs.btf_cm_disconnect, s->progs.btf_cm_id_destroy,
+    return {s->progs.btf_cm_event_handler,   s->progs.btf_cm_qp_create,  s->progs.btf_cm_send_rej,
+            s->progs.btf_cm_send_rtu,        s->progs.btf_cm_disconnect, s->progs.btf_cm_id_destroy,
             s->progs.btf_icm_no_listener_err};
 }
 
 Programs raw_programs(rdma_cm* s) {
-    return {s->progs.raw_cm_event_handler, s->progs.raw_cm_qp_create,  s->progs.raw_cm_send_rej,
-            s->progs.raw_cm_send_rtu,      s->progs.raw_cm_disconnect, s->progs.raw_cm_id_destroy,
+    return {s->progs.raw_cm_event_handler,   s->progs.raw_cm_qp_create,  s->progs.raw_cm_send_rej,
+            s->progs.raw_cm_send_rtu,        s->progs.raw_cm_disconnect, s->progs.raw_cm_id_destroy,
             s->progs.raw_icm_no_listener_err};
 }
 
