@@ -258,6 +258,17 @@ Status Link::completion_status(const ibv_wc& wc) {
     // Flushed work means the QP went to error, normally because the peer left.
     if (wc.status == IBV_WC_WR_FLUSH_ERR || peer_gone_)
         return Failure{"the peer disconnected", ended_by_peer};
+    // Work that fails as the peer leaves (siw: a local QP operation error
+    // once its TCP connection is gone) can come before the DISCONNECTED
+    // event: give that event a moment before calling the failure an error.
+    for (int i = 0; i < 4 && !peer_gone_; ++i) {
+        auto e = wait_cm_event(ch_, 50, cancel_);
+        if (e)
+            (void)handle_cm(e.value());
+        else if (e.error_code() != ended_by_timeout)
+            break;
+    }
+    if (peer_gone_) return Failure{"the peer disconnected", ended_by_peer};
     return Failure{
         std::string(kind_name(wc.wr_id)) + " completion: " + ibv_wc_status_str(wc.status), EIO};
 }
