@@ -42,7 +42,8 @@ struct MonitorOptions {
     bool active() const { return watch_given() || events; }
 };
 
-/// Adds -w [SECONDS], -E, --interval and --count to the listing options;
+/// Adds -w [SECONDS], -E, --interval, --count, --duration, --events-buffer and
+/// --stats to the listing options;
 /// returns them, for run_cli's check that a subcommand was not given them.
 std::vector<CLI::Option*> add_monitor_options(CLI::App& app, MonitorOptions& o);
 
