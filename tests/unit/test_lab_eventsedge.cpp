@@ -78,17 +78,18 @@ std::vector<json> cmtime_handshakes(const std::vector<json>& events, unsigned po
     return out;
 }
 
-// "rdmastat: -E: N events lost: the ring buffer was full, or the kernel
-// skipped a program already running (T in all)": the
-// sum of N, after checking that each T is the running sum.
+// "rdmastat: -E: N events lost (T in all: F found the ring buffer full, B
+// were skipped by the kernel, ...)": the sum of N, after checking that each T
+// is the running sum and F + B.
 std::uint64_t lost_said(const std::string& err) {
     static const std::regex said(
-        R"(: (\d+) events lost: the ring buffer was full, or the kernel skipped a program already running \((\d+) in all\))");
+        R"(: (\d+) events lost \((\d+) in all: (\d+) found the ring buffer full, (\d+) were skipped by the kernel, their program already running on that CPU\))");
     std::uint64_t sum = 0;
     for (auto it = std::sregex_iterator(err.begin(), err.end(), said); it != std::sregex_iterator();
          ++it) {
         sum += std::stoull((*it)[1]);
         CHECK(std::stoull((*it)[2]) == sum);
+        CHECK(std::stoull((*it)[3]) + std::stoull((*it)[4]) == sum);
     }
     return sum;
 }

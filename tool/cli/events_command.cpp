@@ -92,12 +92,13 @@ void trace_events(Tracer& tracer, const CommonOptions& common, double duration,
         }
     };
     bool more = true, last = false;
+    Clock::time_point lost_checked = start;
     while (more && !last) {
         // A stop (signal, --duration) still writes what the kernel queued
         // before it: the last round takes what is there without waiting.
         last = stop_requested() || past(start, duration);
         offset = monotonic_to_wall();
-        auto polled = tracer.poll(last ? 0 : 200, sink);
+        auto polled = tracer.poll(last ? 0 : Tracer::poll_ms, sink);
         if (!polled) throw Error(polled.error());
         more = emit(batch);
         if (stats)
@@ -105,12 +106,17 @@ void trace_events(Tracer& tracer, const CommonOptions& common, double duration,
                 stats->written(ns);
         batch.clear();
         batch_ns.clear();
-        if (std::uint64_t lost = tracer.lost(); lost > lost_reported && own_signals) {
-            err << "rdmastat: " << context << ": " << lost - lost_reported
-                << " events lost: the ring buffer was full, or the kernel skipped a program "
-                   "already running ("
-                << lost << " in all)\n";
-            lost_reported = lost;
+        // Counting the lost reads every program's counters: a few times a
+        // second is enough.
+        if (!own_signals || (!last && Clock::now() - lost_checked < std::chrono::milliseconds(200)))
+            continue;
+        lost_checked = Clock::now();
+        if (Tracer::Lost lost = tracer.lost(); lost.total() > lost_reported) {
+            err << "rdmastat: " << context << ": " << lost.total() - lost_reported
+                << " events lost (" << lost.total() << " in all: " << lost.full
+                << " found the ring buffer full, " << lost.busy
+                << " were skipped by the kernel, their program already running on that CPU)\n";
+            lost_reported = lost.total();
         }
     }
 }
@@ -148,7 +154,7 @@ std::optional<int> run_traced_events(const MonitorOptions& o, const CommonOption
     RunStats stats;
     trace_events(*tracer, common, o.duration, admit, emit, err, "-E", true,
                  o.trace.stats ? &stats : nullptr);
-    if (o.trace.stats) stats.say(err, "-E", "tracepoints", tracer->lost());
+    if (o.trace.stats) stats.say(err, "-E", "tracepoints", tracer->lost().total());
     return 0;
 }
 
@@ -187,7 +193,7 @@ int run_life(const LifeOptions& o, std::ostream& out, std::ostream& err) {
                 *tracer, o, o.duration, admit,
                 [&](std::vector<ConnectionEvent>& b) { return show(b, EventSource::tracepoints); },
                 err, "life", true, o.trace.stats ? &stats : nullptr);
-            if (o.trace.stats) stats.say(err, "life", "tracepoints", tracer->lost());
+            if (o.trace.stats) stats.say(err, "life", "tracepoints", tracer->lost().total());
             return 0;
         }
         err << "rdmastat: life: " << why << "; polling every " << o.interval
@@ -260,7 +266,7 @@ EventCollector::EventCollector(const CommonOptions& common, const TraceOptions& 
         };
         auto keep = [s](std::vector<ConnectionEvent>&) {
             std::lock_guard<std::mutex> lock(s->mutex);
-            s->metrics.set_lost(s->tracer->lost());
+            s->metrics.set_lost(s->tracer->lost().total());
             return !s->stop.load();
         };
         // Whatever ends the thread, rdmastat_events_up says so from then on.

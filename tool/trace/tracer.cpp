@@ -153,6 +153,8 @@ Result<std::unique_ptr<Tracer>> Tracer::open(const Options& options) {
             fail("ring buffer size", err);
             continue;
         }
+        // Half full: the reader, polling every poll_ms, has fallen behind.
+        state->skel->rodata->wake_bytes = options.buffer_bytes / 2;
         if ((err = rdma_cm__load(state->skel))) {
             fail("load", err);
             continue;
@@ -202,32 +204,35 @@ Result<std::unique_ptr<Tracer>> Tracer::open(const Options& options) {
 Result<int> Tracer::poll(int timeout_ms, const Sink& sink) {
     state_->sink = &sink;
     int n = ring_buffer__poll(state_->rb, timeout_ms);
+    // A poll that was not woken reads nothing: records the programs did not
+    // wake for are taken here.
+    if (n >= 0) {
+        int more = ring_buffer__consume(state_->rb);
+        n = more < 0 ? more : n + more;
+    }
     state_->sink = nullptr;
     if (n == -EINTR) return 0;
     if (n < 0) return Failure{"rdma_cma tracepoints: ring buffer", -n};
     return n;
 }
 
-std::uint64_t Tracer::lost() const {
+Tracer::Lost Tracer::lost() const {
+    Lost lost;
     int ncpu = libbpf_num_possible_cpus();
-    if (ncpu <= 0) return 0;
+    if (ncpu <= 0) return lost;
     std::vector<std::uint64_t> per_cpu(static_cast<std::size_t>(ncpu));
     std::uint32_t zero = 0;
-    std::uint64_t sum = 0;
     if (!bpf_map_lookup_elem(bpf_map__fd(state_->skel->maps.lost), &zero, per_cpu.data()))
         for (std::uint64_t n : per_cpu)
-            sum += n;
-    // A hit the kernel did not run a program for, because that program was
-    // already running on the CPU, is lost too: the kernel counts these as
-    // recursion misses (seen on 7.2 under churn from several processes).
+            lost.full += n;
     bpf_program* p = nullptr;
     bpf_object__for_each_program(p, state_->skel->obj) {
         bpf_prog_info info{};
         std::uint32_t len = sizeof(info);
         int fd = bpf_program__fd(p); // -1: not loaded in this mode
-        if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len)) sum += info.recursion_misses;
+        if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len)) lost.busy += info.recursion_misses;
     }
-    return sum;
+    return lost;
 }
 
 const std::string& Tracer::missing() const {

@@ -43,13 +43,24 @@ class Tracer {
     Tracer(const Tracer&) = delete;
     Tracer& operator=(const Tracer&) = delete;
 
+    /// How often to poll. The programs do not wake the reader for each
+    /// record (where tracepoints are preemptible, as on 7.x, that wakeup
+    /// would make the kernel skip hits), only when the buffer is half full:
+    /// a record waits up to this long for a poll that is not woken.
+    static constexpr int poll_ms = 10;
+
     /// Waits up to timeout_ms for records and hands each to sink, in order;
     /// returns how many, or a Failure (a signal's EINTR is 0 records).
     Result<int> poll(int timeout_ms, const Sink& sink);
-    /// Records lost since open: those that found the buffer full, and the
-    /// hits the kernel skipped because the program was already running on
-    /// that CPU (its recursion misses: a preemptible tracepoint, re-entered).
-    std::uint64_t lost() const;
+    /// Records lost since open.
+    struct Lost {
+        std::uint64_t full = 0; ///< found the ring buffer full
+        /// hits the kernel skipped because their program was already running
+        /// on that CPU (its recursion misses: a preemptible tracepoint, re-entered)
+        std::uint64_t busy = 0;
+        std::uint64_t total() const { return full + busy; }
+    };
+    Lost lost() const;
     /// What this kernel does not let the tracer see, and why, or empty: where
     /// the fentry and fexit programs do not load or attach, connects that fail
     /// before any event, iWARP rejects and connect_ms go unreported.

@@ -104,9 +104,10 @@ for f in tp.jsonl tp.err poll.jsonl poll.err life.txt life.err life.jsonl life-j
 done
 
 # A bounded trace: -E --duration ends by itself, having seen a connection.
-rdmastat -E --duration 5 >"$E/bounded.txt" 2>&1 &
+rdmastat -E --duration 15 >"$E/bounded.txt" 2>&1 &
 bounded=$!
-sleep 2
+lab_tracer_attached "$E/bounded.txt" 7323 7324 7325 ||
+	echo "bounded: the tracer never reported its sentinel"
 short 10.9.0.2 7313
 lab_reap "$bounded" "$E/bounded.rc" 30
 echo "events: done"

@@ -128,6 +128,13 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 } records SEC(".maps");
 
+/* Set by the tool before load: buffered bytes past which a record wakes the
+ * reader. Below it, records wait for the reader's next round (it polls every
+ * few milliseconds). A wakeup from a program is an interrupt that may preempt
+ * it where tracepoints run preemptible (7.x): another task on that CPU then
+ * finds the program still running, and the kernel skips it for that hit. */
+const volatile __u64 wake_bytes = 0;
+
 /* Records that found the ring buffer full, per CPU (index 0). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -160,6 +167,14 @@ static __always_inline struct rdmastat_trace_record *reserve(__u16 kind)
 	r->time_ns = bpf_ktime_get_ns();
 	r->kind = kind;
 	return r;
+}
+
+static __always_inline void submit(struct rdmastat_trace_record *r)
+{
+	__u64 queued = bpf_ringbuf_query(&records, BPF_RB_AVAIL_DATA);
+
+	bpf_ringbuf_submit(r, queued >= wake_bytes ? BPF_RB_FORCE_WAKEUP :
+						     BPF_RB_NO_WAKEUP);
 }
 
 static __always_inline void put_device(struct rdmastat_trace_record *r,
@@ -214,7 +229,7 @@ static __always_inline int emit(const struct rdma_id_private *id, __u16 kind,
 	} else if (kern_name) {
 		bpf_probe_read_kernel_str(r->name, sizeof(r->name), kern_name);
 	}
-	bpf_ringbuf_submit(r, 0);
+	submit(r);
 	return 0;
 }
 
@@ -244,7 +259,7 @@ static __always_inline int on_no_listener(const struct ib_cm_id *cm_id)
 			      bpf_core_field_offset(struct cm_id_private, id));
 	bpf_core_read(r->gid, sizeof(r->gid), &priv->av.ah_attr.grh.dgid);
 	put_device(r, BPF_CORE_READ(cm_id, device));
-	bpf_ringbuf_submit(r, 0);
+	submit(r);
 	return 0;
 }
 
