@@ -22,10 +22,10 @@ declare -gA _rdmastat_opts=(
 	[rdmastat kping stop]="-h --help -j --json --pretty"
 	[rdmastat kping show]="-h --help -j --json --pretty"
 	[rdmastat check]="-h --help -j --json --pretty -H --no-header --input --source"
-	[rdmastat export]="-h --help --input --source --per-process"
+	[rdmastat export]="-h --help --input --source --per-process --per-container"
 	[rdmastat life]="-h --help -j --json -H --no-header -4 --ipv4 -6 --ipv6 --count --duration
 		--interval --events-buffer --stats --source"
-	[rdmastat serve]="-h --help --input --source --per-process --events --events-buffer
+	[rdmastat serve]="-h --help --input --source --per-process --per-container --events --events-buffer
 		--listen --systemd-socket
 		--web.config.file --web.max-requests --web.max-connections
 		--web.max-connections-per-client --web.idle-timeout --web.request-timeout"

@@ -24,6 +24,7 @@ status=0
 	--ko "$module" --ko "$kping" "$here/scenarios/crosscheck.sh" "$here/scenarios/smoke.sh" \
 	"$here/scenarios/capture.sh" "$here/scenarios/portshare.sh" \
 	"$here/scenarios/module.sh" "$here/scenarios/safety.sh" "$here/scenarios/netns.sh" \
+	"$here/scenarios/containers.sh" \
 	"$here/scenarios/monitor.sh" "$here/scenarios/events.sh" "$here/scenarios/eventsedge.sh" \
 	"$here/scenarios/ping.sh" "$here/scenarios/pingopts.sh" \
 	"$here/scenarios/kping.sh" "$here/scenarios/churn.sh" ||

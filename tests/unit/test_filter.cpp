@@ -35,7 +35,15 @@ Connection make(const char* device, Transport transport, const char* state) {
 Connection listener() {
     Connection c = make("siw0", Transport::iwarp, "LISTEN");
     c.local = ep("0.0.0.0", 7174);
-    c.owner = Owner{.pid = 100, .tid = {}, .comm = "rping", .uid = 0, .user = "root", .kernel = {}};
+    c.owner = Owner{.pid = 100,
+                    .tid = {},
+                    .comm = "rping",
+                    .uid = 0,
+                    .user = "root",
+                    .kernel = {},
+                    .cgroup = "/system.slice/docker-" + std::string(64, 'a') + ".scope",
+                    .container = Container{ContainerRuntime::docker, std::string(64, 'a')},
+                    .pod = {}};
     return c;
 }
 
@@ -44,8 +52,18 @@ Connection client() {
     Connection c = make("rxe0", Transport::roce, "CONNECT");
     c.local = ep("10.0.0.1", 40000);
     c.peer = ep("10.0.0.2", 7174);
-    c.owner = Owner{
-        .pid = 200, .tid = {}, .comm = "ib_send_bw", .uid = 1000, .user = "alice", .kernel = {}};
+    c.owner = Owner{.pid = 200,
+                    .tid = {},
+                    .comm = "ib_send_bw",
+                    .uid = 1000,
+                    .user = "alice",
+                    .kernel = {},
+                    .cgroup = "/kubepods.slice/kubepods-burstable.slice/"
+                              "kubepods-burstable-pod0b5ec1d2_3f4a_4b5c_8d6e_7f8091a2b3c4.slice/"
+                              "cri-containerd-" +
+                              std::string(64, 'b') + ".scope",
+                    .container = Container{ContainerRuntime::containerd, std::string(64, 'b')},
+                    .pod = Pod{"0b5ec1d2-3f4a-4b5c-8d6e-7f8091a2b3c4", PodQos::burstable}};
     return c;
 }
 
@@ -85,12 +103,12 @@ bool m(const std::string& text, const Connection& c) {
 }
 
 /// Every filter in `filters` matches c (yes) or none does (no).
-void yes(const Connection& c, std::initializer_list<const char*> filters) {
-    for (const char* f : filters)
+void yes(const Connection& c, std::initializer_list<std::string> filters) {
+    for (const std::string& f : filters)
         CHECK(m(f, c));
 }
-void no(const Connection& c, std::initializer_list<const char*> filters) {
-    for (const char* f : filters)
+void no(const Connection& c, std::initializer_list<std::string> filters) {
+    for (const std::string& f : filters)
         CHECK_FALSE(m(f, c));
 }
 
@@ -408,4 +426,23 @@ TEST_CASE("netns primary: the id's network namespace inode", "[filter]") {
     CHECK_FALSE(parse_ok(split("netns 4026532140")).matches(client()));
     CHECK_THAT(Filter::parse(split("netns host")).error(),
                Catch::Contains("'host' is not a network namespace inode"));
+}
+
+TEST_CASE("container, pod and cgroup primaries: what the owner's cgroup names", "[filter]") {
+    // container: an id prefix, or a runtime's name.
+    yes(listener(), {"container aaaa", "container " + std::string(64, 'a'), "container docker"});
+    no(listener(), {"container b", "container podman", "container " + std::string(65, 'a')});
+    yes(client(), {"container bbb", "container containerd", "not container docker"});
+    // pod: a UID prefix, or a QoS class; the listener is in no pod.
+    yes(client(), {"pod 0b5ec1d2", "pod 0b5ec1d2-3f4a-4b5c-8d6e-7f8091a2b3c4", "pod burstable"});
+    no(client(), {"pod besteffort", "pod 1", "pod guaranteed"});
+    no(listener(), {"pod 0", "pod burstable"});
+    yes(listener(), {"not pod 0"});
+    // cgroup: the path, or a cgroup above it.
+    yes(listener(), {"cgroup /", "cgroup /system.slice",
+                     "cgroup /system.slice/docker-" + std::string(64, 'a') + ".scope"});
+    no(listener(), {"cgroup /system", "cgroup /kubepods.slice", "cgroup system.slice"});
+    yes(client(), {"cgroup /kubepods.slice/kubepods-burstable.slice"});
+    // Kernel-owned ids have no cgroup.
+    no(v6(), {"cgroup /", "container docker", "pod burstable"});
 }

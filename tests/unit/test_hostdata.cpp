@@ -93,7 +93,7 @@ TEST_CASE("host data JSON keys", "[hostdata]") {
     s.resources = {Resource{ResourceKind::mr,
                             "siw0",
                             4,
-                            Owner{7, std::nullopt, "rping", 0, "root", std::nullopt},
+                            Owner{7, std::nullopt, "rping", 0, "root", std::nullopt, {}, {}, {}},
                             {{"length", "16"}, {"lkey", "0x1"}, {"rkey", "0x1"}}}};
     s.host_sockets_collected = s.processes_collected = s.resources_collected = true;
     json j = json::parse(snapshot_to_text(s));

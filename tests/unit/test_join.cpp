@@ -208,7 +208,7 @@ TEST_CASE("module owners are taken as sent, with user names looked up", "[join]"
     };
     ModuleRecord::OwnerPart full{100, 101, 1000, "rping", std::nullopt};
     Owner o = owner_of(full, {{1000, "lab"}});
-    CHECK(o == Owner{100u, 101u, "rping", 1000u, "lab", std::nullopt});
+    CHECK(o == Owner{100u, 101u, "rping", 1000u, "lab", std::nullopt, {}, {}, {}});
     CHECK_FALSE(owner_of(full, {{1000, std::nullopt}}).user);
     // Another user's id without CAP_NET_ADMIN: nothing sent, nothing invented.
     CHECK(owner_of({}, {}) == Owner{});

@@ -88,7 +88,7 @@ Snapshot hand_built() {
     Resource mr{ResourceKind::mr,
                 "rxe0",
                 5,
-                Owner{20, {}, "ib_write_bw", 1000, "alice", {}},
+                Owner{20, {}, "ib_write_bw", 1000, "alice", {}, {}, {}, {}},
                 {{"length", "4096"}, {"lkey", "0x1"}, {"rkey", "0x2"}}};
     Resource cq{ResourceKind::cq, "siw0", 3, s.connections[1].owner, {{"cqe", "256"}}};
     s.resources = {mr, qp, cq};

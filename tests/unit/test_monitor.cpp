@@ -148,7 +148,8 @@ TEST_CASE("counters survive the snapshot round trip; old files have none", "[mon
 TEST_CASE("Prometheus exposition of the lab snapshot (golden)", "[monitor][render]") {
     ScrapeStats stats{0.0125, {{"counters", 2}}};
     std::ostringstream out;
-    write_prometheus(out, build_metrics(snapshot_with_counters(), stats, MetricsOptions{true}));
+    write_prometheus(out,
+                     build_metrics(snapshot_with_counters(), stats, MetricsOptions{true, true}));
     CHECK(out.str() == golden("metrics.prom", out.str()));
 }
 
@@ -286,4 +287,33 @@ TEST_CASE("a -w round and -E lines (golden)", "[monitor][render]") {
     std::ostringstream round;
     render_watch_round(round, r, TextOptions{true, false, true, false});
     CHECK(round.str() == golden("watch-round.txt", round.str()));
+}
+
+TEST_CASE("rdmastat_container_connections: only when asked, one series per container or pod",
+          "[monitor]") {
+    Snapshot s = fixture_snapshot("snapshot-host.json");
+    REQUIRE(s.connections.size() >= 3);
+    const std::string a(64, 'a'), b(64, 'b');
+    s.connections[0].owner.container = Container{ContainerRuntime::docker, a};
+    s.connections[1].owner.container = Container{ContainerRuntime::docker, a};
+    s.connections[2].owner.container = Container{ContainerRuntime::containerd, b};
+    s.connections[2].owner.pod = Pod{"0b5ec1d2-3f4a-4b5c-8d6e-7f8091a2b3c4", PodQos::burstable};
+    auto family = [&](bool on) -> const MetricFamily* {
+        static std::vector<MetricFamily> all;
+        all = build_metrics(s, {}, MetricsOptions{false, on});
+        for (const MetricFamily& f : all)
+            if (f.name == "rdmastat_container_connections") return &f;
+        return nullptr;
+    };
+    CHECK(family(false) == nullptr); // opt-in: pod labels only when enabled
+    const MetricFamily* f = family(true);
+    REQUIRE(f);
+    std::map<std::string, double> got; // container → ids
+    for (const Sample& x : f->samples) {
+        std::map<std::string, std::string> l(x.labels.begin(), x.labels.end());
+        got[l["runtime"] + "/" + l["container"] + "/" + l["pod"] + "/" + l["qos"]] = x.value;
+    }
+    CHECK(got == std::map<std::string, double>{
+                     {"docker/" + a + "//", 2},
+                     {"containerd/" + b + "/0b5ec1d2-3f4a-4b5c-8d6e-7f8091a2b3c4/burstable", 1}});
 }

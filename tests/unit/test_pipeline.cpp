@@ -75,6 +75,15 @@ struct FakeSystem final : System {
             out[pid] = 4026531840u;
         return out;
     }
+    // Every process in one docker container; cgroups_asked what was asked.
+    std::set<std::uint32_t> cgroups_asked;
+    CgroupMap cgroups(const std::set<std::uint32_t>& pids) override {
+        cgroups_asked.insert(pids.begin(), pids.end());
+        CgroupMap out;
+        for (std::uint32_t pid : pids)
+            out[pid] = "/system.slice/docker-" + std::string(64, 'a') + ".scope";
+        return out;
+    }
     UserMap users(const std::set<std::uint32_t>& uids) override {
         UserMap out;
         for (std::uint32_t uid : uids)
@@ -131,7 +140,15 @@ TEST_CASE("pipeline: auto takes NLDEV's ids when the module is not registered", 
         if (conn.owner.pid && conn.owner.comm) {
             CHECK(*conn.owner.comm == "rping");
             CHECK(conn.netns == std::optional<std::uint32_t>(4026531840u));
+            // The process's cgroup, and the container it names.
+            CHECK(sys.cgroups_asked.count(*conn.owner.pid) == 1);
+            REQUIRE(conn.owner.container);
+            CHECK(conn.owner.container->runtime == ContainerRuntime::docker);
+            CHECK(conn.owner.container->id == std::string(64, 'a'));
+            CHECK_FALSE(conn.owner.pod);
             ++named;
+        } else if (!conn.owner.pid) {
+            CHECK_FALSE(conn.owner.cgroup); // kernel-owned: no process, no cgroup
         }
     CHECK(named > 0);
     CHECK(c.snapshot.devices.size() == sys.data.devices.size());

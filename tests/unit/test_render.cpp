@@ -151,7 +151,7 @@ TEST_CASE("-e shows mapped addresses and internal ids without new columns", "[re
                                "Address", "State", "PID/Program"});
     CHECK(words(extended[0]) == W{"Transport", "Device", "Dev-Port", "Local", "Address", "Peer",
                                   "Address", "State", "User", "CM-ID", "PS", "QPN", "QP-Type",
-                                  "QP-State", "Netns", "PID/Program"});
+                                  "QP-State", "Netns", "Container", "Pod", "PID/Program"});
     // The same columns whatever the source knew.
     std::ostringstream nldev;
     render_listing(nldev, {}, TextOptions{true, false, true, true});
@@ -188,7 +188,10 @@ Connection made(const char* state, std::optional<Endpoint> local, std::optional<
     c.state = cm_state_from_name(state).value();
     c.local = local;
     c.peer = peer;
-    c.owner = Owner{.pid = 42, .tid = {}, .comm = "rping", .uid = 0, .user = "root", .kernel = {}};
+    c.owner.pid = 42;
+    c.owner.comm = "rping";
+    c.owner.uid = 0;
+    c.owner.user = "root";
     return c;
 }
 
@@ -323,4 +326,23 @@ TEST_CASE("-e shows a QP number that is not the id's QP, with why, and the netns
     // No type or state is shown for a QP that is not this id's.
     CHECK_THAT(out, Catch::Contains(" 17(other)  -        -         4026531840 "));
     CHECK_THAT(out, Catch::Contains(" 21(gone)   -        -         -          "));
+}
+
+TEST_CASE("-e names the owner's container (runtime, short id) and pod", "[render]") {
+    Snapshot s = with_module_fields();
+    Owner& o = s.connections[0].owner;
+    o.container = Container{ContainerRuntime::crio, "0123456789abcdef" + std::string(48, 'e')};
+    o.pod = Pod{"0b5ec1d2-3f4a-4b5c-8d6e-7f8091a2b3c4", PodQos::besteffort};
+    std::ostringstream out;
+    render_listing(out, all_of(s), TextOptions{true, false, true, true});
+    std::istringstream in(out.str());
+    std::string header, first, second;
+    std::getline(in, header);
+    std::getline(in, first);
+    std::getline(in, second);
+    // The id cut to 12 digits, as docker and crictl show it; the pod's UID whole.
+    CHECK_THAT(first, Catch::Contains(" crio:0123456789ab ") &&
+                          Catch::Contains(" 0b5ec1d2-3f4a-4b5c-8d6e-7f8091a2b3c4 ") &&
+                          !Catch::Contains("0123456789abc"));
+    CHECK_THAT(second, !Catch::Contains("crio:"));
 }

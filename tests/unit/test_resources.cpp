@@ -269,8 +269,8 @@ TEST_CASE("resources get their owners as cm_ids do", "[resources]") {
     CHECK(resource_owner_pids(records) == std::set<std::uint32_t>{224, 237, 999});
 
     OwnerMap owners;
-    owners[224] = Owner{224, std::nullopt, "rping", 0, "root", std::nullopt};
-    owners[237] = Owner{224, 237, "rping", 0, "root", std::nullopt};
+    owners[224] = Owner{224, std::nullopt, "rping", 0, "root", std::nullopt, {}, {}, {}};
+    owners[237] = Owner{224, 237, "rping", 0, "root", std::nullopt, {}, {}, {}};
     auto res = to_resources(records, owners);
     REQUIRE(res.size() == 4);
     CHECK(res[0].kind == ResourceKind::pd);
@@ -281,9 +281,9 @@ TEST_CASE("resources get their owners as cm_ids do", "[resources]") {
     CHECK(res[1].owner.pid == 224u);
     CHECK(res[1].owner.tid == 237u);
     CHECK(res[2].owner ==
-          Owner{std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, "ib_core"});
+          Owner{std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, "ib_core", {}, {}, {}});
     CHECK(res[3].owner ==
-          Owner{999, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt});
+          Owner{999, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt, {}, {}, {}});
 }
 
 TEST_CASE("an empty entry (a kernel-owned context) is skipped", "[resources]") {

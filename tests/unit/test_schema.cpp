@@ -48,7 +48,7 @@ Snapshot full_snapshot() {
     c.mapped_peer = ep("10.0.0.2", 40001);
     c.mapped = false;
     c.qp = Qp{0x11, QpType::ud, QpState::rts};
-    c.owner = Owner{1234, 1235, "rping", 1000, "alice", std::nullopt};
+    c.owner = Owner{1234, 1235, "rping", 1000, "alice", std::nullopt, {}, {}, {}};
     c.netns = 4026531840u;
     s.connections.push_back(c);
     Connection k = c;

@@ -225,6 +225,11 @@ class FilterParser {
             n.text = toks_[at];
             n.kind = all_digits(n.text) ? Kind::uid : Kind::user;
             if (n.kind == Kind::uid) n.number = number(at, "a uid");
+        } else if (kw == "container" || kw == "pod" || kw == "cgroup") {
+            n.kind = kw == "container" ? Kind::container : kw == "pod" ? Kind::pod : Kind::cgroup;
+            n.text = toks_[value(kw == "container" ? "a container id or runtime"
+                                 : kw == "pod"     ? "a pod UID or QoS class"
+                                                   : "a cgroup path")];
         } else if (kw == "transport") {
             std::size_t at = value("a transport");
             auto t = transport_from_name(toks_[at]);
@@ -235,8 +240,8 @@ class FilterParser {
             n.transport = *t;
         } else {
             fail("unknown keyword '" + toks_[kw_at] + "'", kw_at,
-                 "; expected state, src, dst, sport, dport, dev, pid, comm, user, netns or "
-                 "transport");
+                 "; expected state, src, dst, sport, dport, dev, pid, comm, user, netns, "
+                 "transport, container, pod or cgroup");
         }
         std::size_t out = add(std::move(n));
         return negated ? negate(out) : out;
@@ -392,6 +397,16 @@ bool Filter::eval(std::size_t index, const Connection& c) const {
         return c.owner.uid == n.number;
     case K::transport:
         return c.transport == n.transport;
+    case K::container:
+        return c.owner.container && (c.owner.container->id.starts_with(n.text) ||
+                                     container_runtime_name(c.owner.container->runtime) == n.text);
+    case K::pod:
+        return c.owner.pod &&
+               (c.owner.pod->uid.starts_with(n.text) || pod_qos_name(c.owner.pod->qos) == n.text);
+    case K::cgroup: // the path, or a cgroup below it
+        return c.owner.cgroup && c.owner.cgroup->starts_with(n.text) &&
+               (c.owner.cgroup->size() == n.text.size() || n.text.ends_with('/') ||
+                (*c.owner.cgroup)[n.text.size()] == '/');
     }
     return false;
 }

@@ -11,6 +11,9 @@
 ///             | ("sport" | "dport") [OP] PORT             PORT is "7174" or ":7174"
 ///             | "dev" NAME | "pid" NUMBER | "comm" NAME
 ///             | "user" (NAME | UID) | "transport" NAME
+///             | "container" (ID_PREFIX | RUNTIME)        the owner's container
+///             | "pod" (UID_PREFIX | QOS)                 the owner's Kubernetes pod
+///             | "cgroup" PATH                            the owner's cgroup, or one below PATH
 ///   OP       := eq == = ne != gt > lt < ge >= le <=      (default eq; may be glued: ">=:1024")
 ///   ADDR_SPEC:= ADDR ["/" PREFIX] [":" PORT] | "[" IPV6 "]" ["/" PREFIX] [":" PORT]
 ///             | IPV6 ["/" PREFIX] | "*" [":" PORT]
@@ -85,10 +88,13 @@ class Filter {
             user,
             uid,
             transport,
+            container,
+            pod,
+            cgroup,
         };
         Kind kind = Kind::all;
         std::vector<std::size_t> children;
-        std::string text; ///< dev, comm, user
+        std::string text; ///< dev, comm, user, container, pod, cgroup
         CmState state = CmState::idle;
         std::uint32_t number = 0; ///< pid, uid, netns inode, port of sport/dport
         Op op = Op::eq;

@@ -111,6 +111,20 @@ MetricFamily processes(const Snapshot& snap) {
     return t.family("rdmastat_process_connections", "rdma_cm ids by owning process");
 }
 
+MetricFamily containers(const Snapshot& snap) {
+    Tally t;
+    for (const Connection* c : select(snap, Selection{Scope::all, std::nullopt}, Filter())) {
+        const Owner& o = c->owner;
+        if (!o.container && !o.pod) continue;
+        t.add({{"runtime", o.container ? name_of(o.container->runtime) : ""},
+               {"container", o.container ? o.container->id : ""},
+               {"pod", o.pod ? o.pod->uid : ""},
+               {"qos", o.pod ? name_of(o.pod->qos) : ""}});
+    }
+    return t.family("rdmastat_container_connections",
+                    "rdma_cm ids by the container and Kubernetes pod of their owner");
+}
+
 } // namespace
 
 std::vector<MetricFamily> build_metrics(const Snapshot& snap, const ScrapeStats& stats,
@@ -121,6 +135,7 @@ std::vector<MetricFamily> build_metrics(const Snapshot& snap, const ScrapeStats&
     out.push_back(port_checks(snap));
     counter_families(snap, out);
     if (opts.per_process) out.push_back(processes(snap));
+    if (opts.per_container) out.push_back(containers(snap));
     out.push_back(MetricFamily{"rdmastat_scrape_duration_seconds",
                                "Time this scrape took to collect and analyse",
                                MetricType::gauge,

@@ -43,7 +43,8 @@ struct ScrapeStats {
 inline const char* const scrape_sources[] = {"connections", "counters", "host_sockets"};
 
 struct MetricsOptions {
-    bool per_process = false; ///< rdmastat_process_connections (one series per process)
+    bool per_process = false;   ///< rdmastat_process_connections (one series per process)
+    bool per_container = false; ///< rdmastat_container_connections (one per container or pod)
 };
 
 /// Every family for snap, in the order rdmastat(8) lists them:
@@ -55,6 +56,8 @@ struct MetricsOptions {
 /// rdmastat_port_statistic_total{device,port,counter},
 /// rdmastat_qp_statistic_total{device,port,counter_id,counter},
 /// rdmastat_process_connections{pid,comm} (with per_process),
+/// rdmastat_container_connections{runtime,container,pod,qos} (with per_container:
+/// ids whose owner is in a container or pod),
 /// rdmastat_scrape_duration_seconds, rdmastat_scrape_errors_total{source}.
 /// An unknown label value (a cm_id without port space) is the empty string.
 std::vector<MetricFamily> build_metrics(const Snapshot& snap, const ScrapeStats& stats,

@@ -18,7 +18,7 @@ std::string render_scrape(const ExportOptions& o, std::map<std::string, std::uin
         ++errors[std::string(part_name(e.part))];
     ScrapeStats stats{0, errors};
     std::vector<MetricFamily> families =
-        build_metrics(s.snapshot, stats, MetricsOptions{o.per_process});
+        build_metrics(s.snapshot, stats, MetricsOptions{o.per_process, o.per_container});
     // The duration covers collection and analysis: known only now.
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -84,7 +84,8 @@ CLI::App* add_life_command(CLI::App& app, LifeOptions& o);
 int run_life(const LifeOptions& o, std::ostream& out, std::ostream& err);
 
 struct ExportOptions : CommonOptions {
-    bool per_process = false; ///< --per-process
+    bool per_process = false;   ///< --per-process
+    bool per_container = false; ///< --per-container
 };
 
 /// serve's own options.

@@ -16,6 +16,8 @@ void add_scrape_flags(CLI::App& cmd, ExportOptions& o) {
         ->check(CLI::IsMember({"auto", "nldev", "module"}).description(""));
     cmd.add_flag("--per-process", o.per_process,
                  "Add rdmastat_process_connections, one series per process (cardinality!)");
+    cmd.add_flag("--per-container", o.per_container,
+                 "Add rdmastat_container_connections, one series per container or pod");
 }
 
 // The ring buffer's size in KiB: the kernel wants a power of two pages.

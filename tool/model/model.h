@@ -105,6 +105,26 @@ struct Device {
 };
 
 /// Who holds a resource: a process (pid, plus what /proc told us) or a kernel module.
+/// The runtime whose naming a cgroup path follows (collect/cgroup.h).
+enum class ContainerRuntime : std::uint8_t { docker, containerd, crio, podman };
+
+/// A Kubernetes pod's QoS class, as kubelet names its cgroups.
+enum class PodQos : std::uint8_t { guaranteed, burstable, besteffort };
+
+struct Container {
+    ContainerRuntime runtime = ContainerRuntime::docker;
+    std::string id; ///< 64 hex digits, as the runtime names the container
+
+    bool operator==(const Container&) const = default;
+};
+
+struct Pod {
+    std::string uid; ///< the pod's UID (a UUID, or a static pod's hash)
+    PodQos qos = PodQos::guaranteed;
+
+    bool operator==(const Pod&) const = default;
+};
+
 struct Owner {
     std::optional<std::uint32_t> pid; ///< the process (thread group id)
     std::optional<std::uint32_t> tid; ///< the thread the kernel named, when not the main one
@@ -112,6 +132,11 @@ struct Owner {
     std::optional<std::uint32_t> uid;
     std::optional<std::string> user;
     std::optional<std::string> kernel; ///< kernel owner's name, e.g. "ib_core"
+    /// The process's cgroup v2 path ("/system.slice/docker-<id>.scope"), and
+    /// the container and pod it names, when it follows a runtime's naming.
+    std::optional<std::string> cgroup;
+    std::optional<Container> container;
+    std::optional<Pod> pod;
 
     bool operator==(const Owner&) const = default;
 };

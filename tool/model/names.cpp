@@ -307,4 +307,35 @@ std::optional<QpUnjoined> qp_unjoined_from_module(std::uint8_t reason) {
     }
 }
 
+namespace {
+
+constexpr std::array<std::string_view, 4> runtime_names = {"docker", "containerd", "crio",
+                                                           "podman"};
+constexpr std::array<std::string_view, 3> qos_names = {"guaranteed", "burstable", "besteffort"};
+
+template <typename E, std::size_t N>
+std::optional<E> index_named(const std::array<std::string_view, N>& names, std::string_view name) {
+    for (std::size_t i = 0; i < N; ++i)
+        if (names[i] == name) return static_cast<E>(i);
+    return std::nullopt;
+}
+
+} // namespace
+
+std::string_view container_runtime_name(ContainerRuntime runtime) {
+    return runtime_names.at(static_cast<std::size_t>(runtime));
+}
+
+std::optional<ContainerRuntime> container_runtime_from_name(std::string_view name) {
+    return index_named<ContainerRuntime>(runtime_names, name);
+}
+
+std::string_view pod_qos_name(PodQos qos) {
+    return qos_names.at(static_cast<std::size_t>(qos));
+}
+
+std::optional<PodQos> pod_qos_from_name(std::string_view name) {
+    return index_named<PodQos>(qos_names, name);
+}
+
 } // namespace rdmastat

@@ -80,6 +80,13 @@ std::string_view transport_name(Transport t);
 /// Inverse of transport_name; also accepts "ib", "iw" and any case.
 std::optional<Transport> transport_from_name(std::string_view name);
 
+/// ContainerRuntime: "docker", "containerd", "crio", "podman".
+std::string_view container_runtime_name(ContainerRuntime runtime);
+std::optional<ContainerRuntime> container_runtime_from_name(std::string_view name);
+/// PodQos: "guaranteed", "burstable", "besteffort", as kubelet's cgroups name them.
+std::string_view pod_qos_name(PodQos qos);
+std::optional<PodQos> pod_qos_from_name(std::string_view name);
+
 /// The name of any model enum above, for code generic over them (the JSON writers).
 inline std::string name_of(CmState v) {
     return cm_state_name(v);
@@ -107,6 +114,12 @@ inline std::string name_of(CounterSource v) {
 }
 inline std::string name_of(QpUnjoined v) {
     return std::string(qp_unjoined_name(v));
+}
+inline std::string name_of(ContainerRuntime v) {
+    return std::string(container_runtime_name(v));
+}
+inline std::string name_of(PodQos v) {
+    return std::string(pod_qos_name(v));
 }
 
 } // namespace rdmastat

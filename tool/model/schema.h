@@ -62,6 +62,20 @@ void describe(S& u, V&& v) {
     v("reason", u.reason, Presence::required);
 }
 
+template <typename S, typename V>
+requires is<S, Container>
+void describe(S& c, V&& v) {
+    v("runtime", c.runtime, Presence::required);
+    v("id", c.id, Presence::required);
+}
+
+template <typename S, typename V>
+requires is<S, Pod>
+void describe(S& p, V&& v) {
+    v("uid", p.uid, Presence::required);
+    v("qos", p.qos, Presence::required);
+}
+
 /// A kernel owner is written as "kernel" alone, whatever else a file gave it.
 template <typename S, typename V>
 requires is<S, Owner>
@@ -72,6 +86,9 @@ void describe(S& o, V&& v) {
         v("comm", o.comm, Presence::optional);
         v("uid", o.uid, Presence::optional);
         v("user", o.user, Presence::optional);
+        v("cgroup", o.cgroup, Presence::optional);
+        v("container", o.container, Presence::optional);
+        v("pod", o.pod, Presence::optional);
     }
     v("kernel", o.kernel, Presence::optional);
 }
@@ -274,6 +291,10 @@ template <typename T> std::optional<T> text_to(const std::string& text, std::str
         v = resource_kind_from_name(text), noun = "resource kind";
     } else if constexpr (std::is_same_v<T, CounterSource>) {
         v = counter_source_from_name(text), noun = "counter source";
+    } else if constexpr (std::is_same_v<T, ContainerRuntime>) {
+        v = container_runtime_from_name(text), noun = "container runtime";
+    } else if constexpr (std::is_same_v<T, PodQos>) {
+        v = pod_qos_from_name(text), noun = "pod QoS class";
     } else {
         static_assert(std::is_same_v<T, QpUnjoined>, "an enum without names");
         v = qp_unjoined_from_name(text), noun = "reason";

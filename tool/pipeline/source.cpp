@@ -25,6 +25,7 @@ class SystemSource final : public Source {
         std::optional<NldevData> nldev;
         OwnerMap owners;
         if (!module_ids(c, nldev)) nldev_ids(c, nldev, owners);
+        workloads(c);
         if (needs.resources && in_time(c, needs, Part::resources))
             resources(c, nldev, std::move(owners));
         host(c, needs);
@@ -111,6 +112,17 @@ class SystemSource final : public Source {
         if (c.snapshot.devices.empty()) c.no_devices = "no RDMA devices";
         // The QPs are joined; the resources below take them as they are.
         nldev->cm_ids.clear();
+    }
+
+    // Each process-owned id's cgroup, and the container and pod it names.
+    void workloads(Collection& c) {
+        std::set<std::uint32_t> pids;
+        for (const Connection& x : c.snapshot.connections)
+            if (x.owner.pid) pids.insert(*x.owner.pid);
+        if (pids.empty()) return;
+        CgroupMap cgroups = system_.cgroups(pids);
+        for (Connection& x : c.snapshot.connections)
+            set_workload(x.owner, cgroups);
     }
 
     // Every device's resources of each kind with their owners. The QPs

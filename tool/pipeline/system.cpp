@@ -41,6 +41,9 @@ class LiveSystem final : public System {
     OwnerMap owners(const std::set<std::uint32_t>& pids) override { return resolve_owners(pids); }
     NetnsMap netns(const std::set<std::uint32_t>& pids) override { return resolve_netns(pids); }
     UserMap users(const std::set<std::uint32_t>& uids) override { return resolve_users(uids); }
+    CgroupMap cgroups(const std::set<std::uint32_t>& pids) override {
+        return resolve_cgroups(pids);
+    }
     Result<HostSockets> host_sockets() override { return collect_host_sockets(); }
     Result<std::vector<Process>> processes() override { return scan_processes(); }
     Status counters(Snapshot& snap) override {

@@ -6,6 +6,7 @@
 /// a failure costs) and the kernel interfaces that answer. The live one wraps
 /// collect/; tests hand the pipeline a fake built from captured kernel bytes.
 
+#include "collect/cgroup.h"
 #include "collect/proc_net_tcp.h"
 #include "collect/resources.h"
 #include "common/error.h"
@@ -42,6 +43,8 @@ class System {
     virtual OwnerMap owners(const std::set<std::uint32_t>& pids) = 0;
     virtual NetnsMap netns(const std::set<std::uint32_t>& pids) = 0;
     virtual UserMap users(const std::set<std::uint32_t>& uids) = 0;
+    /// Each pid's cgroup v2 path (collect/cgroup.h).
+    virtual CgroupMap cgroups(const std::set<std::uint32_t>& pids) = 0;
     /// Host TCP sockets, from sock_diag or its /proc/net fallback.
     virtual Result<HostSockets> host_sockets() = 0;
     /// Every process with the files rdmastat cares about.

@@ -35,6 +35,14 @@ std::string user_text(const Owner& o, bool numeric) {
     return num_or_dash(o.uid);
 }
 
+// "docker:0123456789ab": the runtime and the id's first 12 digits, as
+// docker and crictl shorten ids.
+std::string container_text(const Owner& o) {
+    if (!o.container) return "-";
+    return std::string(container_runtime_name(o.container->runtime)) + ":" +
+           o.container->id.substr(0, 12);
+}
+
 } // namespace
 
 std::string endpoint_text(const std::optional<Endpoint>& e) {
@@ -76,6 +84,8 @@ class TextListing final : public ListingWriter {
             table_.cell(c.qp ? name_or_dash(c.qp->type) : "-");
             table_.cell(c.qp ? name_or_dash(c.qp->state) : "-");
             table_.cell(num_or_dash(c.netns));
+            table_.cell(container_text(c.owner));
+            table_.cell(c.owner.pod ? c.owner.pod->uid : "-");
         }
         if (opts_.processes) table_.cell(owner_text(c.owner));
         table_.end_row();
@@ -89,7 +99,8 @@ class TextListing final : public ListingWriter {
         std::vector<std::string> h = {"Transport",     "Device",       "Dev-Port",
                                       "Local Address", "Peer Address", "State"};
         if (opts.extended)
-            h.insert(h.end(), {"User", "CM-ID", "PS", "QPN", "QP-Type", "QP-State", "Netns"});
+            h.insert(h.end(), {"User", "CM-ID", "PS", "QPN", "QP-Type", "QP-State", "Netns",
+                               "Container", "Pod"});
         if (opts.processes) h.push_back("PID/Program");
         return h;
     }

@@ -1,0 +1,62 @@
+# shellcheck shell=sh
+# Container attribution: rping servers in cgroups named as docker, containerd
+# (CRI, systemd driver), cri-o (cgroupfs driver) and podman name them, and one
+# in a plain cgroup. The scenario writes what it made ($OUT/containers/made:
+# port, cgroup path, runtime, id, pod UID, QoS) and what rdmastat said: the
+# JSON listing, -e, the filters and export with and without --per-container.
+# [lab][containers] in tests/unit/test_lab_containers.cpp judges them.
+# shellcheck source=tests/lab/guest/lib.sh
+. "$LAB/lib.sh"
+set -e
+C="$OUT/containers"
+mkdir -p "$C"
+lab_setup
+G=/sys/fs/cgroup
+grep -q " $G cgroup2 " /proc/mounts || mount -t cgroup2 none "$G"
+
+hex() { printf '%s' "$1" | sha256sum | cut -c1-64; }
+uid1=5f0c9a7e-8b1d-4c2e-9f3a-0d4b6c8e1a27
+uid2=a3e1c5d7-2b4f-4a6c-8e0d-1f3b5d7f9a2c
+uid1_=$(echo "$uid1" | tr - _)
+d=$(hex docker)
+c=$(hex containerd)
+o=$(hex crio)
+p=$(hex podman)
+# port address cgroup runtime id pod qos
+cat >"$C/made" <<EOF
+7340 10.9.0.1 /system.slice/docker-$d.scope docker $d - -
+7341 10.9.0.2 /kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod$uid1_.slice/cri-containerd-$c.scope containerd $c $uid1 burstable
+7342 10.9.0.2 /kubepods/besteffort/pod$uid2/crio-$o crio $o $uid2 besteffort
+7343 10.9.0.2 /machine.slice/libpod-$p.scope/container podman $p - -
+7344 10.9.0.2 /lab.slice/plain.scope - - - -
+EOF
+
+pids=
+while read -r port addr path _; do
+	mkdir -p "$G$path"
+	# The shell joins the cgroup, then becomes rping: the server's pid is in it.
+	sh -c "echo \$\$ >$G$path/cgroup.procs && exec rping -s -a $addr -p $port" \
+		>/dev/null 2>&1 &
+	pids="$pids $!"
+	lab_wait 10 lab_cm_listening "$port" || echo "containers: no listener on $port"
+	cp "/proc/$!/cgroup" "$C/cgroup-$port" || true
+done <"$C/made"
+
+insmod /lib/modules/extra/rdmastat.ko 2>/dev/null || true
+lab_capture "$C" all.json rdmastat -j -a
+lab_capture "$C" module.json rdmastat --source module -j -a
+lab_capture "$C" nldev.json rdmastat --source nldev -j -a
+lab_capture "$C" listing.txt rdmastat -a -e
+lab_capture "$C" f-docker.json rdmastat -j -a container docker
+lab_capture "$C" f-prefix.json rdmastat -j -a container "$(echo "$c" | cut -c1-8)"
+lab_capture "$C" f-besteffort.json rdmastat -j -a pod besteffort
+lab_capture "$C" f-kubepods.json rdmastat -j -a cgroup /kubepods.slice
+lab_capture "$C" f-not.json rdmastat -j -a not cgroup /kubepods and not cgroup /kubepods.slice
+lab_capture "$C" metrics.prom rdmastat export --per-container
+lab_capture "$C" metrics-off.prom rdmastat export
+
+for pid in $pids; do
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+done
+echo "containers: done"
