@@ -11,7 +11,7 @@
  *             connected through one listener per address, with an RC QP on both
  *             ends and one message sent from client to server
  * With -c it instead creates and destroys COUNT listening ids in a loop for
- * SECONDS and prints how many it made. A lab helper: many ids make multi-message
+ * SECONDS and prints how many it made; -r RATE makes at most RATE ids a second. A lab helper: many ids make multi-message
  * NLDEV dumps and the scale benchmark; the loop makes churn.
  */
 #include <arpa/inet.h>
@@ -28,6 +28,23 @@
 #define MSG_SIZE 64
 
 static volatile sig_atomic_t stop;
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Sleeps until the made-th id is due at rate ids a second from start. */
+static void pace(double start, long made, long rate)
+{
+	double wait = start + (double)made / (double)rate - now_s();
+
+	if (wait > 0)
+		usleep((useconds_t)(wait * 1e6));
+}
 
 static void on_signal(int sig)
 {
@@ -230,20 +247,22 @@ static int connect_pair(struct rdma_event_channel *cch, struct rdma_event_channe
 static void usage(void)
 {
 	fprintf(stderr, "usage: rdmastat-cmids [-a ADDR]... [-n COUNT] [-P PORT] [-b PCT] "
-			"[-C PAIRS] [-t SECONDS] [-c]\n");
+			"[-C PAIRS] [-t SECONDS] [-c [-r RATE]]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
 	static struct sockaddr_storage addrs[MAX_ADDRS];
-	long count = 100, seconds = 10, made = 0, pairs = 0, port = 0, bound_pct = 0, i, total;
+	long count = 100, seconds = 10, made = 0, pairs = 0, port = 0, bound_pct = 0, rate = 0, i,
+	     total;
+	double start;
 	int naddrs = 0, churn = 0, opt, cq_size;
 	struct rdma_event_channel *ch, *cch = NULL;
 	struct rdma_cm_id **ids, *listeners[MAX_ADDRS];
 	time_t end;
 
-	while ((opt = getopt(argc, argv, "a:n:t:cP:b:C:")) != -1) {
+	while ((opt = getopt(argc, argv, "a:n:t:cP:b:C:r:")) != -1) {
 		switch (opt) {
 		case 'a':
 			if (naddrs == MAX_ADDRS || make_addr(optarg, &addrs[naddrs]))
@@ -256,12 +275,14 @@ int main(int argc, char **argv)
 		case 'P': port = strtol(optarg, NULL, 10); break;
 		case 'b': bound_pct = strtol(optarg, NULL, 10); break;
 		case 'C': pairs = strtol(optarg, NULL, 10); break;
+		case 'r': rate = strtol(optarg, NULL, 10); break;
 		default: usage();
 		}
 	}
 	if (!naddrs && make_addr("10.9.0.1", &addrs[naddrs++]))
 		usage();
-	if (count < 0 || pairs < 0 || port < 0 || bound_pct < 0 || bound_pct > 100 ||
+	if (count < 0 || pairs < 0 || port < 0 || bound_pct < 0 || bound_pct > 100 || rate < 0 ||
+	    (rate && !churn) ||
 	    port + count / naddrs >= 65536 || (churn && (pairs || port)))
 		usage();
 	signal(SIGTERM, on_signal);
@@ -274,6 +295,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	end = time(NULL) + seconds;
+	start = now_s();
 	do {
 		for (i = 0; i < count && !stop; i++) {
 			int a = (int)(i % naddrs);
@@ -283,6 +305,8 @@ int main(int argc, char **argv)
 			if (!ids[i])
 				return 1;
 			made++;
+			if (rate)
+				pace(start, made, rate);
 		}
 		if (!churn)
 			break;

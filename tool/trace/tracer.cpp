@@ -7,6 +7,7 @@
 #pragma GCC diagnostic ignored "-Woverlength-strings"
 #include "rdma_cm.skel.h"
 #pragma GCC diagnostic pop
+#include "trace/bpf/record.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -61,16 +62,41 @@ constexpr int cap_sys_admin = 21;
 
 using Programs = std::vector<bpf_program*>;
 
+// One program of each tracepoint's (rdma_cm.bpf.c's names).
+#define TRACEPOINT_PROGRAMS(kind, second)                                                          \
+    p.kind##_cm_event_handler##second, p.kind##_cm_qp_create##second,                              \
+        p.kind##_cm_send_rej##second, p.kind##_cm_send_rtu##second,                                \
+        p.kind##_cm_disconnect##second, p.kind##_cm_id_destroy##second,                            \
+        p.kind##_icm_no_listener_err##second
+
+// The first programs, then the second ones: a tracepoint runs its programs in
+// the order they were attached.
 Programs btf_programs(rdma_cm* s) {
-    return {s->progs.btf_cm_event_handler,   s->progs.btf_cm_qp_create,  s->progs.btf_cm_send_rej,
-            s->progs.btf_cm_send_rtu,        s->progs.btf_cm_disconnect, s->progs.btf_cm_id_destroy,
-            s->progs.btf_icm_no_listener_err};
+    auto& p = s->progs;
+    return {TRACEPOINT_PROGRAMS(btf, ), TRACEPOINT_PROGRAMS(btf, _again)};
 }
 
 Programs raw_programs(rdma_cm* s) {
-    return {s->progs.raw_cm_event_handler,   s->progs.raw_cm_qp_create,  s->progs.raw_cm_send_rej,
-            s->progs.raw_cm_send_rtu,        s->progs.raw_cm_disconnect, s->progs.raw_cm_id_destroy,
-            s->progs.raw_icm_no_listener_err};
+    auto& p = s->progs;
+    return {TRACEPOINT_PROGRAMS(raw, ), TRACEPOINT_PROGRAMS(raw, _again)};
+}
+
+// A second program: its misses lose nothing its first program did not record.
+bool is_second(const bpf_program* p) {
+    return std::string_view(bpf_program__name(p)).ends_with("_again");
+}
+
+// The per-CPU values of a per-CPU array's element, summed by field.
+template <typename T, typename F>
+std::uint64_t per_cpu_sum(int map_fd, std::uint32_t key, F field) {
+    int ncpu = libbpf_num_possible_cpus();
+    if (ncpu <= 0) return 0;
+    std::vector<T> values(static_cast<std::size_t>(ncpu));
+    if (bpf_map_lookup_elem(map_fd, &key, values.data())) return 0;
+    std::uint64_t sum = 0;
+    for (const T& v : values)
+        sum += field(v);
+    return sum;
 }
 
 // ctx: the State's sink slot, set for the duration of a poll.
@@ -218,20 +244,22 @@ Result<int> Tracer::poll(int timeout_ms, const Sink& sink) {
 
 Tracer::Lost Tracer::lost() const {
     Lost lost;
-    int ncpu = libbpf_num_possible_cpus();
-    if (ncpu <= 0) return lost;
-    std::vector<std::uint64_t> per_cpu(static_cast<std::size_t>(ncpu));
-    std::uint32_t zero = 0;
-    if (!bpf_map_lookup_elem(bpf_map__fd(state_->skel->maps.lost), &zero, per_cpu.data()))
-        for (std::uint64_t n : per_cpu)
-            lost.full += n;
+    lost.full = per_cpu_sum<std::uint64_t>(bpf_map__fd(state_->skel->maps.lost), 0,
+                                           [](std::uint64_t n) { return n; });
+    std::uint64_t misses = 0, recovered = 0;
     bpf_program* p = nullptr;
     bpf_object__for_each_program(p, state_->skel->obj) {
         bpf_prog_info info{};
         std::uint32_t len = sizeof(info);
         int fd = bpf_program__fd(p); // -1: not loaded in this mode
-        if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len)) lost.busy += info.recursion_misses;
+        if (fd >= 0 && !is_second(p) && !bpf_obj_get_info_by_fd(fd, &info, &len))
+            misses += info.recursion_misses;
     }
+    for (std::uint32_t tp = 0; tp < RDMASTAT_TRACE_TRACEPOINTS; ++tp)
+        recovered += per_cpu_sum<rdmastat_trace_tp_state>(
+            bpf_map__fd(state_->skel->maps.tp_states), tp,
+            [](const rdmastat_trace_tp_state& v) { return v.recovered; });
+    lost.busy = misses > recovered ? misses - recovered : 0;
     return lost;
 }
 

@@ -56,7 +56,8 @@ class Tracer {
     struct Lost {
         std::uint64_t full = 0; ///< found the ring buffer full
         /// hits the kernel skipped because their program was already running
-        /// on that CPU (its recursion misses: a preemptible tracepoint, re-entered)
+        /// on that CPU (its recursion misses: a preemptible tracepoint,
+        /// re-entered) and the tracepoint's second program did not record
         std::uint64_t busy = 0;
         std::uint64_t total() const { return full + busy; }
     };

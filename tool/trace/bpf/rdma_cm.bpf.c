@@ -9,9 +9,10 @@
  * kernel's BTF (rdma_id_private is in rdma_cm's module BTF), so one object
  * serves every kernel that has the fields.
  *
- * Each tracepoint has two programs: a BTF-typed one (tp_btf) and a raw one
- * (raw_tp), whose bodies are the same. The tool loads the first set and falls
- * back to the second when the kernel cannot attach BTF-typed programs to a
+ * Each tracepoint has a BTF-typed program (tp_btf) and a raw one (raw_tp),
+ * whose bodies are the same, each with a second program that records what
+ * the first missed (TRACE_PROGRAM below). The tool loads the BTF-typed set
+ * and falls back to the raw one when the kernel cannot attach BTF-typed programs to a
  * module's tracepoints. Two things have no tracepoint: a connect that fails
  * before any event (siw's connect to a closed port fails in rdma_connect
  * itself), and an iWARP reject. fexit programs on rdma_connect_locked() and
@@ -263,32 +264,105 @@ static __always_inline int on_no_listener(const struct ib_cm_id *cm_id)
 	return 0;
 }
 
-/* Each tracepoint as a BTF-typed program and as a raw one. */
-#define TRACE_PAIR(tp, args, body)                                             \
-	SEC("tp_btf/" #tp)                                                     \
-	int BPF_PROG(btf_##tp, args) { body; }                                 \
-	SEC("raw_tp/" #tp)                                                     \
-	int BPF_PROG(raw_##tp, args) { body; }
+/*
+ * Where tracepoints run preemptible (7.x), a program preempted mid-run holds
+ * its CPU: the kernel skips it for every other hit there until it resumes
+ * (a recursion miss). So each tracepoint has a second program, attached after
+ * the first, that records a hit only when the first is held on this CPU by
+ * another task and did not finish this hit itself; otherwise it returns at
+ * once. Per tracepoint and CPU (migration is disabled while they run, and only
+ * the first program writes running and done, only the second recovered),
+ * struct rdmastat_trace_tp_state.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, RDMASTAT_TRACE_TRACEPOINTS);
+	__type(key, __u32);
+	__type(value, struct rdmastat_trace_tp_state);
+} tp_states SEC(".maps");
 
+static __always_inline struct rdmastat_trace_tp_state *tp_state(__u32 tp)
+{
+	return bpf_map_lookup_elem(&tp_states, &tp);
+}
+
+static __always_inline struct rdmastat_trace_tp_state *enter(__u32 tp)
+{
+	struct rdmastat_trace_tp_state *s = tp_state(tp);
+
+	if (s)
+		s->running++;
+	return s;
+}
+
+static __always_inline void leave(struct rdmastat_trace_tp_state *s, __u64 arg)
+{
+	if (!s)
+		return;
+	s->done_task = bpf_get_current_task();
+	s->done_arg = arg;
+	s->running--;
+}
+
+/* Whether the first program missed this hit: it is running on this CPU
+ * (preempted, in another task), and the hit it finished last is not this. */
+static __always_inline struct rdmastat_trace_tp_state *missed(__u32 tp, __u64 arg)
+{
+	struct rdmastat_trace_tp_state *s = tp_state(tp);
+
+	if (!s || !s->running)
+		return NULL;
+	if (s->done_task == bpf_get_current_task() && s->done_arg == arg)
+		return NULL;
+	return s;
+}
+
+/* Each tracepoint (number tp) as a BTF-typed program and as a raw one, each
+ * with its second program. */
+#define TRACE_PROGRAM(sec, prefix, name, tp, args, body)                      \
+	SEC(#sec "/" #name)                                                    \
+	int BPF_PROG(prefix##_##name, args)                                    \
+	{                                                                      \
+		struct rdmastat_trace_tp_state *s = enter(tp);                                \
+		body;                                                          \
+		leave(s, ctx[0]);                                              \
+		return 0;                                                      \
+	}                                                                      \
+	SEC(#sec "/" #name)                                                    \
+	int BPF_PROG(prefix##_##name##_again, args)                            \
+	{                                                                      \
+		struct rdmastat_trace_tp_state *s = missed(tp, ctx[0]);                       \
+		if (!s)                                                        \
+			return 0;                                              \
+		body;                                                          \
+		s->recovered++;                                                \
+		return 0;                                                      \
+	}
+
+#define TRACE_PAIR(name, tp, args, body)                                       \
+	TRACE_PROGRAM(tp_btf, btf, name, tp, PARAMS(args), body)               \
+	TRACE_PROGRAM(raw_tp, raw, name, tp, PARAMS(args), body)
+
+#define PARAMS(...) __VA_ARGS__
 #define COMMA ,
 
-TRACE_PAIR(cm_event_handler,
+TRACE_PAIR(cm_event_handler, 0,
 	   const struct rdma_id_private *id COMMA const struct rdma_cm_event *ev,
-	   return on_event(id, ev))
-TRACE_PAIR(cm_qp_create,
+	   on_event(id, ev))
+TRACE_PAIR(cm_qp_create, 1,
 	   const struct rdma_id_private *id COMMA const struct ib_pd *pd COMMA
 	   const struct ib_qp_init_attr *attr COMMA int rc,
-	   return emit(id, RDMASTAT_TRACE_QP_CREATE, 0, rc))
-TRACE_PAIR(cm_send_rej, const struct rdma_id_private *id,
-	   return emit(id, RDMASTAT_TRACE_SEND_REJ, 0, 0))
-TRACE_PAIR(cm_send_rtu, const struct rdma_id_private *id,
-	   return emit(id, RDMASTAT_TRACE_SEND_RTU, 0, 0))
-TRACE_PAIR(cm_disconnect, const struct rdma_id_private *id,
-	   return emit(id, RDMASTAT_TRACE_DISCONNECT, 0, 0))
-TRACE_PAIR(icm_no_listener_err, const struct ib_cm_id *cm_id,
-	   return on_no_listener(cm_id))
-TRACE_PAIR(cm_id_destroy, const struct rdma_id_private *id,
-	   return emit(id, RDMASTAT_TRACE_DESTROY, 0, 0))
+	   emit(id, RDMASTAT_TRACE_QP_CREATE, 0, rc))
+TRACE_PAIR(cm_send_rej, 2, const struct rdma_id_private *id,
+	   emit(id, RDMASTAT_TRACE_SEND_REJ, 0, 0))
+TRACE_PAIR(cm_send_rtu, 3, const struct rdma_id_private *id,
+	   emit(id, RDMASTAT_TRACE_SEND_RTU, 0, 0))
+TRACE_PAIR(cm_disconnect, 4, const struct rdma_id_private *id,
+	   emit(id, RDMASTAT_TRACE_DISCONNECT, 0, 0))
+TRACE_PAIR(icm_no_listener_err, 5, const struct ib_cm_id *cm_id,
+	   on_no_listener(cm_id))
+TRACE_PAIR(cm_id_destroy, 6, const struct rdma_id_private *id,
+	   emit(id, RDMASTAT_TRACE_DESTROY, 0, 0))
 
 SEC("fexit/rdma_connect_locked")
 int BPF_PROG(connect_exit, struct rdma_cm_id *cm_id, struct rdma_conn_param *param, int ret)

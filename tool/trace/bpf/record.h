@@ -51,6 +51,18 @@ enum rdmastat_trace_kind {
 	RDMASTAT_TRACE_NO_LISTENER = 10
 };
 
+/* The tracepoints with programs (rdma_cm.bpf.c numbers them 0 to 6). */
+#define RDMASTAT_TRACE_TRACEPOINTS 7
+
+/* Per tracepoint and CPU, the tp_states map's values: how a tracepoint's
+ * second program tells a hit its first program missed (rdma_cm.bpf.c). */
+struct rdmastat_trace_tp_state {
+	__u64 running;	 /* the first program is between entry and exit */
+	__u64 done_task; /* the hit it finished last: its task */
+	__u64 done_arg;	 /* and its first argument */
+	__u64 recovered; /* hits the second program recorded */
+};
+
 /* Bytes of an address: sizeof(struct sockaddr_in6), as the kernel's own
  * rdma_cma tracepoints copy. AF_IB addresses (48 bytes) arrive cut short. */
 #define RDMASTAT_TRACE_ADDR_LEN 28
