@@ -105,6 +105,11 @@ echo "rdmastat-serve.service: $state until the administrator enables it"
 enter systemd-analyze security --offline=true "$unit" >"$out/security.txt" 2>&1 || true
 grep -E 'Overall exposure level' "$out/security.txt" || echo "(systemd-analyze security --offline unavailable)"
 
+rules=$fresh/usr/share/rdmastat/rdmastat.rules.yml
+[ -f "$rules" ] || fail "no alerting rules installed"
+cmp -s "$rules" "$repo/monitoring/rdmastat.rules.yml" || fail "installed rules differ from the repository's"
+echo "alerting rules: /usr/share/rdmastat/rdmastat.rules.yml"
+
 comp=$fresh/usr/share/bash-completion/completions/rdmastat
 [ -f "$comp" ] || fail "no bash completion installed"
 got=$(enter bash -c '. /usr/share/bash-completion/completions/rdmastat
