@@ -126,12 +126,14 @@ TEST_CASE("cgroup: resolve_cgroups reads each pid's file, skips the gone", "[cgr
     CgroupMap m = resolve_cgroups({10, 11, 12}, root.string());
     std::filesystem::remove_all(root);
     REQUIRE(m.size() == 1);
-    CHECK(m.at(10) == "/system.slice/docker-" + id_a + ".scope");
+    CHECK(m.at(10).path == "/system.slice/docker-" + id_a + ".scope");
+    REQUIRE(m.at(10).workload.container);
+    CHECK(m.at(10).workload.container->id == id_a);
 
     Owner o;
     o.pid = 10;
     set_workload(o, m);
-    CHECK(o.cgroup == m.at(10));
+    CHECK(o.cgroup == m.at(10).path);
     REQUIRE(o.container);
     CHECK(o.container->id == id_a);
     Owner gone;
@@ -140,5 +142,5 @@ TEST_CASE("cgroup: resolve_cgroups reads each pid's file, skips the gone", "[cgr
     CHECK_FALSE(gone.cgroup);
     // This process's own file, from the real /proc: a path when the host has v2.
     CgroupMap self = resolve_cgroups({static_cast<std::uint32_t>(getpid())});
-    if (!self.empty()) CHECK(self.begin()->second.starts_with("/"));
+    if (!self.empty()) CHECK(self.begin()->second.path.starts_with("/"));
 }

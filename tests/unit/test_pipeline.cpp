@@ -80,8 +80,10 @@ struct FakeSystem final : System {
     CgroupMap cgroups(const std::set<std::uint32_t>& pids) override {
         cgroups_asked.insert(pids.begin(), pids.end());
         CgroupMap out;
-        for (std::uint32_t pid : pids)
-            out[pid] = "/system.slice/docker-" + std::string(64, 'a') + ".scope";
+        for (std::uint32_t pid : pids) {
+            std::string path = "/system.slice/docker-" + std::string(64, 'a') + ".scope";
+            out[pid] = ProcessCgroup{path, workload_of(path)};
+        }
         return out;
     }
     UserMap users(const std::set<std::uint32_t>& uids) override {

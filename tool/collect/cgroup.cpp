@@ -145,7 +145,7 @@ CgroupMap resolve_cgroups(const std::set<std::uint32_t>& pids, const std::string
         std::string line;
         while (std::getline(in, line))
             if (auto path = cgroup_v2_path(line)) {
-                out.emplace(pid, std::move(*path));
+                out.emplace(pid, ProcessCgroup{*path, workload_of(*path)});
                 break;
             }
     }
@@ -156,10 +156,9 @@ void set_workload(Owner& o, const CgroupMap& cgroups) {
     if (!o.pid) return;
     auto it = cgroups.find(*o.pid);
     if (it == cgroups.end()) return;
-    o.cgroup = it->second;
-    Workload w = workload_of(it->second);
-    o.container = std::move(w.container);
-    o.pod = std::move(w.pod);
+    o.cgroup = it->second.path;
+    o.container = it->second.workload.container;
+    o.pod = it->second.workload.pod;
 }
 
 } // namespace rdmastat

@@ -45,9 +45,15 @@ struct Workload {
 };
 Workload workload_of(std::string_view path);
 
-/// pid → cgroup v2 path. A pid whose file cannot be read (gone) or has no
-/// v2 line is left out.
-using CgroupMap = std::map<std::uint32_t, std::string>;
+/// A process's cgroup v2 path and what it names, worked out once per process.
+struct ProcessCgroup {
+    std::string path;
+    Workload workload;
+};
+
+/// pid → its cgroup. A pid whose file cannot be read (gone) or has no v2 line
+/// is left out.
+using CgroupMap = std::map<std::uint32_t, ProcessCgroup>;
 CgroupMap resolve_cgroups(const std::set<std::uint32_t>& pids,
                           const std::string& proc_root = "/proc");
 
