@@ -206,7 +206,7 @@ TEST_CASE("lab: -E with a one-page ring buffer and a stalled reader counts every
     REQUIRE(std::regex_search(err, m, stats));
     CHECK(std::stoull(m[1]) == lines);
     CHECK(std::stoull(m[2]) == lost);
-    // The reader stalled for 12 s: what waited behind it waited seconds.
+    // The reader stalled for 10 s: what waited behind it waited seconds.
     CHECK(std::stod(m[5]) > 1000);
 }
 

@@ -107,15 +107,23 @@ rping -c -a 10.9.0.1 -p 7338 -C 1 >/dev/null 2>&1 || echo "rping 7338 after re-a
 lab_reap "$_s" /dev/null 20 || true
 lab_wait 10 grep -q '"event":"closed".*:7338' /tmp/edge.jsonl || true
 
-# Overflow: one page of ring buffer, and a reader that stalls for 12 s, under
-# 5 s of churn of listening ids.
-rdmastat -E -l --events-buffer 4 --stats --duration 16 2>/tmp/small.err |
-	(sleep 12 && wc -l >/tmp/small.lines) &
+# Overflow: one page of ring buffer, and a reader that stalls for 10 s from
+# the start of 5 s of churn of listening ids. The churn starts once the tracer
+# has reported a sentinel (tee keeps what came before the stall), then -E is
+# stopped (SIGTERM) and the reader takes what it wrote.
+rm -f /tmp/small.go
+sh -c 'echo $$ >/tmp/small.pid; exec rdmastat -E -l --events-buffer 4 --stats' 2>/tmp/small.err |
+	tee /tmp/small.out |
+	(until [ -e /tmp/small.go ]; do sleep 0.2; done && sleep 10 && wc -l >/tmp/small.lines) &
 small=$!
-sleep 4
+lab_tracer_attached /tmp/small.out 7326 7327 7328 ||
+	echo "overflow: the tracer never reported its sentinel"
+touch /tmp/small.go
 rdmastat-cmids -a 10.9.0.2 -n 100 -t 5 -c >"$E/overflow-created" 2>&1 ||
 	echo "rdmastat-cmids (overflow): $?"
-wait "$small" || echo "rdmastat -E --events-buffer 4 exited $?"
+sleep 7
+kill -TERM "$(cat /tmp/small.pid)" || echo "overflow: no -E to stop"
+wait "$small" || echo "rdmastat -E --events-buffer 4: the pipeline exited $?"
 cp /tmp/small.err "$E/small.err"
 cp /tmp/small.lines "$E/small.lines"
 
