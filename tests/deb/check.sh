@@ -105,10 +105,11 @@ echo "rdmastat-serve.service: $state until the administrator enables it"
 enter systemd-analyze security --offline=true "$unit" >"$out/security.txt" 2>&1 || true
 grep -E 'Overall exposure level' "$out/security.txt" || echo "(systemd-analyze security --offline unavailable)"
 
-rules=$fresh/usr/share/rdmastat/rdmastat.rules.yml
-[ -f "$rules" ] || fail "no alerting rules installed"
-cmp -s "$rules" "$repo/monitoring/rdmastat.rules.yml" || fail "installed rules differ from the repository's"
-echo "alerting rules: /usr/share/rdmastat/rdmastat.rules.yml"
+for f in rdmastat.rules.yml rdmastat.dashboard.json; do
+	cmp -s "$fresh/usr/share/rdmastat/$f" "$repo/monitoring/$f" ||
+		fail "/usr/share/rdmastat/$f is not installed as the repository has it"
+done
+echo "monitoring: alerting rules and dashboard in /usr/share/rdmastat/"
 
 comp=$fresh/usr/share/bash-completion/completions/rdmastat
 [ -f "$comp" ] || fail "no bash completion installed"
