@@ -12,6 +12,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 rm -rf "$out"
 mkdir -p "$out"
+# The Grafana dashboard's queries, for eventsedge to run in the guest.
+jq -r '.panels[].targets[].expr' "$here/../../monitoring/rdmastat.dashboard.json" \
+	>"$out/dashboard-queries"
 "$here/lab.sh" prepare
 # One boot runs every scenario: allow the whole run more than lab.sh's default.
 export RDMASTAT_LAB_TIMEOUT=${RDMASTAT_LAB_TIMEOUT:-1200}

@@ -109,14 +109,18 @@ std::string cmtime_skipped(const std::string& device) {
     return lab_evidence("eventsedge", name);
 }
 
-// Handshakes completed by cmtime's ids (both ends) on device, as -E saw them.
-unsigned cmtime_ends_established(const std::vector<json>& events, const std::string& device) {
+// Handshakes completed on device (both ends), as -E saw them, by ids of comm
+// (or any, when empty) on port (local or peer; any, when 0).
+unsigned ends_established(const std::vector<json>& events, const std::string& device,
+                          const std::string& comm, unsigned port = 0) {
     unsigned n = 0;
-    for (const json& j : events)
-        if (j["event"] != "closed" && j.contains("handshake_ms") &&
-            j["connection"]["device"] == device &&
-            j["connection"]["owner"].value("comm", "") == "cmtime")
+    for (const json& j : events) {
+        const json& c = j["connection"];
+        if (j["event"] != "closed" && j.contains("handshake_ms") && c["device"] == device &&
+            (comm.empty() || c["owner"].value("comm", "") == comm) &&
+            (!port || event_port(c, "local") == port || event_port(c, "peer") == port))
             ++n;
+    }
     return n;
 }
 
@@ -298,19 +302,22 @@ TEST_CASE("lab: a real Prometheus scrapes serve --events: the series it stores a
     CHECK(value("rdmastat_events_lost_total") == 0);
     // serve's collector and -E's, side by side, counted the same handshakes:
     // cmtime's connections, both ends on this host (rdma-core 44's cmtime
-    // makes one per run: five runs, ten ends).
+    // makes one per run: five runs, ten ends), and the rping pair on rxe0
+    // that stands while the dashboard's queries run.
     auto events = edge_lines();
     for (auto [device, transport, name] :
          {std::tuple{"siw0", "iwarp", "siw"}, std::tuple{"rxe0", "roce", "rxe"}}) {
         INFO(device);
-        unsigned ends = cmtime_ends_established(events, device);
+        unsigned ends = ends_established(events, device, "cmtime");
         bool one_per_run =
             cmtime_skipped(name).empty() &&
             lab_evidence("eventsedge", std::string("cmtime-") + name + "-1.log").find("total ms") !=
                 std::string::npos;
         if (one_per_run) CHECK(ends == 10);
+        unsigned pair = ends_established(events, device, "rping", 7339);
+        CHECK(pair == (name == std::string("rxe") ? 2u : 0u));
         // A device with none has no series (-1 here).
-        double none = ends ? double(ends) : -1.0;
+        double none = ends + pair ? double(ends + pair) : -1.0;
         CHECK(value(std::string("rdmastat_connections_established_total{device=\"") + device +
                     "\"}") == none);
         CHECK(value(std::string("rdmastat_handshake_seconds_count{device=\"") + device +
@@ -346,4 +353,22 @@ TEST_CASE("lab: a real Prometheus scrapes serve --events: the series it stores a
         }
     }
     CHECK(compared > 20);
+}
+
+TEST_CASE("lab: every query of the Grafana dashboard returns data from the guest's Prometheus",
+          "[lab][eventsedge]") {
+    // check.sh listed the dashboard's queries; eventsedge ran each against the
+    // Prometheus scraping serve --events, with a live rping pair, a refused
+    // connect and cmtime's handshakes behind it.
+    std::istringstream queries(lab_evidence("", "dashboard-queries"));
+    unsigned n = 0;
+    for (std::string q; std::getline(queries, q);) {
+        ++n;
+        INFO("query " << n << ": " << q);
+        json answer =
+            json::parse(lab_evidence("eventsedge", "dashboard-" + std::to_string(n) + ".json"));
+        CHECK(answer["status"] == "success");
+        CHECK_FALSE(answer["data"]["result"].empty());
+    }
+    CHECK(n >= 10);
 }

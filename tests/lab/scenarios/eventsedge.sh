@@ -71,6 +71,11 @@ for a in "10.9.0.1 7334 siw" "10.9.0.2 7335 rxe"; do
 	done
 done
 
+# A connect nobody answers (a failure for the dashboard's panel), and a live
+# rping pair while the dashboard's queries run.
+timeout 20 rping -c -a 10.9.0.2 -p 7329 -C 1 >/dev/null 2>&1 || true
+lab_rping_start 10.9.0.2 7339 || echo "eventsedge: no rping pair on 7339"
+
 # What serve counted, straight and through Prometheus, once it has scraped
 # twice since the last connection.
 sleep 3
@@ -80,6 +85,19 @@ for m in rdmastat_events_up rdmastat_cm_events_total rdmastat_connections_establ
 	rdmastat_handshake_seconds_bucket rdmastat_events_lost_total; do
 	query "$m" >"$E/prom-$m.json" || echo "query $m: $?"
 done
+# Every query of the Grafana dashboard (check.sh listed them in $OUT), for
+# every host ($instance as "All"), percent-encoded byte by byte.
+if [ -f "$OUT/dashboard-queries" ]; then
+	n=0
+	while IFS= read -r q; do
+		n=$((n + 1))
+		enc=$(printf '%s' "$q" | sed 's/\$instance/.*/g' | od -An -v -tx1 |
+			tr -s ' \n' '  ' | sed 's/^ *//; s/ *$//; s/ /%/g; s/^/%/')
+		wget -q -O "$E/dashboard-$n.json" "http://127.0.0.1:9090/api/v1/query?query=$enc" ||
+			echo "dashboard query $n: $?"
+	done <"$OUT/dashboard-queries"
+fi
+lab_stop_pings
 kill "$prom" "$serve" 2>/dev/null || true
 wait "$prom" || true
 wait "$serve" || echo "rdmastat serve --events exited $?"
