@@ -27,6 +27,12 @@ fail() { echo "prometheus: FAIL: $*" >&2; exit 1; }
 "$rdmastat" export --input "$snapshot" --per-process >"$out/export.prom"
 promtool check metrics <"$out/export.prom" || fail "promtool rejects rdmastat export"
 echo "ok - promtool check metrics accepts rdmastat export"
+# The alerting rules select a verdict rdmastat writes (it writes every one).
+rules=$(dirname "$0")/../../monitoring/rdmastat.rules.yml
+sel=$(grep -o 'rdmastat_port_checks{verdict="[^"]*"}' "$rules")
+[ -n "$sel" ] && grep -qF "$sel " "$out/export.prom" ||
+	fail "the rules select '$sel', which rdmastat export does not write"
+echo "ok - the rules' $sel is a series rdmastat writes"
 
 # 2. rdmastat serve on a kernel-chosen port (it prints the address).
 "$rdmastat" serve --listen 127.0.0.1:0 --input "$snapshot" >"$work/serve.out" 2>"$work/serve.err" &
