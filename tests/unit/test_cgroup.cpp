@@ -104,6 +104,15 @@ TEST_CASE("cgroup: kubelet's pods, their QoS class and their containers", "[cgro
         CHECK(w.pod->qos == c.qos);
         CHECK(w.container == c.container);
     }
+    // kind's kubelet (--cgroup-root=/kubelet) prefixes its slices.
+    Workload kind = of("/kubelet.slice/kubelet-kubepods.slice/kubelet-kubepods-burstable.slice/"
+                       "kubelet-kubepods-burstable-pod" +
+                       uid_ + ".slice/cri-containerd-" + id_a + ".scope");
+    REQUIRE(kind.pod);
+    CHECK(kind.pod->uid == uid);
+    CHECK(kind.pod->qos == PodQos::burstable);
+    REQUIRE(kind.container);
+    CHECK(kind.container->id == id_a);
     // A static pod's UID is a 32-digit hash.
     std::string hash(32, 'c');
     Workload w = of("/kubepods.slice/kubepods-pod" + hash + ".slice");

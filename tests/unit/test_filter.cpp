@@ -439,8 +439,9 @@ TEST_CASE("container, pod and cgroup primaries: what the owner's cgroup names", 
     no(listener(), {"pod 0", "pod burstable"});
     yes(listener(), {"not pod 0"});
     // cgroup: the path, or a cgroup above it.
-    yes(listener(), {"cgroup /", "cgroup /system.slice",
-                     "cgroup /system.slice/docker-" + std::string(64, 'a') + ".scope"});
+    yes(listener(),
+        {"cgroup /", "cgroup /system.slice", "cgroup /system.slice/", "cgroup /system.slice//",
+         "cgroup /system.slice/docker-" + std::string(64, 'a') + ".scope"});
     no(listener(), {"cgroup /system", "cgroup /kubepods.slice", "cgroup system.slice"});
     yes(client(), {"cgroup /kubepods.slice/kubepods-burstable.slice"});
     // Kernel-owned ids have no cgroup.

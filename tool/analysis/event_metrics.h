@@ -31,7 +31,7 @@ class EventMetrics {
     /// connection by device.
     void add(const ConnectionEvent& e);
     /// The tracer's count of records lost so far (it only grows).
-    void set_lost(std::uint64_t lost) { lost_ = lost; }
+    void set_lost(std::uint64_t lost) { lost_ = std::max(lost_, lost); }
 
     /// rdmastat_cm_events_total{device,event},
     /// rdmastat_connect_failures_total{device,reason},

@@ -230,6 +230,10 @@ class FilterParser {
             n.text = toks_[value(kw == "container" ? "a container id or runtime"
                                  : kw == "pod"     ? "a pod UID or QoS class"
                                                    : "a cgroup path")];
+            // "/system.slice/" is the cgroup "/system.slice" and what is below it.
+            if (n.kind == Kind::cgroup)
+                while (n.text.size() > 1 && n.text.ends_with('/'))
+                    n.text.pop_back();
         } else if (kw == "transport") {
             std::size_t at = value("a transport");
             auto t = transport_from_name(toks_[at]);

@@ -264,9 +264,14 @@ EventCollector::EventCollector(const CommonOptions& common, const TraceOptions& 
             s->metrics.add(e);
             return false; // counted: nothing to emit
         };
-        auto keep = [s](std::vector<ConnectionEvent>&) {
-            std::lock_guard<std::mutex> lock(s->mutex);
-            s->metrics.set_lost(s->tracer->lost().total());
+        // The lost count reads every program's counters: a few times a second.
+        auto keep = [s, checked = Clock::time_point()](std::vector<ConnectionEvent>&) mutable {
+            if (Clock::now() - checked >= std::chrono::milliseconds(200)) {
+                checked = Clock::now();
+                std::uint64_t lost = s->tracer->lost().total();
+                std::lock_guard<std::mutex> lock(s->mutex);
+                s->metrics.set_lost(lost);
+            }
             return !s->stop.load();
         };
         // Whatever ends the thread, rdmastat_events_up says so from then on.

@@ -79,7 +79,10 @@ std::optional<Container> container_named(std::string_view part, std::string_view
 // between kubepods and it said.
 std::optional<Pod> pod_named(std::string_view part, PodQos qos) {
     std::string uid;
-    if (auto rest = between(part, "kubepods-", ".slice")) { // systemd
+    std::size_t at = part.find("kubepods-");
+    if (auto rest = at == std::string_view::npos
+                        ? std::nullopt
+                        : between(part.substr(at), "kubepods-", ".slice")) { // systemd
         for (PodQos q : {PodQos::burstable, PodQos::besteffort}) {
             std::string level = std::string(pod_qos_name(q)) + "-";
             if (rest->starts_with(level)) {
@@ -117,12 +120,14 @@ Workload workload_of(std::string_view path) {
     PodQos qos = PodQos::guaranteed;
     std::string_view parent;
     for (std::string_view part : parts) {
-        if (part == "kubepods" || part == "kubepods.slice") {
+        // A kubelet with its own --cgroup-root (kind's "/kubelet") prefixes
+        // its slices: "kubelet-kubepods.slice", "kubelet-kubepods-burstable.slice".
+        if (part == "kubepods" || part.ends_with("kubepods.slice")) {
             in_kubepods = true;
         } else if (in_kubepods && !w.pod) {
-            if (part == "burstable" || part == "kubepods-burstable.slice")
+            if (part == "burstable" || part.ends_with("kubepods-burstable.slice"))
                 qos = PodQos::burstable;
-            else if (part == "besteffort" || part == "kubepods-besteffort.slice")
+            else if (part == "besteffort" || part.ends_with("kubepods-besteffort.slice"))
                 qos = PodQos::besteffort;
             else
                 w.pod = pod_named(part, qos);

@@ -16,7 +16,8 @@
 /// where ID is 64 lower-case hex digits; the runtimes' monitor processes
 /// ("crio-conmon-ID", "libpod-conmon-ID") are not containers.
 ///
-/// Pods, under kubelet's "kubepods" (cgroupfs) or "kubepods.slice" (systemd):
+/// Pods, under kubelet's "kubepods" (cgroupfs) or "kubepods.slice" (systemd;
+/// with a --cgroup-root, as kind's, "kubelet-kubepods.slice" and the like):
 ///   systemd   "kubepods-pod<UID>.slice" (guaranteed), or
 ///             "kubepods-burstable-pod<UID>.slice", "kubepods-besteffort-pod<UID>.slice",
 ///             with '_' for each '-' of the UID

@@ -246,7 +246,13 @@ Tracer::Lost Tracer::lost() const {
     Lost lost;
     lost.full = per_cpu_sum<std::uint64_t>(bpf_map__fd(state_->skel->maps.lost), 0,
                                            [](std::uint64_t n) { return n; });
+    // Recoveries first: each follows its miss, so the misses read after them
+    // are never fewer, and the count never dips.
     std::uint64_t misses = 0, recovered = 0;
+    for (std::uint32_t tp = 0; tp < RDMASTAT_TRACE_TRACEPOINTS; ++tp)
+        recovered += per_cpu_sum<rdmastat_trace_tp_state>(
+            bpf_map__fd(state_->skel->maps.tp_states), tp,
+            [](const rdmastat_trace_tp_state& v) { return v.recovered; });
     bpf_program* p = nullptr;
     bpf_object__for_each_program(p, state_->skel->obj) {
         bpf_prog_info info{};
@@ -255,10 +261,6 @@ Tracer::Lost Tracer::lost() const {
         if (fd >= 0 && !is_second(p) && !bpf_obj_get_info_by_fd(fd, &info, &len))
             misses += info.recursion_misses;
     }
-    for (std::uint32_t tp = 0; tp < RDMASTAT_TRACE_TRACEPOINTS; ++tp)
-        recovered += per_cpu_sum<rdmastat_trace_tp_state>(
-            bpf_map__fd(state_->skel->maps.tp_states), tp,
-            [](const rdmastat_trace_tp_state& v) { return v.recovered; });
     lost.busy = misses > recovered ? misses - recovered : 0;
     return lost;
 }

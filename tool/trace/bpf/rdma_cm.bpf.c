@@ -273,6 +273,11 @@ static __always_inline int on_no_listener(const struct ib_cm_id *cm_id)
  * once. Per tracepoint and CPU (migration is disabled while they run, and only
  * the first program writes running and done, only the second recovered),
  * struct rdmastat_trace_tp_state.
+ * Known gap: 7.x enables migration again between the two programs. A task
+ * preempted just there, whose CPU meanwhile finishes another hit and has a
+ * third task preempted inside the first program, has its hit recorded twice;
+ * a task that hits a tracepoint again with the same first argument, while its
+ * first program is held elsewhere, has that hit lost (and counted).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
