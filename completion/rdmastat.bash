@@ -22,10 +22,13 @@ declare -gA _rdmastat_opts=(
 	[rdmastat kping stop]="-h --help -j --json --pretty"
 	[rdmastat kping show]="-h --help -j --json --pretty"
 	[rdmastat check]="-h --help -j --json --pretty -H --no-header --input --source"
-	[rdmastat export]="-h --help --input --source --per-process --per-container"
+	[rdmastat export]="-h --help --input --source --per-process --per-container --per-connection"
+	[rdmastat fabric]="-h --help --prometheus --timeout -a --all --port -e --extend -j --json
+		--pretty -H --no-header"
 	[rdmastat life]="-h --help -j --json -H --no-header -4 --ipv4 -6 --ipv6 --count --duration
 		--interval --events-buffer --stats --source"
-	[rdmastat serve]="-h --help --input --source --per-process --per-container --events --events-buffer
+	[rdmastat serve]="-h --help --input --source --per-process --per-container --per-connection
+		--events --events-buffer
 		--listen --systemd-socket
 		--web.config.file --web.max-requests --web.max-connections
 		--web.max-connections-per-client --web.idle-timeout --web.request-timeout"
@@ -33,7 +36,7 @@ declare -gA _rdmastat_opts=(
 
 # Subcommands by command path.
 declare -gA _rdmastat_subs=(
-	[rdmastat]="devices lsof ping kping check export serve life"
+	[rdmastat]="devices lsof ping kping check export serve life fabric"
 	[rdmastat kping]="start stop show"
 )
 
@@ -48,6 +51,7 @@ declare -gA _rdmastat_valued=(
 		--wait-timeout"
 	[rdmastat check]="--input --source"
 	[rdmastat export]="--input --source"
+	[rdmastat fabric]="--prometheus --timeout --port"
 	[rdmastat life]="--count --duration --interval --events-buffer --source"
 	[rdmastat serve]="--input --source --events-buffer --listen --web.config.file --web.max-requests
 		--web.max-connections --web.max-connections-per-client --web.idle-timeout --web.request-timeout"
@@ -110,6 +114,10 @@ _rdmastat() {
 	fi
 	if [ -n "${_rdmastat_subs[$path]:-}" ]; then
 		COMPREPLY=($(compgen -W "${_rdmastat_subs[$path]}" -- "$cur"))
+	fi
+	if [ "$path" = "rdmastat fabric" ]; then # one snapshot per host
+		_rdmastat_files "$cur"
+		return 0
 	fi
 	if [ "$path" = rdmastat ]; then # the listing's filter
 		case $prev in

@@ -34,6 +34,7 @@ documented rdmastat.8 "$rdmastat" check --help
 documented rdmastat.8 "$rdmastat" lsof --help
 documented rdmastat.8 "$rdmastat" export --help
 documented rdmastat.8 "$rdmastat" serve --help
+documented rdmastat.8 "$rdmastat" fabric --help
 documented rdmastat-ping.8 "$rdmastat" ping --help
 documented rdmastat-kping.8 "$rdmastat" kping --help
 [ "$status" = 0 ] && echo "man pages: no warnings, every option documented"

@@ -132,7 +132,8 @@ TEST_CASE("the man page documents every option and no other", "[cli][man]") {
     std::string man = read_file(std::string(RDMASTAT_FIXTURES) + "/../../man/rdmastat.8");
     std::string help = run({"--help"}).out + run({"devices", "--help"}).out +
                        run({"lsof", "--help"}).out + run({"check", "--help"}).out +
-                       run({"export", "--help"}).out + run({"serve", "--help"}).out;
+                       run({"export", "--help"}).out + run({"serve", "--help"}).out +
+                       run({"fabric", "--help"}).out;
     auto in_help = long_options(help, std::regex("(--[a-z][a-z0-9-]*)"));
     // groff writes "--name" as "\-\-name".
     auto in_man = long_options(man, std::regex(R"(\\-\\-([a-z][a-z0-9\\-]*))"));
@@ -140,7 +141,7 @@ TEST_CASE("the man page documents every option and no other", "[cli][man]") {
     for (auto o : in_man)
         man_options.insert("--" + std::regex_replace(o, std::regex(R"(\\-)"), "-"));
     CHECK(in_help == man_options);
-    for (const char* cmd : {"devices", "lsof", "check", "export", "serve"})
+    for (const char* cmd : {"devices", "lsof", "check", "export", "serve", "fabric"})
         CHECK_THAT(man, Catch::Contains(std::string(".B ") + cmd));
 }
 

@@ -372,3 +372,50 @@ TEST_CASE("lab: every query of the Grafana dashboard returns data from the guest
     }
     CHECK(n >= 10);
 }
+
+TEST_CASE("lab: fabric joins the ends of the guest's connections through its Prometheus",
+          "[lab][eventsedge]") {
+    // serve --per-connection exported every id; Prometheus scraped it; fabric
+    // read them back while the rping pair on rxe0 port 7339 stood. The same
+    // pairs come from a snapshot of the guest taken at once.
+    for (const char* name : {"fabric.json", "fabric-files.json"}) {
+        INFO(name);
+        CHECK(lab_evidence("eventsedge", std::string(name) + ".err").empty());
+        const std::string rc = lab_evidence("eventsedge", std::string(name) + ".rc");
+        CHECK((rc == "0\n" || rc == "1\n"));
+        json view = json::parse(lab_evidence("eventsedge", name));
+        CHECK(view["source"] == (std::string(name) == "fabric.json" ? "prometheus" : "files"));
+        REQUIRE(view["hosts"].size() == 1);
+        CHECK(view["hosts"][0]["name"] ==
+              (std::string(name) == "fabric.json" ? "127.0.0.1:9411" : "guest"));
+        unsigned pairs = 0;
+        for (const json& row : view["connections"]) {
+            const json& ends = row["ends"];
+            if (ends[0]["connection"]["local"]["port"] != 7339) continue;
+            ++pairs;
+            CHECK(row["status"] == "established");
+            REQUIRE(ends.size() == 2);
+            const json& server = ends[0]["connection"];
+            const json& client = ends[1]["connection"];
+            CHECK(server["device"] == "rxe0");
+            CHECK(server["local"] == client["peer"]);
+            CHECK(server["peer"] == client["local"]);
+            CHECK(server["owner"]["comm"] == "rping");
+            CHECK(client["owner"]["comm"] == "rping");
+            CHECK(server["owner"]["pid"] != client["owner"]["pid"]);
+            CHECK(server["qp"]["state"] == "RTS");
+            // A port of the guest answers on the pair's address.
+            CHECK(std::find(view["hosts"][0]["addresses"].begin(),
+                            view["hosts"][0]["addresses"].end(),
+                            server["local"]["address"]) != view["hosts"][0]["addresses"].end());
+        }
+        CHECK(pairs == 1);
+        CHECK(view["summary"]["established"].get<unsigned>() >= 1);
+    }
+    // Who holds port 7339: the pair and its listener.
+    std::string text = lab_evidence("eventsedge", "fabric-7339.txt");
+    CHECK(lab_evidence("eventsedge", "fabric-7339.txt.rc") == "0\n");
+    CHECK(std::count(text.begin(), text.end(), '\n') == 3);
+    CHECK_THAT(text, Catch::Contains("established") && Catch::Contains("listening") &&
+                         Catch::Contains("10.9.0.2:7339"));
+}

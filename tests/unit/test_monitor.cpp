@@ -148,8 +148,8 @@ TEST_CASE("counters survive the snapshot round trip; old files have none", "[mon
 TEST_CASE("Prometheus exposition of the lab snapshot (golden)", "[monitor][render]") {
     ScrapeStats stats{0.0125, {{"counters", 2}}};
     std::ostringstream out;
-    write_prometheus(out,
-                     build_metrics(snapshot_with_counters(), stats, MetricsOptions{true, true}));
+    write_prometheus(
+        out, build_metrics(snapshot_with_counters(), stats, MetricsOptions{true, true, false}));
     CHECK(out.str() == golden("metrics.prom", out.str()));
 }
 
@@ -178,6 +178,13 @@ TEST_CASE("label values and help are escaped", "[monitor][render]") {
     write_prometheus(out, {f});
     CHECK(out.str() == "# HELP rdmastat_test a \\\\ help\\nline\n# TYPE rdmastat_test gauge\n"
                        "rdmastat_test{comm=\"a\\\"b\\\\c\\nd\"} 1.5\nrdmastat_test 3\n");
+    // Prometheus drops a scrape that is not UTF-8: a name any process can
+    // choose reaches it as text, escape sequences included.
+    f.samples = {Sample{{{"comm", "r\xff\x1b[2Jx\n\xc3\xa9"}}, 1}};
+    out.str("");
+    write_prometheus(out, {f});
+    CHECK_THAT(out.str(),
+               Catch::Contains("rdmastat_test{comm=\"r\\\\xff\\\\x1b[2Jx\\n\xc3\xa9\"} 1\n"));
 }
 
 TEST_CASE("-w and -E on a snapshot file", "[monitor][cli]") {
@@ -300,7 +307,7 @@ TEST_CASE("rdmastat_container_connections: only when asked, one series per conta
     s.connections[2].owner.pod = Pod{"0b5ec1d2-3f4a-4b5c-8d6e-7f8091a2b3c4", PodQos::burstable};
     auto family = [&](bool on) -> const MetricFamily* {
         static std::vector<MetricFamily> all;
-        all = build_metrics(s, {}, MetricsOptions{false, on});
+        all = build_metrics(s, {}, MetricsOptions{false, on, false});
         for (const MetricFamily& f : all)
             if (f.name == "rdmastat_container_connections") return &f;
         return nullptr;

@@ -9,6 +9,9 @@
 #include "pipeline/pipeline.h"
 #include "support.h"
 
+#include <algorithm>
+#include <map>
+
 using namespace rdmastat;
 using namespace rdmastat::test;
 
@@ -110,6 +113,12 @@ struct FakeSystem final : System {
         }
         snap.counters_collected = true;
         return Ok{};
+    }
+    std::optional<std::string> addresses_error;
+    NetdevAddresses netdev_addresses;
+    Result<NetdevAddresses> addresses() override {
+        if (addresses_error) return Failure{*addresses_error};
+        return netdev_addresses;
     }
 };
 
@@ -382,4 +391,45 @@ TEST_CASE("pipeline: past the deadline, parts not begun are skipped; the ids are
     needs.deadline = std::chrono::steady_clock::now() + std::chrono::hours(1);
     CHECK(messages(run_on(sys, SourceChoice::automatic, needs)).empty());
     CHECK(sys.counter_calls == 1);
+}
+
+TEST_CASE("pipeline: ports get their netdev's addresses only when asked", "[pipeline]") {
+    FakeSystem sys;
+    // The captured devices' own netdev names, each given one address.
+    std::map<std::string, IpAddress> given;
+    std::uint8_t host = 1;
+    for (const Device& d : sys.data.devices)
+        for (const Port& p : d.ports)
+            if (p.netdev && !given.count(*p.netdev)) {
+                IpAddress a = *IpAddress::parse("192.0.2." + std::to_string(host++));
+                given[*p.netdev] = a;
+                sys.netdev_addresses[*p.netdev] = {a};
+            }
+    REQUIRE_FALSE(given.empty());
+
+    for (const Device& d : run_on(sys, SourceChoice::nldev).snapshot.devices)
+        for (const Port& p : d.ports)
+            CHECK_FALSE(p.addresses);
+
+    Needs needs;
+    needs.addresses = true;
+    std::size_t filled = 0;
+    for (const Device& d : run_on(sys, SourceChoice::nldev, needs).snapshot.devices)
+        for (const Port& p : d.ports) {
+            if (!p.netdev) continue;
+            REQUIRE(p.addresses);
+            CHECK(*p.addresses == std::vector<IpAddress>{given.at(*p.netdev)});
+            ++filled;
+        }
+    CHECK(filled > 0);
+
+    // No addresses: a warning, and the ports say nothing rather than "none".
+    sys.addresses_error = "netdev addresses: getifaddrs: Permission denied";
+    Collection c = run_on(sys, SourceChoice::nldev, needs);
+    CHECK(messages(c).empty());
+    CHECK(std::find(c.warnings.begin(), c.warnings.end(), *sys.addresses_error) !=
+          c.warnings.end());
+    for (const Device& d : c.snapshot.devices)
+        for (const Port& p : d.ports)
+            CHECK_FALSE(p.addresses);
 }

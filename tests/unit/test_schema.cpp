@@ -31,7 +31,9 @@ Snapshot full_snapshot() {
     d.driver = "mlx5_core";
     d.firmware = "16.35.2000";
     d.node_guid = Guid{0x0002c90300001234};
-    d.ports.push_back(Port{1, "ACTIVE", "LINK_UP", "enp1s0", 7});
+    d.ports.push_back(
+        Port{1, "ACTIVE", "LINK_UP", "enp1s0", 7,
+             std::vector<IpAddress>{*IpAddress::parse("10.0.0.1"), *IpAddress::parse("fd00::1")}});
     s.devices.push_back(d);
 
     Connection c;

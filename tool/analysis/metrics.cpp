@@ -5,6 +5,9 @@
 #include "analysis/select.h"
 #include "common/format.h"
 #include "model/names.h"
+#include "model/schema_labels.h"
+
+#include <algorithm>
 
 namespace rdmastat {
 namespace {
@@ -125,6 +128,38 @@ MetricFamily containers(const Snapshot& snap) {
                     "rdma_cm ids by the container and Kubernetes pod of their owner");
 }
 
+// One series per cm_id, its labels the connection's JSON members flattened
+// (model/schema_labels.h): what the fabric view reads back from Prometheus.
+MetricFamily connection_info(const Snapshot& snap) {
+    MetricFamily f{"rdmastat_connection_info",
+                   "One series per rdma_cm id, value 1; its labels are the id's JSON members "
+                   "(rdmastat fabric joins both ends from them)",
+                   MetricType::gauge,
+                   {}};
+    for (const Connection* c : select(snap, Selection{Scope::all, std::nullopt}, Filter())) {
+        if (c->internal) continue;
+        schema::LabelMap labels = schema::to_labels(*c);
+        f.samples.push_back(Sample{Labels(labels.begin(), labels.end()), 1});
+    }
+    std::sort(f.samples.begin(), f.samples.end(),
+              [](const Sample& a, const Sample& b) { return a.labels < b.labels; });
+    return f;
+}
+
+MetricFamily port_addresses(const Snapshot& snap) {
+    Tally t;
+    for (const Device& d : snap.devices)
+        for (const Port& p : d.ports)
+            if (p.addresses)
+                for (const IpAddress& a : *p.addresses)
+                    t.add({{"device", d.name},
+                           {"port", std::to_string(p.index)},
+                           {"netdev", text(p.netdev)},
+                           {"address", a.to_string()}});
+    return t.family("rdmastat_port_address_info",
+                    "IP addresses of each RDMA port's network device, value 1");
+}
+
 } // namespace
 
 std::vector<MetricFamily> build_metrics(const Snapshot& snap, const ScrapeStats& stats,
@@ -136,6 +171,10 @@ std::vector<MetricFamily> build_metrics(const Snapshot& snap, const ScrapeStats&
     counter_families(snap, out);
     if (opts.per_process) out.push_back(processes(snap));
     if (opts.per_container) out.push_back(containers(snap));
+    if (opts.per_connection) {
+        out.push_back(connection_info(snap));
+        out.push_back(port_addresses(snap));
+    }
     out.push_back(MetricFamily{"rdmastat_scrape_duration_seconds",
                                "Time this scrape took to collect and analyse",
                                MetricType::gauge,

@@ -45,6 +45,9 @@ inline const char* const scrape_sources[] = {"connections", "counters", "host_so
 struct MetricsOptions {
     bool per_process = false;   ///< rdmastat_process_connections (one series per process)
     bool per_container = false; ///< rdmastat_container_connections (one per container or pod)
+    /// rdmastat_connection_info (one series per cm_id) and
+    /// rdmastat_port_address_info: the fabric view's input.
+    bool per_connection = false;
 };
 
 /// Every family for snap, in the order rdmastat(8) lists them:
@@ -58,6 +61,10 @@ struct MetricsOptions {
 /// rdmastat_process_connections{pid,comm} (with per_process),
 /// rdmastat_container_connections{runtime,container,pod,qos} (with per_container:
 /// ids whose owner is in a container or pod),
+/// rdmastat_connection_info{<the id's JSON members, nested keys joined by
+/// '_': device, cm_id, state, local_address, local_port, owner_pid, ...>} and
+/// rdmastat_port_address_info{device,port,netdev,address} (with per_connection;
+/// internal ids are left out),
 /// rdmastat_scrape_duration_seconds, rdmastat_scrape_errors_total{source}.
 /// An unknown label value (a cm_id without port space) is the empty string.
 std::vector<MetricFamily> build_metrics(const Snapshot& snap, const ScrapeStats& stats,

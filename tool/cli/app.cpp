@@ -73,7 +73,9 @@ int run_listing(const Options& o, std::ostream& out, std::ostream& err) {
     // snapshot of any size is listed in bounded memory.
     auto writer = listing_writer(out, output, text_options(o));
     SelectingSink selection(sel, filter.value(), *writer);
-    Collection c = collect(o, {}, &selection);
+    // A JSON listing is a snapshot: with its ports' addresses, `fabric` can
+    // tell which host holds an address no id is bound to.
+    Collection c = collect(o, Needs{.addresses = output.format == Format::json}, &selection);
     require_all(c);
     if (ends_on_no_devices(c, output, out, err)) return 0;
     writer->finish(c.snapshot);
@@ -184,6 +186,8 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     CLI::App* exporter = add_export_command(app, export_o);
     CLI::App* server = add_serve_command(app, serve_o);
     CLI::App* life = add_life_command(app, life_o);
+    FabricOptions fabric_o;
+    CLI::App* fabric = add_fabric_command(app, fabric_o);
     app.require_subcommand(0, 1);
 
     auto usage_error = [&](const std::string& message) {
@@ -210,6 +214,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
                         : ping->parsed()     ? ping
                         : kping->parsed()    ? kping
                         : life->parsed()     ? life
+                        : fabric->parsed()   ? fabric
                                              : nullptr;
     if (command) {
         const std::string name = command->get_name();
@@ -228,6 +233,10 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         return exporter->parsed() ? run_export(e, out, err) : run_serve(serve_o, out, err);
     }
     if (kping->parsed()) return run_kping(kping->remaining(), o, out, err);
+    if (fabric->parsed()) {
+        inherit(fabric_o, o);
+        return run_fabric(fabric_o, out, err);
+    }
     if (life->parsed()) {
         inherit(life_o, o);
         if (life_o.pretty) return usage_error("--pretty does not apply to life (JSON lines)");

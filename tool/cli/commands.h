@@ -12,10 +12,15 @@
 #include "pipeline/pipeline.h"
 #include "render/output.h"
 
+#include <cstdint>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
+
+namespace CLI {
+class App;
+}
 
 namespace rdmastat {
 
@@ -155,5 +160,22 @@ int run_kping(const std::vector<std::string>& args, const CommonOptions& inherit
 /// `rdmastat check`: exit 0 when every verdict is OK or INFO, 1 when any is
 /// CONFLICT or UNRESERVED, else 2 when any is UNKNOWN; 2 on an error.
 int run_check(const CommonOptions& o, std::ostream& out, std::ostream& err);
+
+/// `rdmastat fabric`'s options (cli/fabric_command.cpp).
+struct FabricOptions : CommonOptions {
+    std::optional<std::string> prometheus; ///< --prometheus URL
+    std::vector<std::string> files;        ///< [NAME=]FILE...
+    double timeout = 10;                   ///< --timeout SECONDS, per query
+    bool all = false;                      ///< -a: listeners too
+    bool extended = false;                 ///< -e: containers and pods
+    std::optional<std::uint16_t> port;     ///< --port PORT
+};
+
+/// Registers `fabric` and its options with the parser.
+CLI::App* add_fabric_command(CLI::App& app, FabricOptions& o);
+
+/// `rdmastat fabric`: exit 0 when every connection has both ends up, 1 when a
+/// row is half-open or its ends disagree, 2 on an error.
+int run_fabric(const FabricOptions& o, std::ostream& out, std::ostream& err);
 
 } // namespace rdmastat

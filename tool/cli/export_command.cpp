@@ -13,12 +13,15 @@ std::string render_scrape(const ExportOptions& o, std::map<std::string, std::uin
                           std::vector<std::string>* messages,
                           std::optional<std::chrono::steady_clock::time_point> deadline) {
     auto start = std::chrono::steady_clock::now();
-    Collection s = collect(o, Needs{.host_sockets = true, .counters = true, .deadline = deadline});
+    Collection s = collect(o, Needs{.host_sockets = true,
+                                    .counters = true,
+                                    .addresses = o.per_connection,
+                                    .deadline = deadline});
     for (const PartError& e : s.errors)
         ++errors[std::string(part_name(e.part))];
     ScrapeStats stats{0, errors};
-    std::vector<MetricFamily> families =
-        build_metrics(s.snapshot, stats, MetricsOptions{o.per_process, o.per_container});
+    std::vector<MetricFamily> families = build_metrics(
+        s.snapshot, stats, MetricsOptions{o.per_process, o.per_container, o.per_connection});
     // The duration covers collection and analysis: known only now.
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

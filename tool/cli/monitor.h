@@ -86,6 +86,7 @@ int run_life(const LifeOptions& o, std::ostream& out, std::ostream& err);
 struct ExportOptions : CommonOptions {
     bool per_process = false;   ///< --per-process
     bool per_container = false; ///< --per-container
+    bool per_connection = false; ///< --per-connection
 };
 
 /// serve's own options.

@@ -86,6 +86,10 @@ struct Port {
     std::optional<std::string> phys_state; ///< "LINK_UP", "DISABLED", ...
     std::optional<std::string> netdev;     ///< bound net device, e.g. "veth0"
     std::optional<std::uint32_t> netdev_index;
+    /// The netdev's IP addresses: collected only for the fabric view's inputs
+    /// (a JSON listing; export and serve --per-connection), where they tell
+    /// which host holds an address no cm_id is bound to.
+    std::optional<std::vector<IpAddress>> addresses;
 
     bool operator==(const Port&) const = default;
 };

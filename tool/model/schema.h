@@ -142,6 +142,7 @@ void describe(S& p, V&& v) {
     v("phys_state", p.phys_state, Presence::optional);
     v("netdev", p.netdev, Presence::optional);
     v("netdev_index", p.netdev_index, Presence::optional);
+    v("addresses", p.addresses, Presence::optional);
 }
 
 template <typename S, typename V>

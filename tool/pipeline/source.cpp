@@ -29,6 +29,7 @@ class SystemSource final : public Source {
         if (needs.resources && in_time(c, needs, Part::resources))
             resources(c, nldev, std::move(owners));
         host(c, needs);
+        if (needs.addresses) port_addresses(c);
         if (needs.counters && in_time(c, needs, Part::counters))
             if (Status st = system_.counters(c.snapshot); !st) {
                 // A failed part is empty, never half read.
@@ -150,6 +151,22 @@ class SystemSource final : public Source {
         owners.merge(system_.owners(missing));
         c.snapshot.resources = to_resources(records, owners);
         c.snapshot.resources_collected = true;
+    }
+
+    // Each port's netdev addresses. Not a part of its own: without them the
+    // fabric view knows fewer of a host's addresses, and says so with a warning.
+    void port_addresses(Collection& c) {
+        auto addresses = system_.addresses();
+        if (!addresses) {
+            c.warnings.push_back(addresses.error());
+            return;
+        }
+        for (Device& d : c.snapshot.devices)
+            for (Port& p : d.ports) {
+                if (!p.netdev) continue;
+                auto it = addresses.value().find(*p.netdev);
+                p.addresses = it == addresses.value().end() ? std::vector<IpAddress>{} : it->second;
+            }
     }
 
     // Host sockets and processes, as needs asks; holders of sockets by inode when both.

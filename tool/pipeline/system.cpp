@@ -55,6 +55,7 @@ class LiveSystem final : public System {
         }
         return collect_counters(*socket.value(), snap);
     }
+    Result<NetdevAddresses> addresses() override { return collect_netdev_addresses(); }
 
   private:
     // Opened on first use and kept: one socket serves every dump of a collection.

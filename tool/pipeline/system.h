@@ -6,6 +6,7 @@
 /// a failure costs) and the kernel interfaces that answer. The live one wraps
 /// collect/; tests hand the pipeline a fake built from captured kernel bytes.
 
+#include "collect/addresses.h"
 #include "collect/cgroup.h"
 #include "collect/proc_net_tcp.h"
 #include "collect/resources.h"
@@ -51,6 +52,8 @@ class System {
     virtual Result<std::vector<Process>> processes() = 0;
     /// Port and QP counters of snap's devices (collect/counters.h).
     virtual Status counters(Snapshot& snap) = 0;
+    /// Every netdev's IP addresses (collect/addresses.h).
+    virtual Result<NetdevAddresses> addresses() = 0;
 };
 
 /// The running kernel, /proc and sysfs. One per collection: it keeps one RDMA

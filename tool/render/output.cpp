@@ -51,6 +51,16 @@ void emit_check(std::ostream& out, const Output& o, const Snapshot& snap, const 
     }
 }
 
+void emit_fabric(std::ostream& out, const Output& o, const FabricInput& in, const FabricView& view,
+                 const FabricTextOptions& text) {
+    switch (o.format) {
+    case Format::text:
+        return render_fabric(out, view, text);
+    case Format::json:
+        return write_fabric_json(out, in, view, o.pretty);
+    }
+}
+
 void emit_lsof(std::ostream& out, const Output& o, const Snapshot& snap, const LsofResult& r,
                const LsofTextOptions& text) {
     switch (o.format) {

@@ -7,11 +7,13 @@
 /// third format is one more case here.
 
 #include "analysis/check.h"
+#include "analysis/fabric.h"
 #include "analysis/lsof.h"
 #include "analysis/summary.h"
 #include "model/kping.h"
 #include "model/model.h"
 #include "ping/stats.h"
+#include "render/fabric.h"
 #include "render/lsof.h"
 #include "render/monitor.h"
 #include "render/text.h"
@@ -44,6 +46,9 @@ void emit_check(std::ostream& out, const Output& o, const Snapshot& snap, const 
 /// `lsof` (render_lsof / write_lsof_json); the text table is omitted when nothing matched.
 void emit_lsof(std::ostream& out, const Output& o, const Snapshot& snap, const LsofResult& r,
                const LsofTextOptions& text);
+/// `fabric` (render_fabric / write_fabric_json).
+void emit_fabric(std::ostream& out, const Output& o, const FabricInput& in, const FabricView& view,
+                 const FabricTextOptions& text);
 /// `kping show`: every run listed (write_kping_text / write_kping_json).
 void emit_kping_runs(std::ostream& out, const Output& o, const std::vector<KpingRun>& runs);
 /// `kping start|stop`: the one run (write_kping_text / write_kping_run_json).

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "render/prometheus.h"
 
+#include "render/table.h"
+
 #include <charconv>
 #include <cmath>
 
@@ -18,6 +20,17 @@ void escaped(std::ostream& out, const std::string& s, bool quote) {
         else
             out << ch;
     }
+}
+
+// Prometheus refuses a whole scrape that is not UTF-8, and a process's name or
+// cgroup may be any bytes: those are written as printable() writes them. A
+// newline keeps the format's own escape.
+std::string label_value(const std::string& s) {
+    std::string out;
+    std::size_t from = 0;
+    for (std::size_t nl; (nl = s.find('\n', from)) != std::string::npos; from = nl + 1)
+        out += printable(std::string_view(s).substr(from, nl - from)) + '\n';
+    return out + printable(std::string_view(s).substr(from));
 }
 
 void number(std::ostream& out, double v) {
@@ -49,7 +62,7 @@ void write_prometheus(std::ostream& out, const std::vector<MetricFamily>& famili
                 for (std::size_t i = 0; i < s.labels.size(); ++i) {
                     if (i) out << ',';
                     out << s.labels[i].first << "=\"";
-                    escaped(out, s.labels[i].second, true);
+                    escaped(out, label_value(s.labels[i].second), true);
                     out << '"';
                 }
                 out << '}';

@@ -35,15 +35,13 @@ std::string user_text(const Owner& o, bool numeric) {
     return num_or_dash(o.uid);
 }
 
-// "docker:0123456789ab": the runtime and the id's first 12 digits, as
-// docker and crictl shorten ids.
+} // namespace
+
 std::string container_text(const Owner& o) {
     if (!o.container) return "-";
     return std::string(container_runtime_name(o.container->runtime)) + ":" +
            o.container->id.substr(0, 12);
 }
-
-} // namespace
 
 std::string endpoint_text(const std::optional<Endpoint>& e) {
     return e ? e->to_string() : "*:*";

@@ -38,6 +38,9 @@ void render_summary(std::ostream& out, const Summary& summary);
 
 /// "129/rping", "[ib_core]" for a kernel owner, "-" when unknown (as netstat).
 std::string owner_text(const Owner& owner);
+/// "docker:0123456789ab": the runtime and the id's first 12 digits, as docker
+/// and crictl shorten ids; "-" outside a container.
+std::string container_text(const Owner& owner);
 /// "10.9.0.1:7174", "[fd00:9::1]:7176"; "*:*" when the id has none.
 std::string endpoint_text(const std::optional<Endpoint>& e);
 

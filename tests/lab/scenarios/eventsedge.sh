@@ -4,7 +4,8 @@
 # - rdma-core's cmtime makes connections one at a time on siw and rxe, and
 #   reports how long each step took: the handshakes -E measured must agree;
 #   `serve --events` counts them, and a real Prometheus (lab.sh --bin
-#   /usr/bin/prometheus) scrapes it;
+#   /usr/bin/prometheus) scrapes it; `fabric` reads the connections back
+#   from it;
 # - a tracer with a one-page ring buffer whose reader stalls loses events, and
 #   says how many; the one with the default buffer, writing every event as
 #   JSON, accounts for every id of the same churn as a line or a counted loss;
@@ -23,7 +24,7 @@ rdmastat -E -j >/tmp/edge.jsonl 2>/tmp/edge.err &
 tp=$!
 # serve --events has attached once it answers; Prometheus scrapes it every
 # second.
-rdmastat serve --events --listen 127.0.0.1:9411 >/tmp/serve.out 2>/tmp/serve.err &
+rdmastat serve --events --per-connection --listen 127.0.0.1:9411 >/tmp/serve.out 2>/tmp/serve.err &
 serve=$!
 lab_wait 30 wget -q -O /dev/null http://127.0.0.1:9411/metrics ||
 	echo "eventsedge: serve --events never answered"
@@ -97,6 +98,13 @@ if [ -f "$OUT/dashboard-queries" ]; then
 			echo "dashboard query $n: $?"
 	done <"$OUT/dashboard-queries"
 fi
+# The fabric view of this host through that Prometheus (serve
+# --per-connection), and from a snapshot, while the rping pair stands.
+lab_capture "$E" fabric.json rdmastat fabric --prometheus http://127.0.0.1:9090 -j || true
+lab_capture "$E" fabric-7339.txt rdmastat fabric --prometheus http://127.0.0.1:9090 -a --port 7339 ||
+	true
+rdmastat -a -j >/tmp/host.json 2>/dev/null || echo "rdmastat -a -j: $?"
+lab_capture "$E" fabric-files.json rdmastat fabric guest=/tmp/host.json -j || true
 lab_stop_pings
 kill "$prom" "$serve" 2>/dev/null || true
 wait "$prom" || true

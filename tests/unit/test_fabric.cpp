@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: MIT
+// The fabric view: both ends of each connection joined across hosts, from the
+// lab's snapshot (rping over siw and rxe, IPv4 and IPv6, both ends on one
+// host) split between hosts as a fabric would see them, and the
+// Prometheus form those ends travel in.
+#include "analysis/fabric.h"
+#include "analysis/metrics.h"
+#include "catch_compat.hpp"
+#include "collect/http_client.h"
+#include "collect/prometheus_api.h"
+#include "collect/snapshot_file.h"
+#include "model/names.h"
+#include "model/schema_labels.h"
+#include "render/fabric.h"
+#include "support.h"
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+using namespace rdmastat;
+using namespace rdmastat::test;
+
+namespace {
+
+Snapshot lab_snapshot() {
+    auto s = load_snapshot_file(fixture_path("snapshot-host.json"));
+    REQUIRE(s);
+    return s.take();
+}
+
+// The listeners' (device, port): an end bound to one of them is the accepting side.
+std::set<std::pair<std::string, std::uint16_t>> listener_ports(const Snapshot& s) {
+    std::set<std::pair<std::string, std::uint16_t>> out;
+    for (const Connection& c : s.connections)
+        if (c.state == CmState::listen) out.emplace(c.device, c.local->port);
+    return out;
+}
+
+bool accepting(const Snapshot& s, const Connection& c) {
+    return listener_ports(s).count({c.device, c.local->port}) > 0;
+}
+
+std::size_t count_state(const Snapshot& s, CmState state) {
+    return static_cast<std::size_t>(
+        std::count_if(s.connections.begin(), s.connections.end(),
+                      [&](const Connection& c) { return c.state == state; }));
+}
+
+// Host "server" has the listeners and accepted ends; host "client" the
+// connecting ends: the lab's loopback connections as two hosts would hold them.
+FabricInput split(const Snapshot& s) {
+    FabricInput in;
+    in.hosts = {FabricHost{"client", {}, {}}, FabricHost{"server", {}, {}}};
+    for (const Connection& c : s.connections)
+        in.hosts[c.state == CmState::listen || accepting(s, c) ? 1 : 0].connections.push_back(c);
+    return in;
+}
+
+} // namespace
+
+TEST_CASE("fabric: the lab's connections join end to end, accepting side first", "[fabric]") {
+    const Snapshot s = lab_snapshot();
+    const std::size_t ends = count_state(s, CmState::connect);
+    REQUIRE(ends >= 8); // rping on siw and rxe, over IPv4 and IPv6
+
+    FabricInput one{FabricOrigin::files, {FabricHost{"lab", s.connections, {}}}, {}};
+    FabricView view = join_fabric(one);
+    CHECK(view.rows.size() == ends / 2);
+    CHECK(view.of(FabricStatus::established) == ends / 2);
+    for (const FabricRow& r : view.rows) {
+        REQUIRE(r.ends.size() == 2);
+        const Connection& a = *r.ends[0].connection;
+        const Connection& b = *r.ends[1].connection;
+        CHECK(accepting(s, a));
+        CHECK_FALSE(accepting(s, b));
+        CHECK(a.local == b.peer);
+        CHECK(a.peer == b.local);
+        CHECK(a.device == b.device);
+    }
+
+    FabricInput two = split(s);
+    view = join_fabric(two);
+    CHECK(view.of(FabricStatus::established) == ends / 2);
+    for (const FabricRow& r : view.rows) {
+        REQUIRE(r.ends.size() == 2);
+        CHECK(r.ends[0].host->name == "server");
+        CHECK(r.ends[1].host->name == "client");
+    }
+    // Listeners only when asked for, or when a port is.
+    CHECK(join_fabric(two, FabricQuery{true, std::nullopt}).of(FabricStatus::listening) ==
+          count_state(s, CmState::listen));
+}
+
+TEST_CASE("fabric: a lost end is half-open; a peer outside the view is unobserved", "[fabric]") {
+    const Snapshot s = lab_snapshot();
+    FabricInput in = split(s);
+    // The client of the first rxe connection is gone (killed, its host down).
+    auto& clients = in.hosts[0].connections;
+    auto gone = std::find_if(clients.begin(), clients.end(), [](const Connection& c) {
+        return c.device == "rxe0" && c.state == CmState::connect;
+    });
+    REQUIRE(gone != clients.end());
+    const Endpoint lost = *gone->local;
+    clients.erase(gone);
+
+    FabricView view = join_fabric(in);
+    REQUIRE(view.of(FabricStatus::half_open) == 1);
+    const FabricRow& r = view.rows.front(); // problems first
+    CHECK(r.status == FabricStatus::half_open);
+    REQUIRE(r.ends.size() == 1);
+    CHECK(*r.ends[0].connection->peer == lost);
+    CHECK(r.ends[0].host->name == "server");
+    REQUIRE(r.peer_host);
+
+    // The client's host is not in the view, and nothing else holds its address.
+    FabricInput alone{FabricOrigin::files, {in.hosts[1]}, {}};
+    for (Connection& c : alone.hosts[0].connections)
+        if (c.peer && !c.peer->address.is_any()) c.peer->address = *IpAddress::parse("192.0.2.7");
+    view = join_fabric(alone);
+    CHECK(view.of(FabricStatus::unobserved) == count_state(s, CmState::connect) / 2);
+    CHECK(view.of(FabricStatus::half_open) == 0);
+    // ...unless a port of a host in the view answers on it.
+    alone.hosts[0].addresses = {*IpAddress::parse("192.0.2.7")};
+    CHECK(join_fabric(alone).of(FabricStatus::half_open) == count_state(s, CmState::connect) / 2);
+}
+
+TEST_CASE("fabric: ends whose states disagree, and a port's holders", "[fabric]") {
+    const Snapshot s = lab_snapshot();
+    FabricInput in = split(s);
+    Connection& client = *std::find_if(
+        in.hosts[0].connections.begin(), in.hosts[0].connections.end(),
+        [](const Connection& c) { return c.device == "siw0" && c.state == CmState::connect; });
+    client.state = CmState::disconnect;
+    const std::uint16_t port = client.peer->port;
+    FabricView view = join_fabric(in);
+    CHECK(view.of(FabricStatus::disagree) == 1);
+    CHECK(view.rows.front().status == FabricStatus::disagree);
+    // A QP in error disagrees too; siw's RESET (its QPs' state while connected) does not.
+    client.state = CmState::connect;
+    REQUIRE(client.qp);
+    client.qp->state = QpState::err;
+    CHECK(join_fabric(in).of(FabricStatus::disagree) == 1);
+    client.qp->state = QpState::reset;
+    CHECK(join_fabric(in).of(FabricStatus::disagree) == 0);
+
+    view = join_fabric(in, FabricQuery{false, port});
+    REQUIRE(view.rows.size() == 2); // the listener and the one connection on it
+    CHECK(view.of(FabricStatus::listening) == 1);
+    CHECK(view.of(FabricStatus::established) == 1);
+    for (const FabricRow& r : view.rows)
+        CHECK(r.ends[0].connection->local->port == port);
+}
+
+TEST_CASE("fabric: a connection's labels read back as the connection", "[fabric]") {
+    const Snapshot s = lab_snapshot();
+    for (const Connection& c : s.connections) {
+        schema::LabelMap labels = schema::to_labels(c);
+        CHECK(labels.at("device") == c.device);
+        CHECK(labels.at("state") == cm_state_name(c.state));
+        CHECK(labels.at("local_address") == c.local->address.to_string());
+        CHECK(labels.at("local_port") == std::to_string(c.local->port));
+        CHECK(labels.count("qp_number") == (c.qp ? 1u : 0u));
+        CHECK(labels.at("owner_pid") == std::to_string(*c.owner.pid));
+        for (const auto& [name, value] : labels)
+            CHECK(std::all_of(name.begin(), name.end(),
+                              [](char ch) { return (ch >= 'a' && ch <= 'z') || ch == '_'; }));
+        labels["instance"] = "10.9.0.1:9464"; // Prometheus's own labels are ignored
+        std::string why;
+        auto back = schema::from_labels<Connection>(labels, &why);
+        INFO(why);
+        REQUIRE(back);
+        CHECK(*back == c);
+    }
+    schema::LabelMap bad = schema::to_labels(s.connections.front());
+    bad["local_port"] = "70000";
+    std::string why;
+    CHECK_FALSE(schema::from_labels<Connection>(bad, &why));
+    CHECK(why == "local_port: '70000' is not a number in range");
+    bad.erase("device");
+    CHECK_FALSE(schema::from_labels<Connection>(bad, &why));
+    CHECK(why == "no label device");
+}
+
+TEST_CASE("fabric: from the Prometheus API's answer, as export writes the series", "[fabric]") {
+    Snapshot s = lab_snapshot();
+    for (Device& d : s.devices)
+        for (Port& p : d.ports)
+            p.addresses = std::vector<IpAddress>{*IpAddress::parse("10.9.0.1")};
+    // What /api/v1/query returns for the metrics of two hosts.
+    auto answer = [&](const std::string& family, const char* instance) {
+        nlohmann::json result = nlohmann::json::array();
+        for (const MetricFamily& f : build_metrics(s, {}, MetricsOptions{false, false, true}))
+            if (f.name == family)
+                for (const Sample& smp : f.samples) {
+                    nlohmann::json metric = {
+                        {"__name__", family}, {"instance", instance}, {"job", "rdmastat"}};
+                    for (const auto& [k, v] : smp.labels)
+                        metric[k] = v;
+                    result.push_back({{"metric", metric}, {"value", {1.7e9, "1"}}});
+                }
+        return nlohmann::json{{"status", "success"},
+                              {"data", {{"resultType", "vector"}, {"result", result}}}}
+            .dump();
+    };
+    auto conns = parse_query_response(answer("rdmastat_connection_info", "a:9464"));
+    auto addrs = parse_query_response(answer("rdmastat_port_address_info", "a:9464"));
+    REQUIRE(conns);
+    REQUIRE(addrs);
+    std::size_t internal =
+        static_cast<std::size_t>(std::count_if(s.connections.begin(), s.connections.end(),
+                                               [](const Connection& c) { return c.internal; }));
+    CHECK(conns.value().size() == s.connections.size() - internal);
+    FabricInput in = fabric_from_series(conns.value(), addrs.value());
+    CHECK(in.warnings.empty());
+    REQUIRE(in.hosts.size() == 1);
+    CHECK(in.hosts[0].name == "a:9464");
+    CHECK(in.hosts[0].addresses == std::vector<IpAddress>{*IpAddress::parse("10.9.0.1")});
+    CHECK(join_fabric(in).of(FabricStatus::established) == count_state(s, CmState::connect) / 2);
+
+    // A series a newer or broken exporter wrote is left out, with a warning.
+    std::vector<PromSeries> odd = conns.value();
+    odd.front().labels["state"] = "WEIRD";
+    in = fabric_from_series(odd, {});
+    REQUIRE(in.warnings.size() == 1);
+    CHECK_THAT(in.warnings[0], Catch::Contains("1 series could not be read") &&
+                                   Catch::Contains("unknown CM state 'WEIRD'"));
+
+    auto refused = parse_query_response(
+        R"({"status":"error","errorType":"bad_data","error":"parse error at char 3"})");
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error() == "bad_data: parse error at char 3");
+    CHECK_FALSE(parse_query_response("<html>"));
+    CHECK_FALSE(parse_query_response(R"({"status":"success","data":{"resultType":"matrix"}})"));
+}
+
+TEST_CASE("fabric: http URLs and responses", "[fabric]") {
+    auto u = parse_http_url("http://[::1]:9090/prom/");
+    REQUIRE(u);
+    CHECK(u.value().host == "::1");
+    CHECK(u.value().port == "9090");
+    CHECK(u.value().prefix == "/prom");
+    u = parse_http_url("http://prometheus.example");
+    REQUIRE(u);
+    CHECK(u.value().port == "80");
+    CHECK(u.value().prefix.empty());
+    CHECK(parse_http_url("https://x:9090").error() ==
+          "https is not supported: query a Prometheus server over plain http");
+    CHECK_FALSE(parse_http_url("http://x:0"));
+    CHECK_FALSE(parse_http_url("http://x:99999"));
+    CHECK_FALSE(parse_http_url("http://:9090"));
+    CHECK_FALSE(parse_http_url("http://u:p@x:9090"));
+    CHECK_FALSE(parse_http_url("x:9090"));
+
+    auto r = parse_http_response("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                                 "5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n");
+    REQUIRE(r);
+    CHECK(r.value().status == 200);
+    CHECK(r.value().body == "hello world");
+    r = parse_http_response("HTTP/1.0 400 Bad Request\r\nContent-Type: x\r\n\r\n{}");
+    REQUIRE(r);
+    CHECK(r.value().status == 400);
+    CHECK(r.value().body == "{}");
+    CHECK_FALSE(
+        parse_http_response("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel"));
+    CHECK_FALSE(parse_http_response("SSH-2.0-OpenSSH\r\n\r\n"));
+    CHECK_FALSE(parse_http_response("HTTP/1.1 200 OK\r\n"));
+}
+
+TEST_CASE("fabric: text and JSON say the same", "[fabric]") {
+    const Snapshot s = lab_snapshot();
+    FabricInput in = split(s);
+    in.hosts[0].connections.erase(
+        std::find_if(in.hosts[0].connections.begin(), in.hosts[0].connections.end(),
+                     [](const Connection& c) { return c.state == CmState::connect; }));
+    const FabricView view = join_fabric(in);
+
+    std::ostringstream text;
+    render_fabric(text, view, FabricTextOptions{});
+    std::istringstream lines(text.str());
+    std::string line;
+    std::getline(lines, line);
+    CHECK_THAT(line, Catch::StartsWith("Status") && Catch::Contains("Peer Host") &&
+                         !Catch::Contains("Container"));
+    std::size_t n = 0;
+    std::string first;
+    while (std::getline(lines, line))
+        if (n++ == 0) first = line;
+    CHECK(n == view.rows.size());
+    CHECK_THAT(first, Catch::StartsWith("half_open") && Catch::Contains("server"));
+
+    std::ostringstream js;
+    write_fabric_json(js, in, view, false);
+    auto j = nlohmann::json::parse(js.str());
+    CHECK(j["source"] == "files");
+    CHECK(j["hosts"].size() == 2);
+    CHECK(j["connections"].size() == view.rows.size());
+    CHECK(j["summary"]["half_open"] == 1);
+    CHECK(j["summary"]["established"] == view.of(FabricStatus::established));
+    CHECK(j["connections"][0]["status"] == "half_open");
+    CHECK(j["connections"][0].contains("peer_host"));
+    CHECK(j["connections"][0]["ends"].size() == 1);
+    CHECK(j["connections"].back()["ends"].size() == 2);
+    CHECK(j["connections"].back()["ends"][0]["connection"]["local"]["port"].is_number());
+}

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+#include "analysis/fabric.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+
+namespace rdmastat {
+namespace {
+
+Endpoint wire_local(const Connection& c) {
+    return c.mapped_local ? *c.mapped_local : *c.local;
+}
+Endpoint wire_peer(const Connection& c) {
+    return c.mapped_peer ? *c.mapped_peer : *c.peer;
+}
+
+bool is_end(const Connection& c) {
+    return !c.internal && c.state != CmState::listen && c.local && c.peer &&
+           !c.peer->address.is_any() && c.peer->port != 0;
+}
+
+bool is_listener(const Connection& c) {
+    return !c.internal && c.state == CmState::listen && c.local;
+}
+
+bool bound_to(const Connection& c, std::uint16_t port) {
+    return (c.local && c.local->port == port) || (c.mapped_local && c.mapped_local->port == port);
+}
+
+// CONNECT, with no QP in an error state. RESET is no sign of trouble: siw's
+// QPs report it while they carry traffic.
+bool up(const Connection& c) {
+    if (c.state != CmState::connect) return false;
+    return !c.qp || !c.qp->state || (*c.qp->state != QpState::err && *c.qp->state != QpState::sqe);
+}
+
+std::string key(const Endpoint& local, const Endpoint& peer) {
+    return local.to_string() + ' ' + peer.to_string();
+}
+
+// Which host holds each address: its ports' addresses and its ids' own.
+std::map<IpAddress, const FabricHost*> address_holders(const FabricInput& in) {
+    std::map<IpAddress, const FabricHost*> holders;
+    for (const FabricHost& h : in.hosts) {
+        for (const IpAddress& a : h.addresses)
+            holders.emplace(a, &h);
+        for (const Connection& c : h.connections)
+            if (c.local && !c.local->address.is_any() && !c.internal)
+                holders.emplace(c.local->address, &h);
+    }
+    return holders;
+}
+
+} // namespace
+
+const char* fabric_status_name(FabricStatus s) {
+    switch (s) {
+    case FabricStatus::half_open:
+        return "half_open";
+    case FabricStatus::disagree:
+        return "disagree";
+    case FabricStatus::unobserved:
+        return "unobserved";
+    case FabricStatus::established:
+        return "established";
+    case FabricStatus::listening:
+        return "listening";
+    }
+    return "?";
+}
+
+FabricView join_fabric(const FabricInput& in, const FabricQuery& query) {
+    std::vector<FabricEnd> ends;
+    std::set<std::tuple<const FabricHost*, std::uint16_t>> listening_ports;
+    FabricView view;
+    for (const FabricHost& h : in.hosts)
+        for (const Connection& c : h.connections) {
+            if (is_end(c)) ends.push_back(FabricEnd{&h, &c});
+            if (!is_listener(c)) continue;
+            listening_ports.emplace(&h, c.local->port);
+            if (query.listeners || query.port)
+                if (!query.port || bound_to(c, *query.port))
+                    view.rows.push_back(FabricRow{FabricStatus::listening, {FabricEnd{&h, &c}}});
+        }
+
+    // Each end waits under its own (local, peer) for the end that sees them swapped.
+    std::multimap<std::string, std::size_t> waiting;
+    for (std::size_t i = 0; i < ends.size(); ++i)
+        waiting.emplace(key(wire_local(*ends[i].connection), wire_peer(*ends[i].connection)), i);
+    std::vector<bool> used(ends.size(), false);
+    const auto holders = address_holders(in);
+    const auto accepting = [&](const FabricEnd& e) {
+        return listening_ports.count({e.host, e.connection->local->port}) > 0;
+    };
+
+    for (std::size_t i = 0; i < ends.size(); ++i) {
+        if (used[i]) continue;
+        used[i] = true;
+        const Connection& c = *ends[i].connection;
+        FabricRow row{FabricStatus::established, {ends[i]}};
+        auto [first, last] = waiting.equal_range(key(wire_peer(c), wire_local(c)));
+        for (auto it = first; it != last; ++it) {
+            if (used[it->second]) continue;
+            used[it->second] = true;
+            row.ends.push_back(ends[it->second]);
+            break;
+        }
+        if (row.ends.size() == 2) {
+            if (!accepting(row.ends[0]) && accepting(row.ends[1]))
+                std::swap(row.ends[0], row.ends[1]);
+            row.status = up(*row.ends[0].connection) && up(*row.ends[1].connection)
+                             ? FabricStatus::established
+                             : FabricStatus::disagree;
+        } else if (auto h = holders.find(wire_peer(c).address); h != holders.end()) {
+            row.status = FabricStatus::half_open;
+            row.peer_host = h->second;
+        } else {
+            row.status = FabricStatus::unobserved;
+        }
+        if (query.port && std::none_of(row.ends.begin(), row.ends.end(), [&](const FabricEnd& e) {
+                return bound_to(*e.connection, *query.port);
+            }))
+            continue;
+        view.rows.push_back(std::move(row));
+    }
+
+    std::stable_sort(
+        view.rows.begin(), view.rows.end(), [](const FabricRow& a, const FabricRow& b) {
+            const Connection& x = *a.ends[0].connection;
+            const Connection& y = *b.ends[0].connection;
+            return std::tie(a.status, a.ends[0].host->name, x.local->address, x.local->port,
+                            x.cm_id) < std::tie(b.status, b.ends[0].host->name, y.local->address,
+                                                y.local->port, y.cm_id);
+        });
+    for (const FabricRow& r : view.rows)
+        ++view.count[static_cast<std::size_t>(r.status)];
+    return view;
+}
+
+} // namespace rdmastat

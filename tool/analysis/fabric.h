@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// The fabric view (`rdmastat fabric`): both ends of every connection, joined
+/// across the hosts of a FabricInput, and what is wrong with each pair.
+
+#include "model/fabric.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rdmastat {
+
+/// What a row of the fabric view is, in the order the view lists them.
+enum class FabricStatus : std::uint8_t {
+    half_open,   ///< one end; its peer's address is a host of the view, which has no end for it
+    disagree,    ///< both ends, not both CONNECT, or a QP in an error state (ERR, SQE)
+    unobserved,  ///< one end; its peer's address belongs to no host of the view
+    established, ///< both ends CONNECT, no QP in an error state
+    listening,   ///< a listener (only when asked for: listeners, or a port)
+};
+inline constexpr std::size_t fabric_status_count = 5;
+
+/// One end: a connection of a host (pointers into the FabricInput).
+struct FabricEnd {
+    const FabricHost* host = nullptr;
+    const Connection* connection = nullptr;
+};
+
+struct FabricRow {
+    FabricStatus status = FabricStatus::established;
+    /// The ends: two for a joined pair (the accepting side first, when one of
+    /// them has a listener on its port), one otherwise.
+    std::vector<FabricEnd> ends;
+    /// half_open: the host that holds the peer's address.
+    const FabricHost* peer_host = nullptr;
+};
+
+struct FabricQuery {
+    bool listeners = false;            ///< list listeners too
+    std::optional<std::uint16_t> port; ///< only rows with an end (or a listener) bound to this port
+};
+
+struct FabricView {
+    std::vector<FabricRow> rows;
+    std::size_t count[fabric_status_count] = {}; ///< rows by status
+
+    std::size_t of(FabricStatus s) const { return count[static_cast<std::size_t>(s)]; }
+};
+
+/// Joins the ends of in's hosts: an id whose (local, peer) addresses are
+/// another id's (peer, local) is its other end. The addresses on the wire
+/// (mapped_local, mapped_peer) are used where the source knows them. Internal
+/// ids are left out; an id with no peer is a listener when in LISTEN, and is
+/// otherwise not part of any connection. Rows are ordered by status, then by
+/// their first end's host and local address. in must outlive the view.
+FabricView join_fabric(const FabricInput& in, const FabricQuery& query = {});
+
+/// "half_open", "disagree", "unobserved", "established", "listening".
+const char* fabric_status_name(FabricStatus s);
+
+} // namespace rdmastat

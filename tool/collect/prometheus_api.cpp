@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+#include "collect/prometheus_api.h"
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+
+namespace rdmastat {
+namespace {
+
+using json = nlohmann::json;
+
+// The API's answers can be large (a series per cm_id of every host), but not this large.
+constexpr std::size_t max_response = 512u << 20;
+
+std::string host_of(const schema::LabelMap& labels) {
+    auto it = labels.find("instance");
+    return it == labels.end() ? std::string("-") : it->second;
+}
+
+Result<std::vector<PromSeries>> query(const HttpUrl& url, std::string_view expr,
+                                      std::chrono::milliseconds timeout) {
+    auto r = http_get(url, "/api/v1/query?query=" + std::string(expr), timeout, max_response);
+    if (!r) return Failure{"prometheus: " + r.error()};
+    auto series = parse_query_response(r.value().body);
+    if (!series)
+        return Failure{"prometheus: " + std::string(expr) + ": HTTP " +
+                       std::to_string(r.value().status) + ": " + series.error()};
+    return series;
+}
+
+} // namespace
+
+Result<std::vector<PromSeries>> parse_query_response(std::string_view body) {
+    json doc = json::parse(body, nullptr, false);
+    if (doc.is_discarded() || !doc.is_object()) return Failure{"the response is not JSON"};
+    const std::string status = doc.value("status", std::string());
+    if (status != "success") {
+        std::string why = doc.value("errorType", std::string("error")) + ": " +
+                          doc.value("error", std::string("status '" + status + "'"));
+        return Failure{why};
+    }
+    const json* data = doc.contains("data") ? &doc["data"] : nullptr;
+    if (!data || !data->is_object() || data->value("resultType", std::string()) != "vector" ||
+        !data->contains("result") || !(*data)["result"].is_array())
+        return Failure{"the response's data is not a vector"};
+    std::vector<PromSeries> out;
+    for (const json& s : (*data)["result"]) {
+        if (!s.is_object() || !s.contains("metric") || !s["metric"].is_object())
+            return Failure{"a series without labels"};
+        PromSeries series;
+        for (const auto& [name, value] : s["metric"].items()) {
+            if (!value.is_string()) return Failure{"label " + name + " is not a string"};
+            series.labels[name] = value.get<std::string>();
+        }
+        if (s.contains("value") && s["value"].is_array() && s["value"].size() == 2 &&
+            s["value"][1].is_string())
+            series.value = s["value"][1].get<std::string>();
+        out.push_back(std::move(series));
+    }
+    return out;
+}
+
+FabricInput fabric_from_series(const std::vector<PromSeries>& connections,
+                               const std::vector<PromSeries>& addresses) {
+    FabricInput in;
+    in.origin = FabricOrigin::prometheus;
+    std::map<std::string, FabricHost> hosts;
+    std::size_t unreadable = 0;
+    std::string first_why;
+    for (const PromSeries& s : connections) {
+        std::string why;
+        auto c = schema::from_labels<Connection>(s.labels, &why);
+        FabricHost& h = hosts[host_of(s.labels)];
+        if (!c) {
+            if (unreadable++ == 0) first_why = why;
+            continue;
+        }
+        h.connections.push_back(std::move(*c));
+    }
+    for (const PromSeries& s : addresses) {
+        auto a = s.labels.find("address");
+        auto ip = a == s.labels.end() ? std::nullopt : IpAddress::parse(a->second);
+        if (!ip) {
+            ++unreadable;
+            if (first_why.empty()) first_why = "rdmastat_port_address_info without an address";
+            continue;
+        }
+        hosts[host_of(s.labels)].addresses.push_back(*ip);
+    }
+    if (unreadable)
+        in.warnings.push_back(
+            std::to_string(unreadable) +
+            " series could not be read and are left out (the first: " + first_why + ")");
+    for (auto& [name, h] : hosts) {
+        h.name = name;
+        std::sort(h.addresses.begin(), h.addresses.end());
+        h.addresses.erase(std::unique(h.addresses.begin(), h.addresses.end()), h.addresses.end());
+        in.hosts.push_back(std::move(h));
+    }
+    return in;
+}
+
+Result<FabricInput> query_fabric(const HttpUrl& url, std::chrono::milliseconds timeout) {
+    auto connections = query(url, "rdmastat_connection_info", timeout);
+    if (!connections) return connections.failure();
+    auto addresses = query(url, "rdmastat_port_address_info", timeout);
+    if (!addresses) return addresses.failure();
+    FabricInput in = fabric_from_series(connections.value(), addresses.value());
+    if (in.hosts.empty())
+        in.warnings.push_back("prometheus: no rdmastat_connection_info series: is rdmastat serve "
+                              "running with --per-connection, and scraped?");
+    return in;
+}
+
+} // namespace rdmastat
