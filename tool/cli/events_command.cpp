@@ -92,7 +92,6 @@ void trace_events(Tracer& tracer, const CommonOptions& common, double duration,
         }
     };
     bool more = true, last = false;
-    Clock::time_point lost_checked = start;
     while (more && !last) {
         // A stop (signal, --duration) still writes what the kernel queued
         // before it: the last round takes what is there without waiting.
@@ -106,12 +105,10 @@ void trace_events(Tracer& tracer, const CommonOptions& common, double duration,
                 stats->written(ns);
         batch.clear();
         batch_ns.clear();
-        // Counting the lost reads every program's counters: a few times a
-        // second is enough.
-        if (!own_signals || (!last && Clock::now() - lost_checked < std::chrono::milliseconds(200)))
-            continue;
-        lost_checked = Clock::now();
-        if (Tracer::Lost lost = tracer.lost(); lost.total() > lost_reported) {
+        if (!own_signals) continue;
+        // The last round's count is exact: nothing is lost unsaid.
+        if (Tracer::Lost lost = last ? tracer.lost() : tracer.lost_recently();
+            lost.total() > lost_reported) {
             err << "rdmastat: " << context << ": " << lost.total() - lost_reported
                 << " events lost (" << lost.total() << " in all: " << lost.full
                 << " found the ring buffer full, " << lost.busy
@@ -264,14 +261,10 @@ EventCollector::EventCollector(const CommonOptions& common, const TraceOptions& 
             s->metrics.add(e);
             return false; // counted: nothing to emit
         };
-        // The lost count reads every program's counters: a few times a second.
-        auto keep = [s, checked = Clock::time_point()](std::vector<ConnectionEvent>&) mutable {
-            if (Clock::now() - checked >= std::chrono::milliseconds(200)) {
-                checked = Clock::now();
-                std::uint64_t lost = s->tracer->lost().total();
-                std::lock_guard<std::mutex> lock(s->mutex);
-                s->metrics.set_lost(lost);
-            }
+        auto keep = [s](std::vector<ConnectionEvent>&) {
+            const std::uint64_t lost = s->tracer->lost_recently().total();
+            std::lock_guard<std::mutex> lock(s->mutex);
+            s->metrics.set_lost(lost);
             return !s->stop.load();
         };
         // Whatever ends the thread, rdmastat_events_up says so from then on.

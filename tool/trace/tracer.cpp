@@ -12,6 +12,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <cerrno>
+#include <chrono>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -127,6 +128,8 @@ struct Tracer::State {
     const Sink* sink = nullptr; // the sink of the poll under way
     std::string_view kind;
     std::string missing;
+    Lost lost;                                                      // lost_recently()'s last read
+    std::optional<std::chrono::steady_clock::time_point> lost_read; // and when
 
     ~State() {
         ring_buffer__free(rb);
@@ -263,6 +266,15 @@ Tracer::Lost Tracer::lost() const {
     }
     lost.busy = misses > recovered ? misses - recovered : 0;
     return lost;
+}
+
+Tracer::Lost Tracer::lost_recently() {
+    const auto now = std::chrono::steady_clock::now();
+    if (!state_->lost_read || now - *state_->lost_read >= std::chrono::milliseconds(lost_read_ms)) {
+        state_->lost = lost();
+        state_->lost_read = now;
+    }
+    return state_->lost;
 }
 
 const std::string& Tracer::missing() const {

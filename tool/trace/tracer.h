@@ -62,6 +62,10 @@ class Tracer {
         std::uint64_t total() const { return full + busy; }
     };
     Lost lost() const;
+    /// lost() as read at most lost_read_ms ago: reading it walks every
+    /// program's counters, so a loop that polls asks this each round.
+    Lost lost_recently();
+    static constexpr int lost_read_ms = 200;
     /// What this kernel does not let the tracer see, and why, or empty: where
     /// the fentry and fexit programs do not load or attach, connects that fail
     /// before any event, iWARP rejects and connect_ms go unreported.
