@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <set>
 #include <sstream>
+#include <sys/socket.h>
 
 using namespace rdmastat;
 using namespace rdmastat::test;
@@ -302,4 +303,70 @@ TEST_CASE("fabric: text and JSON say the same", "[fabric]") {
     CHECK(j["connections"][0]["ends"].size() == 1);
     CHECK(j["connections"].back()["ends"].size() == 2);
     CHECK(j["connections"].back()["ends"][0]["connection"]["local"]["port"].is_number());
+}
+
+TEST_CASE("fabric: loopback stays on its host, mapped IPv4 is IPv4, resolving is connecting",
+          "[fabric]") {
+    const Snapshot s = lab_snapshot();
+    const Connection server =
+        *std::find_if(s.connections.begin(), s.connections.end(), [&](const Connection& c) {
+            return c.device == "siw0" && c.state == CmState::connect && accepting(s, c) &&
+                   c.local->address.family == AF_INET;
+        });
+    Connection client = server;
+    std::swap(client.local, client.peer);
+
+    // siw on lo: 127.0.0.1 on both hosts, each end's partner gone.
+    Connection a = server, b = client;
+    a.local->address = a.peer->address = *IpAddress::parse("127.0.0.1");
+    b.local->address = b.peer->address = *IpAddress::parse("127.0.0.1");
+    FabricInput lo{FabricOrigin::files, {FabricHost{"a", {a}, {}}, FabricHost{"b", {b}, {}}}, {}};
+    FabricView view = join_fabric(lo);
+    CHECK(view.of(FabricStatus::established) == 0);
+    REQUIRE(view.of(FabricStatus::half_open) == 2);
+    for (const FabricRow& r : view.rows)
+        CHECK(r.peer_host == r.ends[0].host); // 127.0.0.1 is each host's own
+    // On one host, the same two ends are one connection.
+    lo.hosts = {FabricHost{"a", {a, b}, {}}};
+    CHECK(join_fabric(lo).of(FabricStatus::established) == 1);
+
+    // A dual-stack socket's ::ffff:10.9.0.1 is the 10.9.0.1 the other end sees.
+    Connection mapped = server;
+    mapped.local->address = *IpAddress::parse("::ffff:" + server.local->address.to_string());
+    mapped.peer->address = *IpAddress::parse("::ffff:" + server.peer->address.to_string());
+    FabricInput dual{
+        FabricOrigin::files, {FabricHost{"a", {mapped}, {}}, FabricHost{"b", {client}, {}}}, {}};
+    CHECK(join_fabric(dual).of(FabricStatus::established) == 1);
+
+    // A client still resolving its route has no other end yet.
+    Connection resolving = client;
+    resolving.state = CmState::route_resolved;
+    resolving.qp.reset();
+    FabricInput early{FabricOrigin::files, {FabricHost{"b", {resolving}, {}}}, {}};
+    view = join_fabric(early);
+    CHECK(view.of(FabricStatus::connecting) == 1);
+    CHECK(view.of(FabricStatus::half_open) == 0);
+}
+
+TEST_CASE("fabric: a hostile server's answer is refused, not trusted", "[fabric]") {
+    // A chunk size that would wrap size + 2.
+    for (const char* size : {"fffffffffffffffe", "ffffffffffffffff", "10000000000000000"})
+        CHECK_FALSE(parse_http_response(std::string("HTTP/1.1 200 OK\r\nTransfer-Encoding: "
+                                                    "chunked\r\n\r\n") +
+                                        size + "\r\nxy\r\n0\r\n\r\n"));
+    CHECK_FALSE(parse_http_response(
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nxyz\r\n0\r\n\r\n"));
+    // Members of the wrong type.
+    for (const char* body :
+         {R"({"status":1})", R"({"status":"error","error":[]})",
+          R"({"status":"success","data":{"resultType":7,"result":[]}})",
+          R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{"a":1}}]}})",
+          R"({"status":"success","data":{"resultType":"vector","result":[7]}})"}) {
+        INFO(body);
+        CHECK_FALSE(parse_query_response(body));
+    }
+    // Nothing that would end or change the request line.
+    for (const char* url : {"http://h:9090/a b", "http://h:9090/?x", "http://h:9090/#x",
+                            "http://h:9090/\r\nX: y", "http://h:80:80"})
+        CHECK_FALSE(parse_http_url(url));
 }

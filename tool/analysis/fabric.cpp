@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: MIT
 #include "analysis/fabric.h"
 
+#include "analysis/ports.h"
+
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
+#include <sys/socket.h>
 #include <tuple>
 
 namespace rdmastat {
 namespace {
 
-Endpoint wire_local(const Connection& c) {
-    return c.mapped_local ? *c.mapped_local : *c.local;
-}
+// The peer on the wire, as analysis/ports.h's wire_local takes the local end.
 Endpoint wire_peer(const Connection& c) {
     return c.mapped_peer ? *c.mapped_peer : *c.peer;
 }
@@ -37,19 +39,37 @@ bool up(const Connection& c) {
     return !c.qp || !c.qp->state || (*c.qp->state != QpState::err && *c.qp->state != QpState::sqe);
 }
 
-std::string key(const Endpoint& local, const Endpoint& peer) {
-    return local.to_string() + ' ' + peer.to_string();
+// An address that means something only on its own host: loopback and
+// link-local ones (siw on lo reports 127.0.0.1 on every host).
+bool host_scoped(const IpAddress& a) {
+    if (a.family == AF_INET) return a.bytes[0] == 127 || (a.bytes[0] == 169 && a.bytes[1] == 254);
+    if (a.family != AF_INET6) return false;
+    static const IpAddress loopback = *IpAddress::parse("::1");
+    return a == loopback || (a.bytes[0] == 0xfe && (a.bytes[1] & 0xc0) == 0x80);
+}
+
+// An endpoint as both ends write it: IPv4 as IPv4 (a dual-stack socket's
+// ::ffff:a.b.c.d too), and a host-scoped address with its host's name.
+std::string side(const Endpoint& e, const FabricHost& h) {
+    Endpoint plain{unmapped(e.address), e.port};
+    return host_scoped(plain.address) ? plain.to_string() + '@' + h.name : plain.to_string();
+}
+
+std::string key(const Endpoint& local, const Endpoint& peer, const FabricHost& h) {
+    return side(local, h) + ' ' + side(peer, h);
 }
 
 // Which host holds each address: its ports' addresses and its ids' own.
-std::map<IpAddress, const FabricHost*> address_holders(const FabricInput& in) {
-    std::map<IpAddress, const FabricHost*> holders;
+// Host-scoped addresses are each host's own, found under side()'s name.
+using Holders = std::map<std::string, const FabricHost*>;
+Holders address_holders(const FabricInput& in) {
+    Holders holders;
     for (const FabricHost& h : in.hosts) {
         for (const IpAddress& a : h.addresses)
-            holders.emplace(a, &h);
+            holders.emplace(side(Endpoint{a, 0}, h), &h);
         for (const Connection& c : h.connections)
             if (c.local && !c.local->address.is_any() && !c.internal)
-                holders.emplace(c.local->address, &h);
+                holders.emplace(side(Endpoint{c.local->address, 0}, h), &h);
     }
     return holders;
 }
@@ -64,6 +84,8 @@ const char* fabric_status_name(FabricStatus s) {
         return "disagree";
     case FabricStatus::unobserved:
         return "unobserved";
+    case FabricStatus::connecting:
+        return "connecting";
     case FabricStatus::established:
         return "established";
     case FabricStatus::listening:
@@ -88,8 +110,10 @@ FabricView join_fabric(const FabricInput& in, const FabricQuery& query) {
 
     // Each end waits under its own (local, peer) for the end that sees them swapped.
     std::multimap<std::string, std::size_t> waiting;
-    for (std::size_t i = 0; i < ends.size(); ++i)
-        waiting.emplace(key(wire_local(*ends[i].connection), wire_peer(*ends[i].connection)), i);
+    for (std::size_t i = 0; i < ends.size(); ++i) {
+        const Connection& c = *ends[i].connection;
+        waiting.emplace(key(*wire_local(c), wire_peer(c), *ends[i].host), i);
+    }
     std::vector<bool> used(ends.size(), false);
     const auto holders = address_holders(in);
     const auto accepting = [&](const FabricEnd& e) {
@@ -101,12 +125,16 @@ FabricView join_fabric(const FabricInput& in, const FabricQuery& query) {
         used[i] = true;
         const Connection& c = *ends[i].connection;
         FabricRow row{FabricStatus::established, {ends[i]}};
-        auto [first, last] = waiting.equal_range(key(wire_peer(c), wire_local(c)));
-        for (auto it = first; it != last; ++it) {
-            if (used[it->second]) continue;
-            used[it->second] = true;
-            row.ends.push_back(ends[it->second]);
-            break;
+        // Of several candidates (two hosts reusing one private address), one
+        // on the same host first.
+        std::optional<std::size_t> other;
+        auto [first, last] = waiting.equal_range(key(wire_peer(c), *wire_local(c), *ends[i].host));
+        for (auto it = first; it != last; ++it)
+            if (!used[it->second] && (!other || ends[it->second].host == ends[i].host))
+                other = it->second;
+        if (other) {
+            used[*other] = true;
+            row.ends.push_back(ends[*other]);
         }
         if (row.ends.size() == 2) {
             if (!accepting(row.ends[0]) && accepting(row.ends[1]))
@@ -114,7 +142,10 @@ FabricView join_fabric(const FabricInput& in, const FabricQuery& query) {
             row.status = up(*row.ends[0].connection) && up(*row.ends[1].connection)
                              ? FabricStatus::established
                              : FabricStatus::disagree;
-        } else if (auto h = holders.find(wire_peer(c).address); h != holders.end()) {
+        } else if (c.state < CmState::connect) {
+            row.status = FabricStatus::connecting;
+        } else if (auto h = holders.find(side(Endpoint{wire_peer(c).address, 0}, *ends[i].host));
+                   h != holders.end()) {
             row.status = FabricStatus::half_open;
             row.peer_host = h->second;
         } else {

@@ -19,10 +19,11 @@ enum class FabricStatus : std::uint8_t {
     half_open,   ///< one end; its peer's address is a host of the view, which has no end for it
     disagree,    ///< both ends, not both CONNECT, or a QP in an error state (ERR, SQE)
     unobserved,  ///< one end; its peer's address belongs to no host of the view
+    connecting,  ///< one end, still resolving its peer (a CM state before CONNECT)
     established, ///< both ends CONNECT, no QP in an error state
     listening,   ///< a listener (only when asked for: listeners, or a port)
 };
-inline constexpr std::size_t fabric_status_count = 5;
+inline constexpr std::size_t fabric_status_count = 6;
 
 /// One end: a connection of a host (pointers into the FabricInput).
 struct FabricEnd {
@@ -53,13 +54,15 @@ struct FabricView {
 
 /// Joins the ends of in's hosts: an id whose (local, peer) addresses are
 /// another id's (peer, local) is its other end. The addresses on the wire
-/// (mapped_local, mapped_peer) are used where the source knows them. Internal
+/// (mapped_local, mapped_peer) are used where the source knows them, an
+/// IPv4-mapped IPv6 address as IPv4; a loopback or link-local address pairs
+/// and is held only within its own host. Internal
 /// ids are left out; an id with no peer is a listener when in LISTEN, and is
 /// otherwise not part of any connection. Rows are ordered by status, then by
 /// their first end's host and local address. in must outlive the view.
 FabricView join_fabric(const FabricInput& in, const FabricQuery& query = {});
 
-/// "half_open", "disagree", "unobserved", "established", "listening".
+/// "half_open", "disagree", "unobserved", "connecting", "established", "listening".
 const char* fabric_status_name(FabricStatus s);
 
 } // namespace rdmastat

@@ -19,7 +19,8 @@ void add_scrape_flags(CLI::App& cmd, ExportOptions& o) {
     cmd.add_flag("--per-container", o.per_container,
                  "Add rdmastat_container_connections, one series per container or pod");
     cmd.add_flag("--per-connection", o.per_connection,
-                 "Add rdmastat_connection_info, one series per cm_id (rdmastat fabric's input)");
+                 "Add rdmastat_connection_info, one series per cm_id, and "
+                 "rdmastat_port_address_info (rdmastat fabric's input)");
 }
 
 // The ring buffer's size in KiB: the kernel wants a power of two pages.

@@ -91,7 +91,9 @@ Result<std::string> unchunk(std::string_view in) {
         if (ec != std::errc() || end == in.data()) return Failure{"malformed chunk size"};
         in.remove_prefix(eol + 2);
         if (size == 0) return out;
-        if (in.size() < size + 2) return Failure{"truncated chunk"};
+        // No size + 2: a hostile size would wrap it.
+        if (size > in.size() || in.size() - size < 2) return Failure{"truncated chunk"};
+        if (in.substr(size, 2) != "\r\n") return Failure{"a chunk not followed by CRLF"};
         out.append(in.substr(0, size));
         in.remove_prefix(size + 2);
     }
@@ -114,6 +116,11 @@ Result<HttpUrl> parse_http_url(std::string_view text) {
         url.prefix.pop_back();
     if (authority.find('@') != std::string_view::npos)
         return Failure{"user information in the URL is not supported"};
+    // The prefix goes into the request line as it is: nothing that would end
+    // or change it.
+    for (char ch : text)
+        if (static_cast<unsigned char>(ch) <= ' ' || ch == '?' || ch == '#' || ch == 0x7f)
+            return Failure{"the URL has a space, control character, query or fragment"};
     std::string_view port;
     if (!authority.empty() && authority.front() == '[') {
         std::size_t close = authority.find(']');
@@ -125,7 +132,7 @@ Result<HttpUrl> parse_http_url(std::string_view text) {
             port = rest.substr(1);
         }
     } else {
-        std::size_t colon = authority.rfind(':');
+        std::size_t colon = authority.find(':');
         url.host = authority.substr(0, colon);
         if (colon != std::string_view::npos) port = authority.substr(colon + 1);
     }

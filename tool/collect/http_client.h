@@ -30,8 +30,9 @@ struct HttpResponse {
 };
 
 /// GET url.prefix + target from url's host, giving up once timeout has passed
-/// in all (name lookup, connect, request and response) or the response passes
-/// max_bytes. A status other than 200 is a response, not a failure.
+/// in all (connect, request and response; the name lookup before them counts
+/// against it but is not cut short) or the response passes max_bytes. A
+/// status other than 200 is a response, not a failure.
 Result<HttpResponse> http_get(const HttpUrl& url, const std::string& target,
                               std::chrono::milliseconds timeout, std::size_t max_bytes);
 

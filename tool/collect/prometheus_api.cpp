@@ -29,9 +29,7 @@ Result<std::vector<PromSeries>> query(const HttpUrl& url, std::string_view expr,
     return series;
 }
 
-} // namespace
-
-Result<std::vector<PromSeries>> parse_query_response(std::string_view body) {
+Result<std::vector<PromSeries>> parse_document(std::string_view body) {
     json doc = json::parse(body, nullptr, false);
     if (doc.is_discarded() || !doc.is_object()) return Failure{"the response is not JSON"};
     const std::string status = doc.value("status", std::string());
@@ -59,6 +57,18 @@ Result<std::vector<PromSeries>> parse_query_response(std::string_view body) {
         out.push_back(std::move(series));
     }
     return out;
+}
+
+} // namespace
+
+Result<std::vector<PromSeries>> parse_query_response(std::string_view body) {
+    // A member of an unexpected type makes nlohmann throw: the server's
+    // answer is refused, never a crash.
+    try {
+        return parse_document(body);
+    } catch (const json::exception& e) {
+        return Failure{std::string("unexpected JSON: ") + e.what()};
+    }
 }
 
 FabricInput fabric_from_series(const std::vector<PromSeries>& connections,

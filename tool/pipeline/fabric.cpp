@@ -28,10 +28,18 @@ Result<FabricInput> from_files(const std::vector<std::string>& words) {
         auto snap = load_snapshot_file(path);
         if (!snap) return snap.failure();
         FabricHost h{name, std::move(snap.value().connections), {}};
+        bool known = false;
         for (const Device& d : snap.value().devices)
             for (const Port& p : d.ports)
-                if (p.addresses)
+                if (p.addresses) {
+                    known = true;
                     h.addresses.insert(h.addresses.end(), p.addresses->begin(), p.addresses->end());
+                }
+        if (!known && !snap.value().devices.empty())
+            in.warnings.push_back(path +
+                                  ": its ports have no addresses (saved by an older "
+                                  "rdmastat): host " +
+                                  name + " holds only the addresses its ids are bound to");
         std::sort(h.addresses.begin(), h.addresses.end());
         h.addresses.erase(std::unique(h.addresses.begin(), h.addresses.end()), h.addresses.end());
         in.hosts.push_back(std::move(h));
