@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "collect/addresses.h"
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <ifaddrs.h>
@@ -24,10 +23,8 @@ Result<NetdevAddresses> collect_netdev_addresses() {
             out[i->ifa_name].push_back(e->address);
     }
     freeifaddrs(list);
-    for (auto& [name, addresses] : out) {
-        std::sort(addresses.begin(), addresses.end());
-        addresses.erase(std::unique(addresses.begin(), addresses.end()), addresses.end());
-    }
+    for (auto& [name, addresses] : out)
+        sort_unique(addresses);
     return out;
 }
 

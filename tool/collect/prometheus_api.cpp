@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "collect/prometheus_api.h"
 
-#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -51,9 +50,6 @@ Result<std::vector<PromSeries>> parse_document(std::string_view body) {
             if (!value.is_string()) return Failure{"label " + name + " is not a string"};
             series.labels[name] = value.get<std::string>();
         }
-        if (s.contains("value") && s["value"].is_array() && s["value"].size() == 2 &&
-            s["value"][1].is_string())
-            series.value = s["value"][1].get<std::string>();
         out.push_back(std::move(series));
     }
     return out;
@@ -104,8 +100,7 @@ FabricInput fabric_from_series(const std::vector<PromSeries>& connections,
             " series could not be read and are left out (the first: " + first_why + ")");
     for (auto& [name, h] : hosts) {
         h.name = name;
-        std::sort(h.addresses.begin(), h.addresses.end());
-        h.addresses.erase(std::unique(h.addresses.begin(), h.addresses.end()), h.addresses.end());
+        sort_unique(h.addresses);
         in.hosts.push_back(std::move(h));
     }
     return in;

@@ -16,10 +16,10 @@
 
 namespace rdmastat {
 
-/// One series of an instant query's vector result.
+/// One series of an instant query's vector result: its labels (the info
+/// series' values are all 1, and are not read).
 struct PromSeries {
     schema::LabelMap labels;
-    std::string value; ///< as the API writes it ("1")
 };
 
 /// The series of an /api/v1/query response body; a failure carries the

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "model/address.h"
 
+#include <algorithm>
 #include <arpa/inet.h>
 #include <charconv>
 #include <cstring>
@@ -95,6 +96,11 @@ std::optional<Endpoint> endpoint_from_sockaddr(const void* data, std::size_t len
         return e;
     }
     return std::nullopt;
+}
+
+void sort_unique(std::vector<IpAddress>& addresses) {
+    std::sort(addresses.begin(), addresses.end());
+    addresses.erase(std::unique(addresses.begin(), addresses.end()), addresses.end());
 }
 
 } // namespace rdmastat

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace rdmastat {
 
@@ -43,5 +44,9 @@ struct Endpoint {
 /// Decodes a struct sockaddr_in / sockaddr_in6 (as the kernel puts it in a
 /// sockaddr_storage attribute); nullopt for AF_UNSPEC, other families or short data.
 std::optional<Endpoint> endpoint_from_sockaddr(const void* data, std::size_t len);
+
+/// Puts an address list in order, each address once: a host's or a netdev's
+/// addresses, however many places reported them.
+void sort_unique(std::vector<IpAddress>& addresses);
 
 } // namespace rdmastat

@@ -40,8 +40,7 @@ Result<FabricInput> from_files(const std::vector<std::string>& words) {
                                   ": its ports have no addresses (saved by an older "
                                   "rdmastat): host " +
                                   name + " holds only the addresses its ids are bound to");
-        std::sort(h.addresses.begin(), h.addresses.end());
-        h.addresses.erase(std::unique(h.addresses.begin(), h.addresses.end()), h.addresses.end());
+        sort_unique(h.addresses);
         in.hosts.push_back(std::move(h));
     }
     std::sort(in.hosts.begin(), in.hosts.end(),

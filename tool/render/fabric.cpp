@@ -16,10 +16,6 @@ std::string state_text(const Connection& c) {
     return s;
 }
 
-std::string pod_text(const Owner& o) {
-    return o.pod ? o.pod->uid : "-";
-}
-
 void end_cells(Table& t, const FabricEnd& e, bool extended) {
     const Connection& c = *e.connection;
     t.cell(e.host->name);

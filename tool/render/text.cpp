@@ -43,6 +43,10 @@ std::string container_text(const Owner& o) {
            o.container->id.substr(0, 12);
 }
 
+std::string pod_text(const Owner& o) {
+    return o.pod ? o.pod->uid : "-";
+}
+
 std::string endpoint_text(const std::optional<Endpoint>& e) {
     return e ? e->to_string() : "*:*";
 }
@@ -83,7 +87,7 @@ class TextListing final : public ListingWriter {
             table_.cell(c.qp ? name_or_dash(c.qp->state) : "-");
             table_.cell(num_or_dash(c.netns));
             table_.cell(container_text(c.owner));
-            table_.cell(c.owner.pod ? c.owner.pod->uid : "-");
+            table_.cell(pod_text(c.owner));
         }
         if (opts_.processes) table_.cell(owner_text(c.owner));
         table_.end_row();

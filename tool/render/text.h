@@ -41,6 +41,8 @@ std::string owner_text(const Owner& owner);
 /// "docker:0123456789ab": the runtime and the id's first 12 digits, as docker
 /// and crictl shorten ids; "-" outside a container.
 std::string container_text(const Owner& owner);
+/// The Kubernetes pod's UID; "-" outside a pod.
+std::string pod_text(const Owner& owner);
 /// "10.9.0.1:7174", "[fd00:9::1]:7176"; "*:*" when the id has none.
 std::string endpoint_text(const std::optional<Endpoint>& e);
 
