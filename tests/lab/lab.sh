@@ -5,6 +5,8 @@
 #   lab.sh deps                 apt-get install what the lab needs on the host
 #   lab.sh prepare              fill the cache (guest kernel, ksrc, siw.ko, base initramfs)
 #   lab.sh run [--out DIR] [--bin PATH]... [--ko PATH]... SCENARIO.sh...
+#   lab.sh pair [--out DIR] [--bin PATH]... [--ko PATH]... SCENARIO.sh DRIVER
+#                               two guests joined by siw and rxe links, and a host driver
 #   lab.sh kmake ARGS...        make -C <guest kernel's headers> ARGS in the suite's root
 #   lab.sh kver | ksrc | kdir   print guest kernel version / source subset / unpacked kernel
 # RDMASTAT_LAB_SUITE (bookworm, trixie, sid; default bookworm) picks the kernel.
@@ -15,7 +17,7 @@ LAB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$LAB_DIR/sh/common.sh"
 
 usage() {
-	sed -n '2,11s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	sed -n '2,13s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 	exit 2
 }
 
@@ -44,7 +46,7 @@ prepare)
 		lab_base_initramfs >/dev/null
 	} 9>"$LAB_CACHE/.lock"
 	;;
-run)
+run | pair)
 	# shellcheck source=tests/lab/sh/prepare.sh
 	. "$LAB_DIR/sh/prepare.sh"
 	mkdir -p "$LAB_CACHE"
@@ -56,7 +58,9 @@ run)
 	. "$LAB_DIR/sh/initramfs.sh"
 	# shellcheck source=tests/lab/sh/run.sh
 	. "$LAB_DIR/sh/run.sh"
-	lab_run "$@"
+	# shellcheck source=tests/lab/sh/pair.sh
+	. "$LAB_DIR/sh/pair.sh"
+	if [ "$cmd" = run ]; then lab_run "$@"; else lab_pair "$@"; fi
 	;;
 kver) lab_kver ;;
 ksrc) echo "$(lab_kdir)/ksrc" ;;

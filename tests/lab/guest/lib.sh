@@ -210,3 +210,76 @@ lab_show() {
 	echo "+ $*"
 	"$@"
 }
+
+# The two-host lab (lab.sh pair). This guest is $LAB_HOST (a or b), number
+# $LAB_HOST_N (1 or 2); its network cards have the MACs 52:54:00:0N:00:0L:
+#   L=1  the siw link to the other guest: 10.8.1.N/24, fd00:8:1::N/64, siw0
+#   L=2  the rxe link:                    10.8.2.N/24, fd00:8:2::N/64, rxe0
+#   L=3  QEMU's user network, 10.0.2.15/24: the host's 127.0.0.1:$LAB_SCRAPE_PORT
+#        reaches port 9411 here, and nothing else goes in or out.
+# /shared is a directory the guests and the host's driver share: each side
+# waits for the files the other creates (lab_pair_signal, lab_pair_await).
+
+# lab_nic MAC: the name of the network device with that MAC.
+lab_nic() {
+	for _d in /sys/class/net/*; do
+		[ "$(cat "$_d/address" 2>/dev/null)" != "$1" ] || {
+			echo "${_d##*/}"
+			return 0
+		}
+	done
+	return 1
+}
+
+# lab_pair_nic L: this guest's network device on link L (1, 2 or 3).
+lab_pair_nic() { lab_nic "52:54:00:0$LAB_HOST_N:00:0$1"; }
+
+# Modules, addresses and devices of this guest of the pair. IPv6 addresses
+# survive a link going down (keep_addr_on_down): a host whose link went down
+# still holds its addresses, as one whose cable was pulled does.
+lab_pair_up() {
+	lab_load_modules && lab_insmod_list "$LAB/modules/net.list" || return 1
+	"$LAB_IP" link set lo up || return 1
+	echo 1 >/proc/sys/net/ipv6/conf/all/keep_addr_on_down
+	for _l in 1 2 3; do
+		lab_wait 10 lab_pair_nic "$_l" || {
+			echo "lab: no network card 52:54:00:0$LAB_HOST_N:00:0$_l" >&2
+			return 1
+		}
+	done
+	for _l in 1 2; do
+		_n=$(lab_pair_nic "$_l")
+		"$LAB_IP" addr add "10.8.$_l.$LAB_HOST_N/24" dev "$_n" &&
+			"$LAB_IP" -6 addr add "fd00:8:$_l::$LAB_HOST_N/64" dev "$_n" nodad &&
+			"$LAB_IP" link set "$_n" up || return 1
+	done
+	_n=$(lab_pair_nic 3)
+	"$LAB_IP" addr add 10.0.2.15/24 dev "$_n" && "$LAB_IP" link set "$_n" up || return 1
+	"$LAB_RDMA" link add siw0 type siw netdev "$(lab_pair_nic 1)" &&
+		"$LAB_RDMA" link add rxe0 type rxe netdev "$(lab_pair_nic 2)" || return 1
+	lab_wait 10 test -e /sys/class/infiniband/siw0 -a -e /sys/class/infiniband/rxe0
+}
+
+# lab_pair_signal NAME: tell the other guest and the host's driver NAME happened.
+lab_pair_signal() { : >"/shared/$1"; }
+
+# lab_pair_await SECONDS NAME: wait for NAME to be signalled; fails after
+# SECONDS, or at once when the other guest's scenario has ended (a scenario
+# signals ended-HOST on its way out: lab_pair_end).
+lab_pair_await() {
+	lab_wait "$1" _lab_pair_ready "$2" || {
+		echo "lab: $LAB_HOST waited for $2 in vain" >&2
+		return 1
+	}
+	test -e "/shared/$2"
+}
+_lab_pair_ready() {
+	test -e "/shared/$1" && return 0
+	for _e in /shared/ended-*; do
+		[ ! -e "$_e" ] || [ "$_e" = "/shared/ended-$LAB_HOST" ] || return 0
+	done
+	return 1
+}
+
+# A pair scenario's first line after lib.sh: signal ended-HOST on exit.
+lab_pair_end() { trap 'lab_pair_signal "ended-$LAB_HOST"' EXIT; }

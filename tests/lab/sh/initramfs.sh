@@ -10,6 +10,10 @@
 LAB_MODS_RDMA=('?crc32_generic' '?crc32c_generic' '?libcrc32c' udp_tunnel ip6_udp_tunnel
 	configfs ib_core ib_uverbs iw_cm ib_cm rdma_cm rdma_ucm rdma_rxe siw veth)
 LAB_MODS_9P=(virtio_pci 9pnet_virtio 9p)
+# The two-host lab (lab.sh pair): its guests' network cards, and NVMe over
+# Fabrics on RDMA (target, host, and null_blk to back the namespace).
+LAB_MODS_NET=(virtio_net)
+LAB_MODS_NVME=(null_blk nvmet_rdma nvme_rdma)
 # Staged, never insmodded: the kernel loads them (request_module, busybox modprobe)
 # on the first sock_diag TCP request, as on a Debian host (rdmastat's host sockets).
 LAB_MODS_DIAG=(inet_diag tcp_diag)
@@ -118,7 +122,7 @@ lab_base_initramfs() {
 	# The key covers the builder itself and every host file that goes in.
 	key=$({
 		cat "$LAB_DIR/sh/initramfs.sh"
-		echo "${LAB_MODS_RDMA[*]} ${LAB_MODS_9P[*]} ${LAB_MODS_DIAG[*]}"
+		echo "${LAB_MODS_RDMA[*]} ${LAB_MODS_9P[*]} ${LAB_MODS_DIAG[*]} ${LAB_MODS_NET[*]} ${LAB_MODS_NVME[*]}"
 		lab_guest_programs | xargs stat -L -c '%n %s %Y'
 		stat -L -c '%n %s %Y' /usr/bin/busybox "$moddir/modules.dep" "$moddir/updates/siw.ko"
 	} | sha256sum | cut -c1-16)
@@ -173,6 +177,8 @@ lab_base_stage() {
 	lab_stage_mods "$stage" "$moddir" "$kver" 9p "${LAB_MODS_9P[@]}"
 	lab_stage_mods "$stage" "$moddir" "$kver" rdma "${LAB_MODS_RDMA[@]}"
 	lab_stage_mods "$stage" "$moddir" "$kver" diag "${LAB_MODS_DIAG[@]}"
+	lab_stage_mods "$stage" "$moddir" "$kver" net "${LAB_MODS_NET[@]}"
+	lab_stage_mods "$stage" "$moddir" "$kver" nvme "${LAB_MODS_NVME[@]}"
 	cp "$moddir"/modules.{order,builtin,builtin.modinfo} "$stage/usr/lib/modules/$kver/"
 	depmod -b "$stage" "$kver"
 }

@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: MIT
+// [pair] tests of the two-host lab (tests/lab/pair): two guests joined by a
+// siw link and an rxe link, connections across them, and the fabric view the
+// host took of them through a real Prometheus and from the guests' snapshots,
+// before and after b's side went away without telling a.
+#include "catch_compat.hpp"
+#include "collect/snapshot_file.h"
+#include "support.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+
+using namespace rdmastat;
+using namespace rdmastat::test;
+using nlohmann::json;
+
+namespace {
+
+// Guest a serves, guest b connects: the ports of the cross-host pairs, the
+// device each runs on, and a's address on it.
+struct Pair {
+    unsigned port;
+    const char* device;
+    const char* server;
+    const char* client;
+};
+constexpr Pair rping_pairs[] = {
+    {7400, "siw0", "10.8.1.1", "10.8.1.2"},
+    {7401, "rxe0", "10.8.2.1", "10.8.2.2"},
+    {7402, "rxe0", "fd00:8:2::1", "fd00:8:2::2"},
+};
+
+// "10.8.1.1:7400", "[fd00:8:2::1]:7402": as the text outputs write an endpoint.
+std::string endpoint_str(const char* address, unsigned port) {
+    const std::string a(address);
+    return (a.find(':') == std::string::npos ? a : "[" + a + "]") + ":" + std::to_string(port);
+}
+
+json evidence_json(const std::string& dir, const std::string& name) {
+    return json::parse(lab_evidence(dir, name));
+}
+
+// The Prometheus instance of guest a or b, as the driver recorded it.
+std::string instance(char host) {
+    std::istringstream in(lab_evidence("host", "instances"));
+    std::string line;
+    while (std::getline(in, line))
+        if (line.size() > 2 && line[0] == host && line[1] == '=') return line.substr(2);
+    FAIL("no instance for guest " << host);
+    return {};
+}
+
+// The ids of a snapshot on PORT (local or peer) that are not listeners.
+std::vector<json> ids_on(const json& snapshot, unsigned port) {
+    std::vector<json> out;
+    for (const json& c : snapshot["connections"])
+        if (c["state"] != "LISTEN" && (c["local"]["port"] == port || c["peer"]["port"] == port))
+            out.push_back(c);
+    return out;
+}
+
+// The view's rows whose first end is bound to PORT.
+std::vector<json> rows_on(const json& view, unsigned port) {
+    std::vector<json> out;
+    for (const json& row : view["connections"])
+        if (row["ends"][0]["connection"]["local"]["port"] == port) out.push_back(row);
+    return out;
+}
+
+std::string owner_comm(const json& c) {
+    const json& o = c["owner"];
+    if (o.contains("kernel")) return o["kernel"].get<std::string>();
+    return o.value("comm", "");
+}
+
+// Every non-listening id of the two snapshots appears in exactly one row of
+// the view, on its own host, with the same cm_id and owner.
+void require_every_id_once(const json& view, const json& snap_a, const json& snap_b,
+                           const std::string& name_a, const std::string& name_b) {
+    std::map<std::string, int> seen;
+    for (const json& row : view["connections"])
+        for (const json& end : row["ends"]) {
+            const json& c = end["connection"];
+            if (c["state"] == "LISTEN") continue;
+            ++seen[end["host"].get<std::string>() + "/" + c["device"].get<std::string>() + "/" +
+                   std::to_string(c["cm_id"].get<unsigned>())];
+        }
+    for (const auto& [snap, name] : {std::pair{&snap_a, name_a}, std::pair{&snap_b, name_b}})
+        for (const json& c : (*snap)["connections"]) {
+            if (c["state"] == "LISTEN") continue;
+            const std::string key = name + "/" + c["device"].get<std::string>() + "/" +
+                                    std::to_string(c["cm_id"].get<unsigned>());
+            INFO(key);
+            CHECK(seen[key] == 1);
+        }
+}
+
+} // namespace
+
+TEST_CASE("pair: rping, rdmastat ping, kping and NVMe over Fabrics cross hosts on siw and rxe",
+          "[lab][pair]") {
+    const json a = evidence_json("a/fabric", "snapshot-1.json");
+    const json b = evidence_json("b/fabric", "snapshot-1.json");
+    for (const Pair& p : rping_pairs) {
+        INFO(p.port);
+        auto server = ids_on(a, p.port);
+        auto client = ids_on(b, p.port);
+        REQUIRE(server.size() == 1);
+        REQUIRE(client.size() == 1);
+        CHECK(server[0]["device"] == p.device);
+        CHECK(client[0]["device"] == p.device);
+        CHECK(server[0]["local"]["address"] == p.server);
+        CHECK(server[0]["peer"]["address"] == p.client);
+        CHECK(server[0]["local"] == client[0]["peer"]);
+        CHECK(server[0]["peer"] == client[0]["local"]);
+        CHECK(server[0]["state"] == "CONNECT");
+        CHECK(client[0]["state"] == "CONNECT");
+        CHECK(owner_comm(server[0]) == "rping");
+        CHECK(owner_comm(client[0]) == "rping");
+        // rxe's QPs reach RTS; siw's report RESET while they carry traffic.
+        if (std::string(p.device) == "rxe0") {
+            CHECK(server[0]["qp"]["state"] == "RTS");
+            CHECK(client[0]["qp"]["state"] == "RTS");
+        }
+    }
+    // The kernel's NVMe host on b, the target on a: an admin and an I/O
+    // queue over each link, each one connection.
+    for (const char* device : {"siw0", "rxe0"}) {
+        INFO(device);
+        unsigned target = 0, host = 0;
+        for (const json& c : ids_on(a, 4420))
+            if (c["device"] == device && owner_comm(c) == "nvmet_rdma" && c["state"] == "CONNECT")
+                ++target;
+        for (const json& c : ids_on(b, 4420))
+            if (c["device"] == device && owner_comm(c) == "nvme_rdma" && c["state"] == "CONNECT")
+                ++host;
+        CHECK(host == 2);
+        CHECK(target == host);
+    }
+    CHECK_THAT(lab_evidence("b/fabric", "nvme-state-1"), Catch::Contains("live"));
+    // rping against rdmastat ping on siw, and rdmastat ping against rping on
+    // rxe: 20 pings each way, the payloads verified.
+    CHECK(rping_ended_ok(lab_rc("b/fabric", "rping-to-ping.out"),
+                         lab_evidence("b/fabric", "rping-to-ping.out")));
+    CHECK(lab_rc("a/fabric", "ping-server.json") == 0);
+    CHECK(lab_rc("b/fabric", "ping-to-rping.json") == 0);
+    for (const auto& [dir, name, device] : {std::tuple{"b/fabric", "ping-to-rping.json", "rxe0"},
+                                            std::tuple{"a/fabric", "ping-server.json", "siw0"}}) {
+        INFO(name);
+        const json ping = evidence_json(dir, name);
+        CHECK(ping["device"] == device);
+        CHECK(ping["completed"] == 20);
+        CHECK(ping["interrupted"] == false);
+        // Across hosts: the peer is the other guest's address on the link.
+        CHECK(ping["peer"]["address"] ==
+              (std::string(dir) == "b/fabric" ? "10.8.2.1" : "10.8.1.2"));
+    }
+    CHECK(evidence_json("b/fabric", "ping-to-rping.json")["validated"] == true);
+    // rdmastat_kping to rdmastat_kping on siw: 20 iterations, validated by the
+    // client, seen from the server as coming from b.
+    const json kserver = evidence_json("a/fabric", "kping-server.json");
+    const json kclient = evidence_json("b/fabric", "kping-client.json");
+    CHECK(lab_rc("b/fabric", "kping-client.json") == 0);
+    for (const json* k : {&kserver, &kclient}) {
+        CHECK((*k)["state"] == "done");
+        CHECK((*k)["device"] == "siw0");
+        CHECK((*k)["iters"] == 20);
+        CHECK((*k)["send"]["ops"] == 40);
+    }
+    CHECK(kserver["role"] == "server");
+    CHECK(kserver["peer"]["address"] == "10.8.1.2");
+    CHECK(kclient["validate"] == true);
+    CHECK(kclient["peer"] == json{{"address", "10.8.1.1"}, {"port", 7405}});
+}
+
+TEST_CASE("pair: each host's listing describes exactly the cm_ids rdma reports there",
+          "[lab][pair]") {
+    for (const char* dir : {"a/fabric", "b/fabric"})
+        for (const char* phase : {"1", "2"}) {
+            INFO(dir << " phase " << phase);
+            const std::string name = std::string("snapshot-") + phase + ".json";
+            REQUIRE(lab_rc(dir, name) == 0);
+            std::istringstream in(lab_evidence(dir, name));
+            Snapshot snap = parse_snapshot_json(in, name).take();
+            const json cm_id = evidence_json(dir, std::string("cm_id-") + phase + ".json");
+            // b holds nothing once its clients were killed and its NVMe
+            // controllers deleted.
+            CHECK(cm_id.empty() == (std::string(dir) == "b/fabric" && std::string(phase) == "2"));
+            auto diffs = compare_with_referee(
+                snap.connections, cm_id, evidence_json(dir, std::string("qp-") + phase + ".json"));
+            INFO(Catch::Detail::stringify(diffs));
+            CHECK(diffs.empty());
+        }
+}
+
+TEST_CASE("pair: the fabric view shows each connection once, with both ends", "[lab][pair]") {
+    const json a = evidence_json("a/fabric", "snapshot-1.json");
+    const json b = evidence_json("b/fabric", "snapshot-1.json");
+    for (const char* name : {"fabric-1.json", "files-1.json"}) {
+        INFO(name);
+        const bool prom = std::string(name) == "fabric-1.json";
+        const std::string ha = prom ? instance('a') : "a", hb = prom ? instance('b') : "b";
+        CHECK(lab_evidence("host", std::string(name) + ".err").empty());
+        CHECK(lab_rc("host", name) == 0);
+        const json view = evidence_json("host", name);
+        CHECK(view["source"] == (prom ? "prometheus" : "files"));
+        REQUIRE(view["hosts"].size() == 2);
+        CHECK(view["summary"]["half_open"] == 0);
+        CHECK(view["summary"]["disagree"] == 0);
+        CHECK(view["summary"]["unobserved"] == 0);
+        require_every_id_once(view, a, b, ha, hb);
+        for (const Pair& p : rping_pairs) {
+            INFO(p.port);
+            auto rows = rows_on(view, p.port);
+            REQUIRE(rows.size() == 1);
+            const json& row = rows[0];
+            CHECK(row["status"] == "established");
+            REQUIRE(row["ends"].size() == 2);
+            // The accepting end first: a's server, then b's client.
+            CHECK(row["ends"][0]["host"] == ha);
+            CHECK(row["ends"][1]["host"] == hb);
+            const json& server = row["ends"][0]["connection"];
+            const json& client = row["ends"][1]["connection"];
+            CHECK(server == ids_on(a, p.port)[0]);
+            CHECK(client == ids_on(b, p.port)[0]);
+        }
+        // Each NVMe queue is one row: the target on a, the host on b.
+        unsigned nvme = 0;
+        for (const json& row : rows_on(view, 4420)) {
+            CHECK(row["status"] == "established");
+            REQUIRE(row["ends"].size() == 2);
+            CHECK(row["ends"][0]["host"] == ha);
+            CHECK(owner_comm(row["ends"][0]["connection"]) == "nvmet_rdma");
+            CHECK(owner_comm(row["ends"][1]["connection"]) == "nvme_rdma");
+            ++nvme;
+        }
+        CHECK(nvme == 4);
+    }
+    // The text, and who holds port 7401 anywhere.
+    const std::string text = lab_evidence("host", "fabric-1.txt");
+    for (const Pair& p : rping_pairs)
+        CHECK_THAT(text, Catch::Contains(endpoint_str(p.server, p.port)));
+    const std::string port = lab_evidence("host", "fabric-1-7401.txt");
+    CHECK(lab_rc("host", "fabric-1-7401.txt") == 0);
+    CHECK(lines_starting(port, "established").size() == 1);
+    CHECK(lines_starting(port, "listening").size() == 1);
+    CHECK_THAT(port, Catch::Contains("10.8.2.1:7401") && Catch::Contains(instance('a')));
+}
+
+TEST_CASE("pair: after b's clients die unseen, a's ends are half-open", "[lab][pair]") {
+    const json a = evidence_json("a/fabric", "snapshot-2.json");
+    const json b = evidence_json("b/fabric", "snapshot-2.json");
+    for (const Pair& p : rping_pairs) {
+        INFO(p.port);
+        // b's ends are gone; a's stay up: the disconnect never reached it.
+        CHECK(ids_on(b, p.port).empty());
+        REQUIRE(ids_on(a, p.port).size() == 1);
+        CHECK(ids_on(a, p.port)[0]["state"] == "CONNECT");
+    }
+    for (const char* name : {"fabric-2.json", "files-2.json"}) {
+        INFO(name);
+        const bool prom = std::string(name) == "fabric-2.json";
+        const std::string ha = prom ? instance('a') : "a", hb = prom ? instance('b') : "b";
+        CHECK(lab_evidence("host", std::string(name) + ".err").empty());
+        // Exit 1: a row is half-open.
+        CHECK(lab_rc("host", name) == 1);
+        const json view = evidence_json("host", name);
+        REQUIRE(view["hosts"].size() == 2);
+        CHECK(view["summary"]["half_open"] == std::size(rping_pairs));
+        require_every_id_once(view, a, b, ha, hb);
+        for (const Pair& p : rping_pairs) {
+            INFO(p.port);
+            auto rows = rows_on(view, p.port);
+            REQUIRE(rows.size() == 1);
+            CHECK(rows[0]["status"] == "half_open");
+            REQUIRE(rows[0]["ends"].size() == 1);
+            CHECK(rows[0]["ends"][0]["host"] == ha);
+            CHECK(rows[0]["peer_host"] == hb);
+            CHECK(rows[0]["ends"][0]["connection"]["peer"]["address"] == p.client);
+        }
+        // The NVMe queues were torn down on both sides.
+        CHECK(rows_on(view, 4420).empty());
+    }
+    const std::string text = lab_evidence("host", "fabric-2.txt");
+    CHECK(lines_starting(text, "half_open").size() == std::size(rping_pairs));
+}
+
+TEST_CASE("pair: lsof -i on each host agrees with the fabric view", "[lab][pair]") {
+    for (int phase : {1, 2}) {
+        INFO("phase " << phase);
+        const json view = evidence_json("host", "fabric-" + std::to_string(phase) + ".json");
+        std::map<std::string, std::set<std::string>> from_view; // host -> pid/local/peer
+        for (const json& row : view["connections"])
+            for (const json& end : row["ends"]) {
+                const json& c = end["connection"];
+                if (!c["owner"].contains("pid")) continue;
+                from_view[end["host"].get<std::string>()].insert(
+                    std::to_string(c["owner"]["pid"].get<int>()) + " " + c["local"].dump() + " " +
+                    c["peer"].dump());
+            }
+        for (char host : {'a', 'b'}) {
+            INFO("guest " << host);
+            const std::string dir = std::string(1, host) + "/fabric";
+            const std::string name = "lsof-" + std::to_string(phase) + ".json";
+            CHECK(lab_rc(dir, name) == 0);
+            std::set<std::string> from_lsof;
+            const json lsof = evidence_json(dir, name);
+            for (const json& proc : lsof["processes"]) {
+                if (!proc.contains("pid")) continue;
+                for (const json& f : proc["files"])
+                    if (f["type"] == "RDMA_CM" && f["state"] != "LISTEN")
+                        from_lsof.insert(std::to_string(proc["pid"].get<int>()) + " " +
+                                         f["local"].dump() + " " + f["peer"].dump());
+            }
+            CHECK(from_lsof == from_view[instance(host)]);
+            // The text names the same connections: a's servers throughout,
+            // b's clients until they were killed.
+            const std::string text = lab_evidence(dir, "lsof-" + std::to_string(phase) + ".txt");
+            for (const Pair& p : rping_pairs) {
+                INFO(p.port);
+                const std::string ep = endpoint_str(p.server, p.port);
+                const std::string file_name = host == 'a' ? ep + "->" : "->" + ep + " (CONNECT)";
+                CHECK((text.find(file_name) != std::string::npos) == (host == 'a' || phase == 1));
+            }
+        }
+    }
+}
+
+TEST_CASE("pair: the half-open alert rule names the ends the fabric view flags", "[lab][pair]") {
+    // monitoring/rdmastat.rules.yml, loaded into the host's Prometheus: quiet
+    // while every connection had both ends, then one alert per half-open end.
+    CHECK(evidence_json("host", "alerts-1.json")["data"]["result"].empty());
+    const json alerts = evidence_json("host", "alerts-2.json")["data"]["result"];
+    std::set<std::string> ports;
+    for (const json& a : alerts) {
+        const json& m = a["metric"];
+        CHECK(m["instance"] == instance('a'));
+        CHECK(m["state"] == "CONNECT");
+        CHECK(m["owner_comm"] == "rping");
+        CHECK((m["alertstate"] == "pending" || m["alertstate"] == "firing"));
+        ports.insert(m["local_port"].get<std::string>());
+    }
+    CHECK(ports == std::set<std::string>{"7400", "7401", "7402"});
+    CHECK(alerts.size() == std::size(rping_pairs));
+}
