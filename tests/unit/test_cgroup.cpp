@@ -153,3 +153,57 @@ TEST_CASE("cgroup: resolve_cgroups reads each pid's file, skips the gone", "[cgr
     CgroupMap self = resolve_cgroups({static_cast<std::uint32_t>(getpid())});
     if (!self.empty()) CHECK(self.begin()->second.path.starts_with("/"));
 }
+
+TEST_CASE("cgroup: CgroupCache reads a pid once until forget", "[cgroup]") {
+    auto root =
+        std::filesystem::temp_directory_path() / ("rdmastat-cgcache-" + std::to_string(getpid()));
+    std::filesystem::create_directories(root / "20");
+    auto write = [&](const std::string& path) {
+        std::ofstream(root / "20" / "cgroup") << "0::" << path << "\n";
+    };
+    const std::string docker = "/system.slice/docker-" + id_a + ".scope";
+    write(docker);
+    CgroupCache cache(root.string());
+    Owner first;
+    first.pid = 20;
+    cache.fill(first);
+    CHECK(first.cgroup == docker);
+    REQUIRE(first.container);
+    CHECK(first.container->runtime == ContainerRuntime::docker);
+    // The file changes (the pid now another process's): until forget, the
+    // cache answers; an owner that has a cgroup is left as it is.
+    write("/lab.slice/plain.scope");
+    Owner second;
+    second.pid = 20;
+    cache.fill(second);
+    CHECK(second.cgroup == docker);
+    Owner known;
+    known.pid = 20;
+    known.cgroup = "/given";
+    cache.fill(known);
+    CHECK(known.cgroup == "/given");
+    CHECK_FALSE(known.container);
+    cache.forget();
+    Owner third;
+    third.pid = 20;
+    cache.fill(third);
+    CHECK(third.cgroup == "/lab.slice/plain.scope");
+    CHECK_FALSE(third.container);
+    // A pid without a file stays without, and so does a kernel owner.
+    Owner gone;
+    gone.pid = 21;
+    cache.fill(gone);
+    CHECK_FALSE(gone.cgroup);
+    std::filesystem::create_directories(root / "21");
+    std::ofstream(root / "21" / "cgroup") << "0::/late\n";
+    cache.fill(gone);
+    CHECK_FALSE(gone.cgroup); // remembered as unknown until forget
+    cache.forget();
+    cache.fill(gone);
+    CHECK(gone.cgroup == "/late");
+    Owner kernel;
+    kernel.kernel = "nvme_rdma";
+    cache.fill(kernel);
+    CHECK_FALSE(kernel.cgroup);
+    std::filesystem::remove_all(root);
+}

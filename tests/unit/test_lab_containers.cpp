@@ -50,6 +50,34 @@ std::set<unsigned> ports_in(const std::string& file) {
     return out;
 }
 
+// An owner (of an id, or an lsof process) made in m's cgroup, as rdmastat
+// wrote it.
+void check_owner(const json& o, const Made& m) {
+    CHECK(o["cgroup"] == m.cgroup);
+    if (m.runtime == "-") {
+        CHECK_FALSE(o.contains("container"));
+    } else {
+        REQUIRE(o.contains("container"));
+        CHECK(o["container"]["runtime"] == m.runtime);
+        CHECK(o["container"]["id"] == m.id);
+    }
+    if (m.pod == "-") {
+        CHECK_FALSE(o.contains("pod"));
+    } else {
+        REQUIRE(o.contains("pod"));
+        CHECK(o["pod"]["uid"] == m.pod);
+        CHECK(o["pod"]["qos"] == m.qos);
+    }
+}
+
+const Made& made_on(unsigned port) {
+    static const std::vector<Made> all = made();
+    for (const Made& m : all)
+        if (m.port == port) return m;
+    FAIL("nothing made on " << port);
+    return all.front();
+}
+
 } // namespace
 
 TEST_CASE("lab: each server's cgroup, container and pod, from every source", "[lab][containers]") {
@@ -64,22 +92,7 @@ TEST_CASE("lab: each server's cgroup, container and pod, from every source", "[l
                       .find("0::" + m.cgroup + "\n") != std::string::npos);
             json c = listener(doc, m.port);
             REQUIRE_FALSE(c.is_null());
-            const json& o = c["owner"];
-            CHECK(o["cgroup"] == m.cgroup);
-            if (m.runtime == "-") {
-                CHECK_FALSE(o.contains("container"));
-            } else {
-                REQUIRE(o.contains("container"));
-                CHECK(o["container"]["runtime"] == m.runtime);
-                CHECK(o["container"]["id"] == m.id);
-            }
-            if (m.pod == "-") {
-                CHECK_FALSE(o.contains("pod"));
-            } else {
-                REQUIRE(o.contains("pod"));
-                CHECK(o["pod"]["uid"] == m.pod);
-                CHECK(o["pod"]["qos"] == m.qos);
-            }
+            check_owner(c["owner"], m);
         }
     }
 }
@@ -139,4 +152,67 @@ TEST_CASE("lab: export labels containers and pods only with --per-container", "[
     }
     // The plain cgroup's server is in no series.
     CHECK(on.find("/lab.slice") == std::string::npos);
+}
+
+TEST_CASE("lab: lsof -j names each server's process's cgroup, container and pod",
+          "[lab][containers]") {
+    REQUIRE(lab_rc("containers", "lsof.json") == 0);
+    const json doc = json::parse(lab_evidence("containers", "lsof.json"));
+    for (const Made& m : made()) {
+        INFO(m.port);
+        unsigned found = 0;
+        for (const json& p : doc["processes"])
+            for (const json& f : p["files"])
+                if (f["type"] == "RDMA_CM" && f["state"] == "LISTEN" &&
+                    f["local"]["port"] == m.port) {
+                    check_owner(p, m);
+                    ++found;
+                }
+        CHECK(found == 1);
+    }
+}
+
+TEST_CASE("lab: -E gives ids born while it traces their owners' containers and pods",
+          "[lab][containers]") {
+    // A client in the docker container connected to the server there (7340),
+    // one in the plain cgroup to the cri-o pod's server (7342): each end's
+    // owner is where its process was, the passive ends born during the trace
+    // included.
+    CHECK(lab_rc("containers", "events-all") == 0);
+    std::map<std::string, unsigned> seen;
+    for (const json& e : lab_json_lines("containers", "events-all.jsonl")) {
+        const json& c = e["connection"];
+        const unsigned local = event_port(c, "local"), peer = event_port(c, "peer");
+        if (c["owner"].value("comm", "") != "rping") continue;
+        INFO(e.dump());
+        if (local == 7340 || peer == 7340) {
+            check_owner(c["owner"], made_on(7340)); // both ends in the container
+            ++seen[local == 7340 ? "7340 server" : "7340 client"];
+        } else if (local == 7342) {
+            check_owner(c["owner"], made_on(7342));
+            if (c["state"] != "LISTEN") ++seen["7342 server"];
+        } else if (peer == 7342) {
+            check_owner(c["owner"], made_on(7344)); // the plain cgroup's
+            ++seen["7342 client"];
+        }
+    }
+    for (const char* end : {"7340 server", "7340 client", "7342 server", "7342 client"}) {
+        INFO(end);
+        CHECK(seen[end] > 0);
+    }
+    // The filter "pod besteffort" sees the pod's new passive end, not its
+    // client in the plain cgroup (sport 7347 and 7348 are the sentinels).
+    CHECK(lab_rc("containers", "events-pod") == 0);
+    unsigned pod_ends = 0;
+    for (const json& e : lab_json_lines("containers", "events-pod.jsonl")) {
+        const json& c = e["connection"];
+        const unsigned local = event_port(c, "local");
+        if (local == 7347 || local == 7348) continue;
+        INFO(e.dump());
+        REQUIRE(c["owner"].contains("pod"));
+        CHECK(c["owner"]["pod"]["qos"] == "besteffort");
+        CHECK(event_port(c, "peer") != 7342);
+        if (local == 7342 && c["state"] != "LISTEN") ++pod_ends;
+    }
+    CHECK(pod_ends > 0);
 }

@@ -406,3 +406,45 @@ TEST_CASE("-i @ADDR does not match a listener's placeholder peer", "[lsof]") {
         CHECK(o.str().find("RDMA_CM") == std::string::npos);
     }
 }
+
+TEST_CASE("lsof -j: a process's cgroup, container and pod, from its ids or its resources",
+          "[lsof]") {
+    // rping (10) owns ids in a pod's containerd container; ib_write_bw (20)
+    // owns only an MR in a docker container (its ids removed here); nginx
+    // (30) holds only a socket: nothing says its cgroup.
+    Snapshot s = hand_built();
+    const std::string pod_uid = "5f0c9a7e-8b1d-4c2e-9f3a-0d4b6c8e1a27";
+    for (Connection& c : s.connections)
+        if (c.owner.pid == 10u) {
+            c.owner.cgroup = "/kubepods.slice/x";
+            c.owner.container = Container{ContainerRuntime::containerd, std::string(64, 'c')};
+            c.owner.pod = Pod{pod_uid, PodQos::burstable};
+        }
+    std::erase_if(s.connections, [](const Connection& c) { return c.owner.pid == 20u; });
+    for (Resource& r : s.resources)
+        if (r.owner.pid == 20u) {
+            r.owner.cgroup = "/system.slice/docker-" + std::string(64, 'd') + ".scope";
+            r.owner.container = Container{ContainerRuntime::docker, std::string(64, 'd')};
+        }
+    std::ostringstream out;
+    write_lsof_json(out, s, select(s, {"-i", "-p", "20"}), false);
+    nlohmann::json j = nlohmann::json::parse(out.str());
+    std::map<std::uint32_t, nlohmann::json> by_pid;
+    for (const auto& p : j["processes"])
+        if (p.contains("pid")) by_pid[p["pid"].get<std::uint32_t>()] = p;
+    REQUIRE(by_pid.count(10));
+    CHECK(by_pid[10]["cgroup"] == "/kubepods.slice/x");
+    CHECK(by_pid[10]["container"] ==
+          nlohmann::json{{"runtime", "containerd"}, {"id", std::string(64, 'c')}});
+    CHECK(by_pid[10]["pod"] == nlohmann::json{{"uid", pod_uid}, {"qos", "burstable"}});
+    REQUIRE(by_pid.count(20));
+    CHECK(by_pid[20]["container"]["runtime"] == "docker");
+    CHECK_FALSE(by_pid[20].contains("pod"));
+    REQUIRE(by_pid.count(30));
+    CHECK_FALSE(by_pid[30].contains("cgroup"));
+    CHECK_FALSE(by_pid[30].contains("container"));
+    // Keys in the owner's order, before the files.
+    CHECK_THAT(out.str(), Catch::Contains("\"user\":\"root\",\"cgroup\":\"/kubepods.slice/x\","
+                                          "\"container\":") &&
+                              Catch::Contains("\"qos\":\"burstable\"},\"files\":["));
+}

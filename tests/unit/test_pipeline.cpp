@@ -271,10 +271,22 @@ TEST_CASE("pipeline: resources reuse the QPs the ids were joined with", "[pipeli
                     .size();
         CHECK(qps == sys.data.qps.size());
         CHECK(cqs == expected_cqs);
-        // Owners resolved once per pid, the QPs' and the CQs' alike.
-        for (const Resource& r : c.snapshot.resources)
+        // Owners resolved once per pid, the QPs' and the CQs' alike, with
+        // their processes' cgroups (lsof's holders take them from there).
+        std::size_t contained = 0;
+        for (const Resource& r : c.snapshot.resources) {
             if (r.owner.pid && fixture_owners(fixture_path("owners.txt")).count(*r.owner.pid))
                 CHECK(r.owner.comm == std::optional<std::string>("rping"));
+            if (!r.owner.pid) {
+                CHECK_FALSE(r.owner.cgroup);
+                continue;
+            }
+            CHECK(sys.cgroups_asked.count(*r.owner.pid) == 1);
+            REQUIRE(r.owner.container);
+            CHECK(r.owner.container->id == std::string(64, 'a'));
+            ++contained;
+        }
+        CHECK(contained > 0);
     }
 }
 

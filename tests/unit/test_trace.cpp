@@ -432,3 +432,51 @@ TEST_CASE("the tracker learns a device added after its seed, asking once per nam
     t.learn({}, "ghost0");
     CHECK(!t.new_device("ghost0"));
 }
+
+TEST_CASE("the tracker asks for an owner's cgroup once per id, and keeps it to the end",
+          "[trace]") {
+    // The records name a process by pid; what only /proc knows (its cgroup,
+    // container and pod) comes from fill_owner, which a stub stands in for.
+    std::vector<std::uint32_t> asked;
+    const std::string docker = "/system.slice/docker-" + std::string(64, 'b') + ".scope";
+    CmTracker t([&](Owner& o) {
+        REQUIRE(o.pid);
+        asked.push_back(*o.pid);
+        if (*o.pid == 4242) { // alive while it connects, gone when its id goes
+            o.cgroup = docker;
+            o.container = Container{ContainerRuntime::docker, std::string(64, 'b')};
+        }
+    });
+    Snapshot seed = roce_devices();
+    Connection old;
+    old.device = "rxe0";
+    old.cm_id = 3;
+    old.owner.pid = 99;
+    old.owner.cgroup = "/seeded";
+    seed.connections.push_back(old);
+    t.seed(seed);
+    auto a = t.add(decode(cm_event(100, 7, CmEventType::addr_resolved)), {});
+    REQUIRE(a);
+    CHECK(a->connection.owner.cgroup == docker);
+    REQUIRE(a->connection.owner.container);
+    auto up = t.add(decode(cm_event(130, 7, CmEventType::established)), {});
+    REQUIRE(up);
+    CHECK(up->connection.owner.container == a->connection.owner.container);
+    auto gone = t.add(decode(record(RDMASTAT_TRACE_DESTROY, 150, 7, 40000, 7175)), {});
+    REQUIRE(gone);
+    CHECK(gone->connection.owner.cgroup == docker);
+    CHECK(asked == std::vector<std::uint32_t>{4242}); // once for id 7's three records
+    // Another process's records for a seeded id: that one is asked about; an
+    // id never numbered is filled record by record.
+    rdmastat_trace_record other = cm_event(160, 3, CmEventType::disconnected);
+    other.pid = 77;
+    auto o = t.add(decode(other), {});
+    REQUIRE(o);
+    CHECK_FALSE(o->connection.owner.cgroup);
+    rdmastat_trace_record unroutable = cm_event(170, 0, CmEventType::addr_error, -113);
+    unroutable.flags &= ~(RDMASTAT_TRACE_F_TRACKED | RDMASTAT_TRACE_F_DEVICE);
+    auto failed = t.add(decode(unroutable), {});
+    REQUIRE(failed);
+    CHECK(failed->connection.owner.cgroup == docker);
+    CHECK(asked == std::vector<std::uint32_t>{4242, 77, 4242});
+}

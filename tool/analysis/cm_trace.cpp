@@ -126,7 +126,10 @@ std::optional<ConnectionEvent> CmTracker::add(const TraceEvent& e,
     out.reason = cm_status_reason(e, c.transport);
 
     // History needs an identity: ids not yet numbered have none.
-    if (!e.tracked || c.device.empty()) return out;
+    if (!e.tracked || c.device.empty()) {
+        if (fill_owner_) fill_owner_(c.owner);
+        return out;
+    }
     auto it = lives_.try_emplace(Key{c.device, c.cm_id}).first;
     Life& life = it->second;
     // An id in the seed may still be born after it (made between attach and
@@ -137,10 +140,20 @@ std::optional<ConnectionEvent> CmTracker::add(const TraceEvent& e,
         life.born_ns = e.time_ns;
     life.heard = true;
     bool have_owner = c.owner.pid || c.owner.kernel;
-    if (have_owner)
+    if (have_owner) {
+        // The same process keeps what was learnt of it; a new one is filled
+        // in once.
+        if (c.owner.pid && c.owner.pid == life.owner.pid && life.owner.cgroup) {
+            c.owner.cgroup = life.owner.cgroup;
+            c.owner.container = life.owner.container;
+            c.owner.pod = life.owner.pod;
+        } else if (fill_owner_) {
+            fill_owner_(c.owner);
+        }
         life.owner = c.owner;
-    else
+    } else {
         c.owner = life.owner;
+    }
     if (e.kind == TraceKind::connect_started) {
         life.connect_start_ns = e.time_ns;
         return std::nullopt;

@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -31,6 +32,12 @@ std::optional<std::string> cm_status_reason(const TraceEvent& e, Transport trans
 /// before it binds to a device carry neither and are reported without history.
 class CmTracker {
   public:
+    /// fill_owner, when given, completes an owner the records name (a pid, a
+    /// comm, a uid) with what the records cannot carry (its cgroup, container
+    /// and pod): asked when an id's owner first appears or changes, and for
+    /// the records of ids not yet numbered. The ids of the seed have theirs.
+    explicit CmTracker(std::function<void(Owner&)> fill_owner = {})
+        : fill_owner_(std::move(fill_owner)) {}
     /// The ids and devices that exist when tracing starts (one NLDEV dump): their
     /// owners fill in records that lack one, and the devices' transports tell
     /// RoCE from InfiniBand.
@@ -69,6 +76,7 @@ class CmTracker {
     std::map<Key, Life> lives_;
     std::map<std::string, Transport> transports_;
     std::set<std::string> asked_; ///< names learn() was asked about
+    std::function<void(Owner&)> fill_owner_;
 };
 
 } // namespace rdmastat

@@ -158,6 +158,11 @@ class Builder {
             if (!h.comm) h.comm = owner->comm;
             if (!h.uid) h.uid = owner->uid;
             if (!h.user) h.user = owner->user;
+            if (!h.cgroup && owner->cgroup) {
+                h.cgroup = owner->cgroup;
+                h.container = owner->container;
+                h.pod = owner->pod;
+            }
         }
         return h;
     }

@@ -41,6 +41,11 @@ struct LsofHolder {
     std::optional<std::string> comm;
     std::optional<std::uint32_t> uid;
     std::optional<std::string> user;
+    /// The process's cgroup, container and pod, as its ids' and resources'
+    /// owners have them (a process with neither has none here).
+    std::optional<std::string> cgroup;
+    std::optional<Container> container;
+    std::optional<Pod> pod;
     std::vector<LsofFile> files;
 };
 

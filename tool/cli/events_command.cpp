@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/monitor.h"
 #include "cli/run_control.h"
+#include "collect/cgroup.h"
 #include "render/monitor.h"
 #include "render/output.h"
 #include "trace/decode.h"
@@ -66,7 +67,10 @@ void trace_events(Tracer& tracer, const CommonOptions& common, double duration,
     // than in neither (its first record then tells whether it was born since).
     Collection seed = collect(common);
     require(seed, Part::connections);
-    CmTracker tracker;
+    // The ids born since the seed: their processes' containers and pods, for
+    // the filters and the output, read once per process and round.
+    CgroupCache cgroups;
+    CmTracker tracker([&cgroups](Owner& o) { cgroups.fill(o); });
     tracker.seed(seed.snapshot);
     if (own_signals) stop_on_signals();
 
@@ -97,6 +101,7 @@ void trace_events(Tracer& tracer, const CommonOptions& common, double duration,
         // before it: the last round takes what is there without waiting.
         last = stop_requested() || past(start, duration);
         offset = monotonic_to_wall();
+        cgroups.forget();
         auto polled = tracer.poll(last ? 0 : Tracer::poll_ms, sink);
         if (!polled) throw Error(polled.error());
         more = emit(batch);

@@ -166,4 +166,22 @@ void set_workload(Owner& o, const CgroupMap& cgroups) {
     o.pod = it->second.workload.pod;
 }
 
+void CgroupCache::fill(Owner& o) {
+    if (!o.pid || o.cgroup || unknown_.contains(*o.pid)) return;
+    if (!known_.contains(*o.pid)) {
+        CgroupMap one = resolve_cgroups({*o.pid}, proc_root_);
+        if (one.empty()) {
+            unknown_.insert(*o.pid);
+            return;
+        }
+        known_.merge(one);
+    }
+    set_workload(o, known_);
+}
+
+void CgroupCache::forget() {
+    known_.clear();
+    unknown_.clear();
+}
+
 } // namespace rdmastat

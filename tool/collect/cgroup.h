@@ -61,4 +61,21 @@ CgroupMap resolve_cgroups(const std::set<std::uint32_t>& pids,
 /// Sets cgroup, container and pod of o from cgroups, when its pid is there.
 void set_workload(Owner& o, const CgroupMap& cgroups);
 
+/// The cgroups of owners that arrive one at a time (the tracepoints name an
+/// id's process by pid alone): each pid's file is read once until forget(),
+/// so that a stream of events costs a read per process, not per event.
+/// forget() often enough that a pid the kernel reuses is read again.
+class CgroupCache {
+  public:
+    explicit CgroupCache(std::string proc_root = "/proc") : proc_root_(std::move(proc_root)) {}
+    /// set_workload for an owner with a pid and no cgroup yet.
+    void fill(Owner& o);
+    void forget();
+
+  private:
+    std::string proc_root_;
+    CgroupMap known_;
+    std::set<std::uint32_t> unknown_; ///< gone, or in no v2 hierarchy
+};
+
 } // namespace rdmastat

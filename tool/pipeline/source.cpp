@@ -25,9 +25,9 @@ class SystemSource final : public Source {
         std::optional<NldevData> nldev;
         OwnerMap owners;
         if (!module_ids(c, nldev)) nldev_ids(c, nldev, owners);
-        workloads(c);
         if (needs.resources && in_time(c, needs, Part::resources))
             resources(c, nldev, std::move(owners));
+        workloads(c);
         host(c, needs);
         if (needs.addresses) port_addresses(c);
         if (needs.counters && in_time(c, needs, Part::counters))
@@ -115,15 +115,20 @@ class SystemSource final : public Source {
         nldev->cm_ids.clear();
     }
 
-    // Each process-owned id's cgroup, and the container and pod it names.
+    // Each process-owned id's and resource's cgroup, and the container and
+    // pod it names.
     void workloads(Collection& c) {
         std::set<std::uint32_t> pids;
         for (const Connection& x : c.snapshot.connections)
             if (x.owner.pid) pids.insert(*x.owner.pid);
+        for (const Resource& r : c.snapshot.resources)
+            if (r.owner.pid) pids.insert(*r.owner.pid);
         if (pids.empty()) return;
         CgroupMap cgroups = system_.cgroups(pids);
         for (Connection& x : c.snapshot.connections)
             set_workload(x.owner, cgroups);
+        for (Resource& r : c.snapshot.resources)
+            set_workload(r.owner, cgroups);
     }
 
     // Every device's resources of each kind with their owners. The QPs

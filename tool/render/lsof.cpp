@@ -98,16 +98,29 @@ json file_json(const LsofFile& f) {
     return j;
 }
 
-json process_json(std::optional<std::uint32_t> pid, const std::optional<std::string>& kernel,
-                  const std::optional<std::string>& comm, std::optional<std::uint32_t> uid,
-                  const std::optional<std::string>& user) {
-    json j = json::object();
-    put(j, "pid", pid);
-    put(j, "kernel", kernel);
-    put(j, "comm", comm);
-    put(j, "uid", uid);
-    put(j, "user", user);
-    return j;
+// As an owner is written: {"pid", "comm", "uid", "user", "cgroup",
+// "container", "pod"} (each when known), {"kernel": NAME}, or {} for files
+// no known process holds.
+json holder_json(const LsofHolder& h) {
+    Owner o;
+    o.pid = h.pid;
+    o.comm = h.comm;
+    o.uid = h.uid;
+    o.user = h.user;
+    o.kernel = h.kernel;
+    o.cgroup = h.cgroup;
+    o.container = h.container;
+    o.pod = h.pod;
+    return json_common::owner(o);
+}
+
+json process_json(const Process& p) {
+    Owner o;
+    o.pid = p.pid;
+    o.comm = p.comm;
+    o.uid = p.uid;
+    o.user = p.user;
+    return json_common::owner(o);
 }
 
 } // namespace
@@ -166,7 +179,7 @@ void write_lsof_json(std::ostream& out, const Snapshot& snap, const LsofResult& 
     json j = json_common::header(snap);
     json processes = json::array();
     for (const LsofHolder& h : r.holders) {
-        json p = process_json(h.pid, h.kernel, h.comm, h.uid, h.user);
+        json p = holder_json(h);
         json files = json::array();
         for (const LsofFile& f : h.files)
             files.push_back(file_json(f));
@@ -176,7 +189,7 @@ void write_lsof_json(std::ostream& out, const Snapshot& snap, const LsofResult& 
     j["processes"] = std::move(processes);
     json uninspected = json::array();
     for (const Process* p : r.uninspected)
-        uninspected.push_back(process_json(p->pid, std::nullopt, p->comm, p->uid, p->user));
+        uninspected.push_back(process_json(*p));
     j["uninspected"] = std::move(uninspected);
     json_common::emit(out, j, pretty);
 }

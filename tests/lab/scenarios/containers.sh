@@ -3,7 +3,9 @@
 # (CRI, systemd driver), cri-o (cgroupfs driver) and podman name them, and one
 # in a plain cgroup. The scenario writes what it made ($OUT/containers/made:
 # port, cgroup path, runtime, id, pod UID, QoS) and what rdmastat said: the
-# JSON listing, -e, the filters and export with and without --per-container.
+# JSON listing, -e, the filters, export with and without --per-container,
+# lsof -j, and -E of clients connecting from the docker container and from
+# the plain cgroup.
 # [lab][containers] in tests/unit/test_lab_containers.cpp judges them.
 # shellcheck source=tests/lab/guest/lib.sh
 . "$LAB/lib.sh"
@@ -54,6 +56,33 @@ lab_capture "$C" f-kubepods.json rdmastat -j -a cgroup /kubepods.slice
 lab_capture "$C" f-not.json rdmastat -j -a not cgroup /kubepods and not cgroup /kubepods.slice
 lab_capture "$C" metrics.prom rdmastat export --per-container
 lab_capture "$C" metrics-off.prom rdmastat export
+lab_capture "$C" lsof.json rdmastat lsof -j
+
+# -E follows ids born while it traces: a client in the docker container
+# connects to the server there, one in the plain cgroup to the cri-o pod's.
+# One -E sees everything, one only the besteffort pod (and its sentinels).
+rdmastat -E -j >/tmp/ce-all.jsonl 2>"$C/events-all.err" &
+e_all=$!
+rdmastat -E -j pod besteffort or sport 7347 or sport 7348 >/tmp/ce-pod.jsonl \
+	2>"$C/events-pod.err" &
+e_pod=$!
+lab_tracer_attached /tmp/ce-all.jsonl 7345 7346 || echo "containers: -E never attached"
+lab_tracer_attached /tmp/ce-pod.jsonl 7347 7348 || echo "containers: -E pod never attached"
+sh -c "echo \$\$ >$G/system.slice/docker-$d.scope/cgroup.procs &&
+	exec rping -c -a 10.9.0.1 -p 7340 -C 3" >/dev/null 2>&1 || echo "containers: client of 7340: $?"
+sh -c "echo \$\$ >$G/lab.slice/plain.scope/cgroup.procs &&
+	exec rping -c -a 10.9.0.2 -p 7342 -C 3" >/dev/null 2>&1 || echo "containers: client of 7342: $?"
+for f in ce-all ce-pod; do
+	lab_wait 20 sh -c "grep '\"event\":\"closed\"' /tmp/$f.jsonl | grep -q '\"port\":7342[,}]'" ||
+		echo "containers: $f never saw 7342's ends close"
+done
+lab_wait 20 sh -c "grep '\"event\":\"closed\"' /tmp/ce-all.jsonl | grep -q '\"port\":7340[,}]'" ||
+	echo "containers: -E never saw 7340's ends close"
+kill -INT "$e_all" "$e_pod"
+lab_reap "$e_all" "$C/events-all.rc"
+lab_reap "$e_pod" "$C/events-pod.rc"
+cp /tmp/ce-all.jsonl "$C/events-all.jsonl"
+cp /tmp/ce-pod.jsonl "$C/events-pod.jsonl"
 
 for pid in $pids; do
 	kill "$pid" 2>/dev/null || true
