@@ -114,15 +114,6 @@ json holder_json(const LsofHolder& h) {
     return json_common::owner(o);
 }
 
-json process_json(const Process& p) {
-    Owner o;
-    o.pid = p.pid;
-    o.comm = p.comm;
-    o.uid = p.uid;
-    o.user = p.user;
-    return json_common::owner(o);
-}
-
 } // namespace
 
 std::string lsof_type(const LsofFile& f) {
@@ -188,8 +179,14 @@ void write_lsof_json(std::ostream& out, const Snapshot& snap, const LsofResult& 
     }
     j["processes"] = std::move(processes);
     json uninspected = json::array();
-    for (const Process* p : r.uninspected)
-        uninspected.push_back(process_json(*p));
+    for (const Process* p : r.uninspected) {
+        LsofHolder h;
+        h.pid = p->pid;
+        h.comm = p->comm;
+        h.uid = p->uid;
+        h.user = p->user;
+        uninspected.push_back(holder_json(h));
+    }
     j["uninspected"] = std::move(uninspected);
     json_common::emit(out, j, pretty);
 }

@@ -33,15 +33,12 @@ lab_free_port() {
 }
 
 lab_pair() {
-	local out="" items=() scenario="" driver="" kver kdir base run h n t0 secs ports="" p
+	local out="" scenario="" driver="" kver kdir base run h n t0 secs ports="" p
 	local -A udp tcp pid
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--out) out=${2:?--out needs a directory} && shift ;;
-		--bin) [ -x "${2:?--bin needs a path}" ] || die "--bin $2: not an executable file"
-			items+=(-b "$(realpath "$2")") && shift ;;
-		--ko) [ -f "${2:?--ko needs a path}" ] || die "--ko $2: no such file"
-			items+=(-k "$(realpath "$2")") && shift ;;
+		--bin | --ko) lab_item "$1" "${2:-}" && shift ;;
 		-h | --help) lab_pair_usage ;;
 		-*) die "unknown option $1" ;;
 		*) if [ -z "$scenario" ]; then
@@ -70,7 +67,7 @@ lab_pair() {
 		lab_base_initramfs
 	} 9>"$LAB_CACHE/.lock")
 	run=$(mktemp "${TMPDIR:-/tmp}/rdmastat-pair-initrd.XXXXXX")
-	lab_run_initramfs "$run.part" "${items[@]}" -s "$scenario"
+	lab_run_initramfs "$run.part" "${LAB_ITEMS[@]}" -s "$scenario"
 	for p in a1 a2 b1 b2; do
 		udp[$p]=$(lab_free_port udp "$ports")
 		ports="$ports ${udp[$p]}"

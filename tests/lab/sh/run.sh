@@ -5,22 +5,31 @@ lab_run_usage() {
 	die "usage: lab.sh run [--out DIR] [--bin PATH]... [--ko PATH]... SCENARIO.sh..."
 }
 
+# lab_item --bin|--ko PATH: checks PATH and appends it to LAB_ITEMS as
+# lab_run_initramfs takes it (-b BIN, -k KO), for run and pair alike.
+LAB_ITEMS=()
+lab_item() {
+	case $1 in
+	--bin) [ -x "${2:?--bin needs a path}" ] || die "--bin $2: not an executable file"
+		LAB_ITEMS+=(-b "$(realpath "$2")") ;;
+	--ko) [ -f "${2:?--ko needs a path}" ] || die "--ko $2: no such file"
+		LAB_ITEMS+=(-k "$(realpath "$2")") ;;
+	esac
+}
+
 lab_run() {
-	local out="" items=() names=() n kver kdir base run accel rc t0 secs
+	local out="" names=() n kver kdir base run accel rc t0 secs
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--out) out=${2:?--out needs a directory} && shift ;;
-		--bin) [ -x "${2:?--bin needs a path}" ] || die "--bin $2: not an executable file"
-			items+=(-b "$(realpath "$2")") && shift ;;
-		--ko) [ -f "${2:?--ko needs a path}" ] || die "--ko $2: no such file"
-			items+=(-k "$(realpath "$2")") && shift ;;
+		--bin | --ko) lab_item "$1" "${2:-}" && shift ;;
 		-h | --help) lab_run_usage ;;
 		-*) die "unknown option $1" ;;
 		*) [ -f "$1" ] || die "scenario $1: no such file"
 			n=$(basename "$1" .sh)
 			case " ${names[*]} " in *" $n "*) die "two scenarios named $n" ;; esac
 			names+=("$n")
-			items+=(-s "$(realpath "$1")") ;;
+			LAB_ITEMS+=(-s "$(realpath "$1")") ;;
 		esac
 		shift
 	done
@@ -40,7 +49,7 @@ lab_run() {
 		lab_base_initramfs
 	} 9>"$LAB_CACHE/.lock")
 	run=$(mktemp "${TMPDIR:-/tmp}/rdmastat-lab-initrd.XXXXXX")
-	lab_run_initramfs "$run.part" "${items[@]}"
+	lab_run_initramfs "$run.part" "${LAB_ITEMS[@]}"
 	cat "$base" "$run.part" >"$run"
 	rm -f "$run.part"
 
