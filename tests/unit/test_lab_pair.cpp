@@ -240,6 +240,8 @@ TEST_CASE("pair: the fabric view shows each connection once, with both ends", "[
         }
         CHECK(nvme == 4);
     }
+    // Both guests were being scraped when the view was taken.
+    CHECK(evidence_json("host", "up-1.json")["data"]["result"].size() == 2);
     // The text, and who holds port 7401 anywhere.
     const std::string text = lab_evidence("host", "fabric-1.txt");
     for (const Pair& p : rping_pairs)
@@ -285,6 +287,8 @@ TEST_CASE("pair: after b's clients die unseen, a's ends are half-open", "[lab][p
         // The NVMe queues were torn down on both sides.
         CHECK(rows_on(view, 4420).empty());
     }
+    // b is still scraped: its ends are gone, not its host.
+    CHECK(evidence_json("host", "up-2.json")["data"]["result"].size() == 2);
     const std::string text = lab_evidence("host", "fabric-2.txt");
     CHECK(lines_starting(text, "half_open").size() == std::size(rping_pairs));
 }

@@ -127,7 +127,7 @@ std::optional<ConnectionEvent> CmTracker::add(const TraceEvent& e,
 
     // History needs an identity: ids not yet numbered have none.
     if (!e.tracked || c.device.empty()) {
-        if (fill_owner_) fill_owner_(c.owner);
+        if (fill_owner_ && c.owner.pid) fill_owner_(c.owner);
         return out;
     }
     auto it = lives_.try_emplace(Key{c.device, c.cm_id}).first;
@@ -147,7 +147,7 @@ std::optional<ConnectionEvent> CmTracker::add(const TraceEvent& e,
             c.owner.cgroup = life.owner.cgroup;
             c.owner.container = life.owner.container;
             c.owner.pod = life.owner.pod;
-        } else if (fill_owner_) {
+        } else if (fill_owner_ && c.owner.pid) {
             fill_owner_(c.owner);
         }
         life.owner = c.owner;

@@ -32,10 +32,11 @@ std::optional<std::string> cm_status_reason(const TraceEvent& e, Transport trans
 /// before it binds to a device carry neither and are reported without history.
 class CmTracker {
   public:
-    /// fill_owner, when given, completes an owner the records name (a pid, a
-    /// comm, a uid) with what the records cannot carry (its cgroup, container
-    /// and pod): asked when an id's owner first appears or changes, and for
-    /// the records of ids not yet numbered. The ids of the seed have theirs.
+    /// fill_owner, when given, completes a process owner the records name (a
+    /// pid, a comm, a uid) with what the records cannot carry (its cgroup,
+    /// container and pod): asked for a record with a pid when its id's owner
+    /// is new or another process, or has no cgroup yet, and for each record
+    /// of an id not yet numbered. The ids of the seed have theirs.
     explicit CmTracker(std::function<void(Owner&)> fill_owner = {})
         : fill_owner_(std::move(fill_owner)) {}
     /// The ids and devices that exist when tracing starts (one NLDEV dump): their

@@ -160,12 +160,14 @@ lab_capture() {
 
 # lab_reap PID RCFILE [SECONDS]: wait for PID (killed after SECONDS, default
 # 20) and write its exit status to RCFILE.
+# Safe under set -e: the status is recorded, not returned.
 lab_reap() {
 	(sleep "${3:-20}"; kill -KILL "$1" 2>/dev/null) &
 	_w=$!
-	wait "$1"
-	echo $? >"$2"
-	kill "$_w" 2>/dev/null
+	_r=0
+	wait "$1" || _r=$?
+	echo "$_r" >"$2"
+	kill "$_w" 2>/dev/null || true
 }
 
 # lab_section TITLE: a heading in a scenario's log.

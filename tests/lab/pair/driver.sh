@@ -18,12 +18,10 @@ say() { printf 'driver: %s\n' "$*"; }
 # await NAME...: wait for the guests' signal files; fails after $timeout s,
 # or at once when a guest's scenario has ended.
 await() {
-	local f rc t=$((timeout * 10))
+	local f t=$((timeout * 10))
 	for f in "$@"; do
 		until [ -e "$PAIR_SHARED/$f" ]; do
-			for rc in "$PAIR_SHARED"/ended-*; do
-				[ ! -e "$rc" ] || { say "waiting for $f: ${rc##*/}"; return 1; }
-			done
+			! ended || { say "while waiting for $f"; return 1; }
 			t=$((t - 1))
 			[ "$t" -gt 0 ] || { say "waited ${timeout}s for $f in vain"; return 1; }
 			sleep 0.1
@@ -39,8 +37,8 @@ printf 'a=%s\nb=%s\n' "$PAIR_SCRAPE_A" "$PAIR_SCRAPE_B" >"$H/instances"
 rules=$(cd "$(dirname "$0")/../../../monitoring" && pwd)/rdmastat.rules.yml
 cat >"$H/prom/prometheus.yml" <<YML
 global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
+  scrape_interval: 2s
+  scrape_timeout: 2s
   evaluation_interval: 1s
 rule_files: ['$rules']
 scrape_configs:
@@ -51,17 +49,30 @@ YML
 prometheus --config.file="$H/prom/prometheus.yml" --storage.tsdb.path="$H/prom/data" \
 	--web.listen-address="127.0.0.1:$PAIR_PROM_PORT" >"$H/prometheus.log" 2>&1 &
 prom_pid=$!
-trap 'kill "$prom_pid" 2>/dev/null || true; signal finished' EXIT
+# The guests stop waiting on either file, however the driver ends.
+trap 'kill "$prom_pid" 2>/dev/null || true; signal finished; signal ended-driver' EXIT
+
+# ended: true when a guest has ended (ended-a, ended-b) or Prometheus has.
+ended() {
+	local e
+	for e in "$PAIR_SHARED"/ended-[ab]; do
+		[ ! -e "$e" ] || { say "${e##*/}"; return 0; }
+	done
+	kill -0 "$prom_pid" 2>/dev/null || { say "Prometheus exited: see prometheus.log"; return 0; }
+	return 1
+}
+# q QUERY: Prometheus' answer, in at most 5 s.
+q() { curl -fsS --max-time 5 "$prom/api/v1/query" --data-urlencode "query=$1"; }
 
 # scraped_since: Prometheus has scraped both guests successfully since the
 # host's clock read $1, with two more scrapes each as a margin.
 scraped_since() {
 	local since=$1 n
 	for _ in $(seq $((timeout * 2))); do
-		n=$(curl -fsS "$prom/api/v1/query" --data-urlencode \
-			"query=count(up == 1 and on(instance) (timestamp(up) > $((since + 2))))" |
+		n=$(q "count(up == 1 and on(instance) (timestamp(up) > $((since + 4))))" |
 			jq -r '.data.result[0].value[1] // 0' 2>/dev/null || echo 0)
 		[ "$n" = 2 ] && return 0
+		! ended || return 1
 		sleep 0.5
 	done
 	say "Prometheus did not scrape both guests since $(date -d "@$since")"
@@ -80,8 +91,10 @@ view() {
 	"$RDMASTAT" fabric -j a="$PAIR_OUT/a/fabric/snapshot-$n.json" \
 		b="$PAIR_OUT/b/fabric/snapshot-$n.json" >"$H/files-$n.json" 2>"$H/files-$n.json.err" &&
 		echo 0 >"$H/files-$n.json.rc" || echo $? >"$H/files-$n.json.rc"
-	curl -fsS "$prom/api/v1/query" --data-urlencode "query=rdmastat_connection_info" \
-		>"$H/connection_info-$n.json" || say "query rdmastat_connection_info: $?"
+	q rdmastat_connection_info >"$H/connection_info-$n.json" ||
+		say "query rdmastat_connection_info: $?"
+	# Both guests' scrapes still succeed: a failed one would empty a host.
+	q 'up == 1' >"$H/up-$n.json" || say "query up: $?"
 	say "view $n: $(cat "$H/fabric-$n.json.rc") (Prometheus), $(cat "$H/files-$n.json.rc") (files)"
 	cat "$H/fabric-$n.txt"
 }
@@ -89,9 +102,8 @@ view() {
 # alerts N COUNT: the half-open alerts (pending: the rule's `for` has not
 # passed), once there are COUNT of them or after 30 s.
 alerts() {
-	local q='query=ALERTS{alertname="RdmaHalfOpenConnection"}'
 	for _ in $(seq 60); do
-		curl -fsS "$prom/api/v1/query" --data-urlencode "$q" >"$H/alerts-$1.json" || true
+		q 'ALERTS{alertname="RdmaHalfOpenConnection"}' >"$H/alerts-$1.json" || true
 		[ "$(jq '.data.result | length' "$H/alerts-$1.json" 2>/dev/null)" != "$2" ] || break
 		sleep 0.5
 	done

@@ -83,7 +83,8 @@ a)
 	ping_server=$!
 	rping -s -a 10.8.2.1 -p 7404 -V >"$F/rping-server.out" 2>&1 &
 	rping_server=$!
-	lab_capture "$F" kping-server-start.json rdmastat kping start -s -a 10.8.1.1 -p 7405 -j
+	lab_capture "$F" kping-server-start.json rdmastat kping start -s -a 10.8.1.1 -p 7405 -j ||
+		true
 	kping_server=$(sed -n 's/.*"id":\([0-9]*\).*/\1/p' "$F/kping-server-start.json")
 	for p in 7400 7401 7402 7403 7404 7405; do
 		lab_wait 10 lab_cm_listening "$p" || echo "nothing listens on $p"
@@ -94,7 +95,7 @@ a)
 	lab_reap "$rping_server" "$F/rping-server.out.rc" 60
 	lab_wait 30 sh -c "rdmastat kping show $kping_server -j | grep -q -E '\"state\":\"(done|failed|stopped)\"'" ||
 		echo "the kping server did not finish its run"
-	lab_capture "$F" kping-server.json rdmastat kping stop "$kping_server" -j
+	lab_capture "$F" kping-server.json rdmastat kping stop "$kping_server" -j || true
 	save 1
 	lab_pair_signal saved-a-1
 	lab_pair_await "$TIMEOUT" saved-b-2
@@ -128,14 +129,15 @@ b)
 		echo "$c" >>/tmp/clients
 		lab_wait 30 pair_connected "${t##*:}" || echo "rping to $t did not connect"
 		lab_wait 30 lab_qp_settled "$c" || echo "rping to $t did not bring its QP up"
-		kill -STOP "$c"
+		kill -STOP "$c" || echo "rping to $t ended before it could be stopped"
 	done
 	# rping-compatible: rdmastat ping serves the real rping, across hosts.
 	lab_capture "$F" rping-to-ping.out timeout 60 rping -c -v -V -a 10.8.1.1 -p 7403 -C 20 || true
 	lab_capture "$F" ping-to-rping.json timeout 60 rdmastat ping -c -a 10.8.2.1 -p 7404 -C 20 -V -j ||
 		true
 	# Kernel to kernel: rdmastat_kping on both hosts.
-	lab_capture "$F" kping-client.json rdmastat kping start -c -a 10.8.1.1 -p 7405 -C 20 -V --wait -j
+	lab_capture "$F" kping-client.json timeout 60 rdmastat kping start -c -a 10.8.1.1 -p 7405 -C 20 \
+		-V --wait -j || true
 	lab_pair_signal connected-b
 	save 1
 	lab_pair_signal saved-b-1
@@ -148,7 +150,7 @@ b)
 	"$LAB_IP" link set "$(lab_pair_nic 1)" down
 	"$LAB_IP" link set "$(lab_pair_nic 2)" down
 	while read -r c; do
-		kill -KILL "$c"
+		kill -KILL "$c" || echo "rping client $c had ended already"
 	done </tmp/clients
 	lab_wait 30 sh -c "! $LAB_RDMA res show cm_id | grep -q ':740[012] '" ||
 		echo "rping ids outlived their processes"

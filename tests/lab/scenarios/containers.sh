@@ -68,10 +68,19 @@ rdmastat -E -j pod besteffort or sport 7347 or sport 7348 >/tmp/ce-pod.jsonl \
 e_pod=$!
 lab_tracer_attached /tmp/ce-all.jsonl 7345 7346 || echo "containers: -E never attached"
 lab_tracer_attached /tmp/ce-pod.jsonl 7347 7348 || echo "containers: -E pod never attached"
+# The clients ping until both tracers have written an ESTABLISHED of their
+# connection: each end's first record was read while its process lived.
 sh -c "echo \$\$ >$G/system.slice/docker-$d.scope/cgroup.procs &&
-	exec rping -c -a 10.9.0.1 -p 7340 -C 3" >/dev/null 2>&1 || echo "containers: client of 7340: $?"
+	exec rping -c -a 10.9.0.1 -p 7340" >/dev/null 2>&1 &
+c1=$!
 sh -c "echo \$\$ >$G/lab.slice/plain.scope/cgroup.procs &&
-	exec rping -c -a 10.9.0.2 -p 7342 -C 3" >/dev/null 2>&1 || echo "containers: client of 7342: $?"
+	exec rping -c -a 10.9.0.2 -p 7342" >/dev/null 2>&1 &
+c2=$!
+for w in ce-all:7340 ce-all:7342 ce-pod:7342; do
+	lab_wait 20 sh -c "grep '\"cm_event\":\"ESTABLISHED\"' /tmp/${w%:*}.jsonl |
+		grep -q '\"port\":${w#*:}[,}]'" || echo "containers: ${w%:*} never saw ${w#*:} up"
+done
+kill "$c1" "$c2" || echo "containers: a client ended early"
 for f in ce-all ce-pod; do
 	lab_wait 20 sh -c "grep '\"event\":\"closed\"' /tmp/$f.jsonl | grep -q '\"port\":7342[,}]'" ||
 		echo "containers: $f never saw 7342's ends close"

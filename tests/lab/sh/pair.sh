@@ -10,7 +10,9 @@
 # shared/ (the guests' /shared: signal files), driver.log and driver.rc.
 # The driver runs with the environment:
 #   PAIR_OUT      DIR
-#   PAIR_SHARED   DIR/shared (signal files: pair_signal/pair_await in it)
+#   PAIR_SHARED   DIR/shared (the signal files; the guests' lab_pair_signal
+#                 and lab_pair_await; ended-a and ended-b once a guest's
+#                 QEMU has exited, however it ended)
 #   PAIR_SCRAPE_A, PAIR_SCRAPE_B   127.0.0.1:PORT of each guest's port 9411
 #   PAIR_PROM_PORT  a free TCP port of 127.0.0.1, for the host's Prometheus
 
@@ -18,11 +20,12 @@ lab_pair_usage() {
 	die "usage: lab.sh pair [--out DIR] [--bin PATH]... [--ko PATH]... SCENARIO.sh DRIVER"
 }
 
-# A port of 127.0.0.1 nothing listens on now (tcp or udp), not in $2.
+# A port of 127.0.0.1 nothing listens on now (tcp or udp), not in $2, below
+# the kernel's ephemeral range (32768 on).
 lab_free_port() {
 	local proto=$1 taken=" $2 " p
 	for _ in $(seq 50); do
-		p=$((20000 + RANDOM % 30000))
+		p=$((20000 + RANDOM % 12768))
 		case $taken in *" $p "*) continue ;; esac
 		if ! ss -Hln"${proto:0:1}" "sport = :$p" | grep -q .; then
 			echo "$p"
@@ -85,6 +88,8 @@ lab_pair() {
 		[ "$h" = a ] || num=2 peer=a
 		lab_pair_host_cpio "$run.$h" "$h" "$num" "${tcp[$h]}"
 		cat "$base" "$run.part" "$run.$h" >"$run-$h"
+		# ended-HOST tells the other guest and the driver, whatever the end.
+		(r=0
 		timeout -k 10 "${RDMASTAT_LAB_TIMEOUT:-600}" qemu-system-x86_64 \
 			-machine "q35,accel=${RDMASTAT_LAB_ACCEL:-tcg}" -cpu max -smp 1 \
 			-m "${RDMASTAT_LAB_MEM:-1024}" -nographic -no-reboot \
@@ -98,13 +103,18 @@ lab_pair() {
 			-device "virtio-net-pci,netdev=f2,mac=52:54:00:0$num:00:02" \
 			-netdev "user,id=u,restrict=on,hostfwd=tcp:127.0.0.1:${tcp[$h]}-:9411" \
 			-device "virtio-net-pci,netdev=u,mac=52:54:00:0$num:00:03" \
-			</dev/null >"$out/$h/console.log" 2>&1 &
+			</dev/null >"$out/$h/console.log" 2>&1 || r=$?
+		: >"$out/shared/ended-$h"
+		exit "$r") &
 		pid[$h]=$!
 	done
 	PAIR_OUT=$out PAIR_SHARED=$out/shared PAIR_SCRAPE_A=127.0.0.1:${tcp[a]} \
 		PAIR_SCRAPE_B=127.0.0.1:${tcp[b]} PAIR_PROM_PORT=${tcp[prom]} \
 		timeout -k 10 "${RDMASTAT_LAB_TIMEOUT:-600}" "$driver" >"$out/driver.log" 2>&1 </dev/null &
 	pid[driver]=$!
+	# An early exit (die, a signal) takes the guests and the driver along:
+	# timeout runs each in a process group of its own.
+	trap 'kill "${pid[driver]}" 2>/dev/null; pkill -P "${pid[a]}"; pkill -P "${pid[b]}"' EXIT
 	local status=0 rc
 	for h in a b driver; do
 		rc=0
@@ -117,6 +127,7 @@ lab_pair() {
 		fi
 		[ "$rc" = 0 ] || status=1
 	done
+	trap - EXIT
 	secs=$(lab_elapsed "$t0")
 	rm -f "$run" "$run.part" "$run.a" "$run.b" "$run-a" "$run-b"
 	for h in a b; do
