@@ -266,7 +266,7 @@ lab_pair_up() {
 lab_pair_signal() { : >"/shared/$1"; }
 
 # lab_pair_await SECONDS NAME: wait for NAME to be signalled; fails after
-# SECONDS, or at once when the other guest's scenario has ended (a scenario
+# SECONDS, or at once when the other guest or the driver has ended (a scenario
 # signals ended-HOST on its way out: lab_pair_end).
 lab_pair_await() {
 	lab_wait "$1" _lab_pair_ready "$2" || {

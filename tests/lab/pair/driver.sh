@@ -49,8 +49,8 @@ YML
 prometheus --config.file="$H/prom/prometheus.yml" --storage.tsdb.path="$H/prom/data" \
 	--web.listen-address="127.0.0.1:$PAIR_PROM_PORT" >"$H/prometheus.log" 2>&1 &
 prom_pid=$!
-# The guests stop waiting on either file, however the driver ends.
-trap 'kill "$prom_pid" 2>/dev/null || true; signal finished; signal ended-driver' EXIT
+# The guests' last wait; lab.sh pair signals ended-driver however it ends.
+trap 'kill "$prom_pid" 2>/dev/null || true; signal finished' EXIT
 
 # ended: true when a guest has ended (ended-a, ended-b) or Prometheus has.
 ended() {

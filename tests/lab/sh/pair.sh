@@ -11,8 +11,8 @@
 # The driver runs with the environment:
 #   PAIR_OUT      DIR
 #   PAIR_SHARED   DIR/shared (the signal files; the guests' lab_pair_signal
-#                 and lab_pair_await; ended-a and ended-b once a guest's
-#                 QEMU has exited, however it ended)
+#                 and lab_pair_await; ended-a, ended-b and ended-driver once
+#                 a guest's QEMU or the driver has exited, however it ended)
 #   PAIR_SCRAPE_A, PAIR_SCRAPE_B   127.0.0.1:PORT of each guest's port 9411
 #   PAIR_PROM_PORT  a free TCP port of 127.0.0.1, for the host's Prometheus
 
@@ -108,13 +108,17 @@ lab_pair() {
 		exit "$r") &
 		pid[$h]=$!
 	done
+	(r=0
 	PAIR_OUT=$out PAIR_SHARED=$out/shared PAIR_SCRAPE_A=127.0.0.1:${tcp[a]} \
 		PAIR_SCRAPE_B=127.0.0.1:${tcp[b]} PAIR_PROM_PORT=${tcp[prom]} \
-		timeout -k 10 "${RDMASTAT_LAB_TIMEOUT:-600}" "$driver" >"$out/driver.log" 2>&1 </dev/null &
+		timeout -k 10 "${RDMASTAT_LAB_TIMEOUT:-600}" "$driver" >"$out/driver.log" 2>&1 \
+		</dev/null || r=$?
+	: >"$out/shared/ended-driver"
+	exit "$r") &
 	pid[driver]=$!
 	# An early exit (die, a signal) takes the guests and the driver along:
 	# timeout runs each in a process group of its own.
-	trap 'kill "${pid[driver]}" 2>/dev/null; pkill -P "${pid[a]}"; pkill -P "${pid[b]}"' EXIT
+	trap 'pkill -P "${pid[driver]}"; pkill -P "${pid[a]}"; pkill -P "${pid[b]}"' EXIT
 	local status=0 rc
 	for h in a b driver; do
 		rc=0
