@@ -140,6 +140,15 @@ lab_base_initramfs() {
 	echo "$f"
 }
 
+# lab_base_initramfs under the cache's lock (runs of several suites may share
+# the cache); prints the archive's path.
+lab_base_locked() {
+	{
+		flock 9
+		lab_base_initramfs
+	} 9>"$LAB_CACHE/.lock"
+}
+
 lab_base_stage() {
 	local stage=$1 kver=$2 moddir=$3 p a
 	chmod 755 "$stage"

@@ -65,10 +65,7 @@ lab_pair() {
 
 	kver=$(lab_kver)
 	kdir=$LAB_CACHE/$kver
-	base=$({
-		flock 9
-		lab_base_initramfs
-	} 9>"$LAB_CACHE/.lock")
+	base=$(lab_base_locked)
 	run=$(mktemp "${TMPDIR:-/tmp}/rdmastat-pair-initrd.XXXXXX")
 	lab_run_initramfs "$run.part" "${LAB_ITEMS[@]}" -s "$scenario"
 	for p in a1 a2 b1 b2; do

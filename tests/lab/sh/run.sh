@@ -44,10 +44,7 @@ lab_run() {
 
 	kver=$(lab_kver)
 	kdir=$LAB_CACHE/$kver
-	base=$({
-		flock 9
-		lab_base_initramfs
-	} 9>"$LAB_CACHE/.lock")
+	base=$(lab_base_locked)
 	run=$(mktemp "${TMPDIR:-/tmp}/rdmastat-lab-initrd.XXXXXX")
 	lab_run_initramfs "$run.part" "${LAB_ITEMS[@]}"
 	cat "$base" "$run.part" >"$run"
