@@ -63,11 +63,6 @@ nvmet_up() {
 	done
 }
 
-# pair_connected PORT: this host has an id in CONNECT to PORT whose QP settled.
-pair_connected() {
-	"$LAB_RDMA" res show cm_id | grep "state CONNECT " | grep -q "dst-addr [^ ]*:$1 "
-}
-
 nvme_live() {
 	[ "$(cat /sys/class/nvme/nvme*/state 2>/dev/null | grep -c live)" -ge 2 ]
 }
@@ -127,7 +122,8 @@ b)
 		rping -c -a "${t%:*}" -p "${t##*:}" >"/tmp/rping-c-${t##*:}.log" 2>&1 &
 		c=$!
 		echo "$c" >>/tmp/clients
-		lab_wait 30 pair_connected "${t##*:}" || echo "rping to $t did not connect"
+		# b holds only the client's end: one id in CONNECT on the port.
+		lab_wait 30 lab_cm_connected_ge "${t##*:}" 1 || echo "rping to $t did not connect"
 		lab_wait 30 lab_qp_settled "$c" || echo "rping to $t did not bring its QP up"
 		kill -STOP "$c" || echo "rping to $t ended before it could be stopped"
 	done
