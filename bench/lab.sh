@@ -43,7 +43,7 @@ one() {
 # Every command once, in turn: rounds rather than one command's runs in a row,
 # so that a busy host slows every command alike and the ratios hold.
 round() {
-	one floor rdmastat-capture --floor
+	one floor rdmastat-floor
 	one rdmastat_ape rdmastat -a -p -e
 	one rdmastat_aj rdmastat -a -j
 	one rdmastat_lsof rdmastat lsof

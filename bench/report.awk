@@ -5,7 +5,7 @@
 # run included, as JSON to the file json.
 BEGIN {
 	FS = "\t"
-	label["floor"] = "raw cm_id+QP dumps (capture --floor)"
+	label["floor"] = "raw cm_id+QP dumps (rdmastat-floor)"
 	label["rdmastat_ape"] = "rdmastat -a -p -e"
 	label["rdmastat_aj"] = "rdmastat -a -j"
 	label["rdmastat_lsof"] = "rdmastat lsof"

@@ -27,7 +27,7 @@ if [ "$BENCH_LAB" = 1 ]; then
 	RDMASTAT_LAB_TIMEOUT=${RDMASTAT_LAB_TIMEOUT:-7200} \
 		RDMASTAT_LAB_SCENARIO_TIMEOUT=${RDMASTAT_LAB_SCENARIO_TIMEOUT:-7000} \
 		"$here/../tests/lab/lab.sh" run --out "$out/lab" --bin "$build/rdmastat" \
-		--bin "$build/rdmastat-capture" --bin "$build/rdmastat-cmids" \
+		--bin "$build/rdmastat-floor" --bin "$build/rdmastat-cmids" \
 		--bin "$build/rdmastat-timeit" "$out/scenario/bench.sh" || {
 		cat "$out/lab/bench.log"
 		exit 1

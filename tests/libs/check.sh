@@ -3,10 +3,12 @@
 # them (LD_DEBUG=libs): the listing, lsof, check, export and --version load no
 # TLS, compression, HTTP, verbs or BPF library; ping, serve and -E, which
 # rdmastat execs rdmastat-full for, load theirs (the anchor that shows the check can fail).
-# usage: check.sh RDMASTAT SNAPSHOT
+# The benchmark's floor (rdmastat-floor) loads no library the listing does not:
+# a floor that started slower would flatter every ratio against it.
+# usage: check.sh RDMASTAT SNAPSHOT FLOOR
 set -euo pipefail
-[ $# -eq 2 ] || { echo "usage: $0 RDMASTAT SNAPSHOT" >&2; exit 2; }
-rdmastat=$1 snapshot=$2
+[ $# -eq 3 ] || { echo "usage: $0 RDMASTAT SNAPSHOT FLOOR" >&2; exit 2; }
+rdmastat=$1 snapshot=$2 floor=$3
 heavy='/lib(ssl|crypto|gnutls|z|brotli(common|dec|enc)|microhttpd|yaml-cpp|crypt|ibverbs|rdmacm|nl-3|nl-route-3|bpf|elf)\.so'
 
 # The libraries a run initialised, one path per line.
@@ -37,4 +39,14 @@ for lib in librdmacm libibverbs libmicrohttpd libgnutls libbpf; do
 		status=1
 	fi
 done
+# The floor's libraries by name (its dumps may fail here: the loader has run).
+names() { sed 's,.*/,,' | sort -u; }
+listing=$(loaded "$rdmastat" -a -p -e --input "$snapshot" | names)
+extra=$(comm -13 <(echo "$listing") <(loaded "$floor" | names))
+if [ -n "$extra" ]; then
+	echo "FAIL: rdmastat-floor loads what the listing does not: $(echo $extra)"
+	status=1
+else
+	echo "ok: rdmastat-floor loads no library the listing does not"
+fi
 exit "$status"

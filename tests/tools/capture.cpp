@@ -12,8 +12,6 @@
 // dump as DIR/kping-dump.bin (rdmastat_kping.ko must be loaded).
 // rdmastat-capture --snapshot FILE: writes what the pipeline collects with every
 // need (host sockets, processes, resources) as snapshot JSON ("-": stdout).
-// rdmastat-capture --floor: the benchmark's floor: receives the device dump and
-// every device's cm_id and QP dumps and discards them (prints the bytes received).
 // Run in the lab (tests/lab/scenarios/capture.sh, module.sh) to refresh tests/fixtures.
 #include "collect/counters.h"
 #include "collect/kping.h"
@@ -99,36 +97,13 @@ static int capture_stats_only(const std::string& dir) {
     return 0;
 }
 
-// Only what any NLDEV listing must receive; nothing is parsed but the device list.
-static int floor_dumps() {
-    auto source = NldevSource::open().take();
-    if (!source) throw Error("RDMA netlink", "not available");
-    Bytes devices = source->dump(RDMA_NLDEV_CMD_GET).take();
-    std::size_t total = devices.size();
-    for (const Device& d : parse_device_dump(devices).take()) {
-        total += source->dump(RDMA_NLDEV_CMD_RES_CM_ID_GET, d.index).take().size();
-        total += source->dump(RDMA_NLDEV_CMD_RES_QP_GET, d.index).take().size();
-    }
-    std::cout << total << " bytes\n";
-    return 0;
-}
-
 int main(int argc, char** argv) {
     std::string mode = argc >= 2 ? argv[1] : "";
-    if (argc == 2 && mode == "--floor") {
-        try {
-            return floor_dumps();
-        } catch (const Error& e) {
-            std::cerr << "rdmastat-capture: " << e.what() << '\n';
-            return 2;
-        }
-    }
     if (argc != 3) mode.clear();
     if (argc != 2 && mode != "--module" && mode != "--kping" && mode != "--snapshot" &&
         mode != "--stats") {
         std::cerr << "usage: rdmastat-capture [--module | --kping | --stats] DIR\n"
-                     "       rdmastat-capture --snapshot FILE\n"
-                     "       rdmastat-capture --floor\n";
+                     "       rdmastat-capture --snapshot FILE\n";
         return 2;
     }
     try {
