@@ -3,15 +3,23 @@
 
 #include "model/schema.h"
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace rdmastat {
 namespace {
 
 using schema::Presence;
+
+// The bytes of a plain string: printable ASCII but '"' and '\\'.
+constexpr auto plain = [] {
+    std::array<bool, 256> t{};
+    for (int c = 0x20; c <= 0x7e; ++c)
+        t[static_cast<std::size_t>(c)] = c != '"' && c != '\\';
+    return t;
+}();
 
 // The JSON the fast path reads: objects, plain strings (printable ASCII, no
 // escape), unsigned integers and the three literals, with space between. Each
@@ -35,16 +43,12 @@ class Bytes {
     bool string(std::string_view& out) {
         if (!take('"')) return false;
         const char* start = p_;
-        for (; p_ != end_; ++p_) {
-            const auto ch = static_cast<unsigned char>(*p_);
-            if (ch == '"') {
-                out = std::string_view(start, static_cast<std::size_t>(p_ - start));
-                ++p_;
-                return true;
-            }
-            if (ch < 0x20 || ch >= 0x7f || ch == '\\') return false;
-        }
-        return false;
+        while (p_ != end_ && plain[static_cast<unsigned char>(*p_)])
+            ++p_;
+        if (p_ == end_ || *p_ != '"') return false;
+        out = std::string_view(start, static_cast<std::size_t>(p_ - start));
+        ++p_;
+        return true;
     }
     bool number(std::uint64_t& out) {
         space();
@@ -73,6 +77,7 @@ class Bytes {
 
   private:
     void space() {
+        if (p_ != end_ && static_cast<unsigned char>(*p_) > ' ') return; // the usual case
         while (p_ != end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t'))
             ++p_;
     }
@@ -107,9 +112,8 @@ class FastReader {
             if constexpr (std::is_same_v<T, std::string>) {
                 out.assign(text);
             } else {
-                text_.assign(text);
                 std::string why;
-                auto v = schema::text_to<T>(text_, &why);
+                auto v = schema::text_to<T>(text, &why);
                 if (!v) return false;
                 out = std::move(*v);
             }
@@ -145,63 +149,36 @@ class FastReader {
         }
     }
 
-    // The keys of T in schema order: the order writers use, so the next key
-    // is nearly always the one after the last.
-    template <typename T> static const std::vector<std::string_view>& keys() {
-        static const std::vector<std::string_view> names = [] {
-            std::vector<std::string_view> k;
-            T t{};
-            schema::describe(t, [&](std::string_view key, auto&, Presence) { k.push_back(key); });
-            return k;
-        }();
-        return names;
-    }
-
+    // One pass over T's description, in schema order: the order writers use.
+    // Each member takes the next key if it is its own; an absent one is left
+    // as it is. A key left over (out of order, unknown or repeated) is a "no".
+    // The description is asked as it goes, so a member that depends on an
+    // earlier one's value (an owner's kernel) sees the value read.
     template <typename T> bool record(T& out) {
         if (!in_.take('{')) return false;
-        const std::vector<std::string_view>& names = keys<T>();
-        std::uint64_t seen = 0;
-        std::size_t expect = 0;
-        if (!in_.take('}')) {
-            do {
-                std::string_view k;
-                if (!in_.string(k) || !in_.take(':')) return false;
-                // From the expected key on, then from the start: absent
-                // optional members make the writer skip ahead.
-                std::size_t index = expect;
-                while (index < names.size() && !same(names[index], k))
-                    ++index;
-                if (index == names.size()) {
-                    index = 0;
-                    while (index < expect && !same(names[index], k))
-                        ++index;
-                    if (index == expect) return false;
-                }
-                if (seen >> index & 1) return false;
-                seen |= std::uint64_t{1} << index;
-                expect = index + 1;
-                // The member at index, if it is still that key: a record whose
-                // members depend on its values (an owner) may have changed.
-                bool ok = false;
-                std::size_t i = 0;
-                schema::describe(out, [&](std::string_view key, auto& m, Presence p) {
-                    if (i++ == index) ok = same(key, k) && member(m, p);
-                });
-                if (!ok) return false;
-            } while (in_.take(','));
-            if (!in_.take('}')) return false;
-        }
-        bool complete = true;
-        std::size_t index = 0;
-        schema::describe(out, [&](std::string_view, auto&, Presence p) {
-            if (p == Presence::required && !(seen >> index & 1)) complete = false;
-            ++index;
+        std::string_view k;
+        bool pending = !in_.take('}');
+        if (pending && (!in_.string(k) || !in_.take(':'))) return false;
+        bool ok = true;
+        schema::describe(out, [&](std::string_view key, auto& m, Presence p) {
+            if (!ok) return;
+            if (!pending || !same(key, k)) {
+                ok = p != Presence::required;
+                return;
+            }
+            if (!member(m, p)) {
+                ok = false;
+            } else if (in_.take(',')) {
+                ok = in_.string(k) && in_.take(':');
+            } else {
+                ok = in_.take('}');
+                pending = false;
+            }
         });
-        return complete;
+        return ok && !pending;
     }
 
     Bytes& in_;
-    std::string text_;
 };
 
 } // namespace

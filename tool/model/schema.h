@@ -265,18 +265,18 @@ template <typename T> std::string to_text(const T& v) {
 
 /// The scalar text names, exactly as to_text writes it; otherwise nullopt and
 /// *why says what was wrong ("unknown CM state 'X'").
-template <typename T> std::optional<T> text_to(const std::string& text, std::string* why) {
+template <typename T> std::optional<T> text_to(std::string_view text, std::string* why) {
     std::optional<T> v;
-    std::string noun;
+    const char* noun = "";
     if constexpr (std::is_same_v<T, std::string>) {
-        return text;
+        return std::string(text);
     } else if constexpr (std::is_same_v<T, IpAddress>) {
         if ((v = IpAddress::parse(text))) return v;
-        *why = "'" + text + "' is not an IP address";
+        *why = "'" + std::string(text) + "' is not an IP address";
         return v;
     } else if constexpr (std::is_same_v<T, Guid>) {
         if ((v = guid_from_text(text))) return v;
-        *why = "'" + text + "' is not a GUID";
+        *why = "'" + std::string(text) + "' is not a GUID";
         return v;
     } else if constexpr (std::is_same_v<T, Transport>) {
         v = transport_from_name(text), noun = "transport";
@@ -300,7 +300,7 @@ template <typename T> std::optional<T> text_to(const std::string& text, std::str
         static_assert(std::is_same_v<T, QpUnjoined>, "an enum without names");
         v = qp_unjoined_from_name(text), noun = "reason";
     }
-    if (!v) *why = "unknown " + noun + " '" + text + "'";
+    if (!v) *why = std::string("unknown ") + noun + " '" + std::string(text) + "'";
     return v;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "render/json_writer.h"
 
+#include <array>
 #include <charconv>
 
 namespace rdmastat {
@@ -43,16 +44,29 @@ void JsonWriter::close(char bracket) {
     out_ += bracket;
 }
 
+namespace {
+
+// The bytes written as they are between quotes: printable ASCII but '"' and '\\'.
+constexpr auto plain = [] {
+    std::array<bool, 256> t{};
+    for (int c = 0x20; c <= 0x7e; ++c)
+        t[static_cast<std::size_t>(c)] = c != '"' && c != '\\';
+    return t;
+}();
+
+// Anything but plain printable ASCII is left to nlohmann, whose escapes and
+// U+FFFD replacement the rest of the output uses. Out of line: quoted() runs
+// for every key and string, and this almost never.
+[[gnu::noinline]] void append_escaped(std::string& out, std::string_view s) {
+    out += json_common::json(std::string(s))
+               .dump(-1, ' ', false, json_common::json::error_handler_t::replace);
+}
+
+} // namespace
+
 void JsonWriter::quoted(std::string_view s) {
-    // Plain printable ASCII needs no escaping; anything else is left to nlohmann,
-    // whose escapes and U+FFFD replacement the rest of the output uses.
-    for (char ch : s) {
-        if (ch < 0x20 || ch > 0x7e || ch == '"' || ch == '\\') {
-            out_ += json_common::json(std::string(s))
-                        .dump(-1, ' ', false, json_common::json::error_handler_t::replace);
-            return;
-        }
-    }
+    for (char ch : s)
+        if (!plain[static_cast<unsigned char>(ch)]) return append_escaped(out_, s);
     out_ += '"';
     out_ += s;
     out_ += '"';
