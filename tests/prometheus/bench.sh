@@ -15,9 +15,11 @@ jq --argjson n "$n" '.connections as $c | .connections = [range(0; $n) as $i |
 	$c[$i % ($c | length)] | .cm_id = $i | .local.port = (1024 + ($i % 60000))]' \
 	"$here/../fixtures/snapshot-host.json" >"$work/big.json"
 ids=$("$rdmastat" -a -H --input "$work/big.json" | wc -l)
-export_us=$("$timeit" "$runs" "$rdmastat" export --input "$work/big.json")
-json_us=$("$timeit" "$runs" "$rdmastat" -a -j --input "$work/big.json")
-summary_us=$("$timeit" "$runs" "$rdmastat" -s --input "$work/big.json")
+# The best of the runs (timeit prints the median, the best and the peak RSS).
+best() { "$timeit" "$runs" "$@" | awk '{ print $2 }'; }
+export_us=$(best "$rdmastat" export --input "$work/big.json")
+json_us=$(best "$rdmastat" -a -j --input "$work/big.json")
+summary_us=$(best "$rdmastat" -s --input "$work/big.json")
 reported=$("$rdmastat" export --input "$work/big.json" | sed -n 's/^rdmastat_scrape_duration_seconds //p')
 printf '%-44s %10s %8s\n' "command ($ids cm_ids, best of $runs)" "ms" "/-a -j"
 row() { awk -v n="$1" -v t="$2" -v a="$json_us" 'BEGIN { printf "%-44s %10.1f %8.2f\n", n, t / 1000, t / a }'; }

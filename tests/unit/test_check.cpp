@@ -8,6 +8,7 @@
 #include "support.h"
 
 #include <set>
+#include <array>
 #include <sstream>
 #include <sys/socket.h>
 
@@ -270,6 +271,8 @@ TEST_CASE("ids sharing a port share a line with the gravest verdict", "[check]")
     CHECK(c.verdict == Verdict::unreserved);
     CHECK(c.cm_ids == std::vector<std::uint32_t>{1, 2});
     CHECK(c.owner.pid == 502u);
+    // The metrics' count, which builds no PortCheck, groups them alike.
+    CHECK(count_port_verdicts(s) == std::array<std::size_t, verdict_count>{0, 0, 0, 1, 0});
 }
 
 TEST_CASE("check output: every verdict in text and JSON", "[check]") {
@@ -290,6 +293,11 @@ TEST_CASE("check output: every verdict in text and JSON", "[check]") {
     s.host_sockets = {sock("LISTEN", ep("10.0.0.1", 4567), 77), sock("LISTEN", ep("::", 22), 78),
                       sock("LISTEN", ep("10.0.0.3", 7174), std::nullopt)};
     CheckReport r = check_ports(s);
+    // The metrics' count agrees with the report, verdict by verdict.
+    const auto counts = count_port_verdicts(s);
+    CHECK(counts == std::array<std::size_t, verdict_count>{2, 1, 1, 1, 1});
+    for (std::size_t v = 0; v < verdict_count; ++v)
+        CHECK(counts[v] == r.count(static_cast<Verdict>(v)));
     std::ostringstream text, json;
     render_check(text, r, true);
     write_check_json(json, s, r, true);

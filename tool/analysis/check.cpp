@@ -199,21 +199,46 @@ bool CheckReport::found_problem() const {
     return count(Verdict::conflict) || count(Verdict::unreserved);
 }
 
+namespace {
+
+// The report's groups, ordered as it lists them: by device, then port space by
+// name, address and port.
+using GroupKey = std::tuple<std::string, std::string, IpAddress, std::uint16_t>;
+
+// Every cm_id with a bound port, judged, with its group.
+template <typename F> void judge_each(const Snapshot& snap, const Judge& judge, F&& f) {
+    for (const Connection& c : snap.connections) {
+        if (!c.local || !c.local->port) continue;
+        GroupKey key{c.device, c.port_space ? port_space_name(*c.port_space) : "",
+                     unmapped(c.local->address), c.local->port};
+        f(c, std::move(key), judge.judge(c));
+    }
+}
+
+} // namespace
+
+std::array<std::size_t, verdict_count> count_port_verdicts(const Snapshot& snap) {
+    Judge judge(snap);
+    std::map<GroupKey, Verdict> gravest;
+    judge_each(snap, judge, [&](const Connection&, GroupKey key, Judgement j) {
+        auto [it, fresh] = gravest.try_emplace(std::move(key), j.verdict);
+        if (!fresh) it->second = std::max(it->second, j.verdict);
+    });
+    std::array<std::size_t, verdict_count> counts{};
+    for (const auto& [key, v] : gravest)
+        ++counts[static_cast<std::size_t>(v)];
+    return counts;
+}
+
 CheckReport check_ports(const Snapshot& snap) {
     Judge judge(snap);
     CheckReport report;
-    // Ordered as the report lists them: by device, then port space by name.
-    using Key = std::tuple<std::string, std::string, IpAddress, std::uint16_t>;
-    std::map<Key, PortCheck> groups;
-    for (const Connection& c : snap.connections) {
-        if (!c.local || !c.local->port) continue;
-        Judgement j = judge.judge(c);
-        Key key{c.device, c.port_space ? port_space_name(*c.port_space) : "",
-                unmapped(c.local->address), c.local->port};
-        auto [it, fresh] = groups.try_emplace(key);
+    std::map<GroupKey, PortCheck> groups;
+    judge_each(snap, judge, [&](const Connection& c, GroupKey key, Judgement j) {
+        auto [it, fresh] = groups.try_emplace(std::move(key));
         PortCheck& pc = it->second;
         pc.cm_ids.push_back(c.cm_id);
-        if (!fresh && j.verdict <= pc.verdict) continue;
+        if (!fresh && j.verdict <= pc.verdict) return;
         const Device* d = find_device(snap, c.device);
         pc.verdict = j.verdict;
         pc.device = c.device;
@@ -227,7 +252,8 @@ CheckReport check_ports(const Snapshot& snap) {
         pc.host_socket = j.socket ? std::optional(*j.socket) : std::nullopt;
         pc.host_socket_comm = j.socket ? judge.comm_of(*j.socket) : std::nullopt;
         pc.reason = std::move(j.reason);
-    }
+    });
+    report.checks.reserve(groups.size());
     for (auto& [key, pc] : groups)
         report.checks.push_back(std::move(pc));
 

@@ -9,6 +9,7 @@
 
 #include "model/model.h"
 
+#include <array>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -25,6 +26,7 @@ enum class Verdict {
     unreserved, ///< an RNIC holds the port and the host does not know: a host app could take it
     conflict,   ///< an RNIC and a host TCP socket claim the same address and port
 };
+inline constexpr std::size_t verdict_count = static_cast<std::size_t>(Verdict::conflict) + 1;
 
 /// "OK", "INFO", "UNKNOWN", "UNRESERVED", "CONFLICT".
 std::string_view verdict_name(Verdict v);
@@ -76,5 +78,9 @@ struct CheckReport {
 ///     id the rdmastat module reported without an iWARP CM id (not on the wire yet);
 ///   - an unknown driver or transport: UNKNOWN.
 CheckReport check_ports(const Snapshot& snap);
+
+/// How many of check_ports(snap)'s PortChecks have each verdict, indexed by
+/// Verdict, without building them: what the metrics need, for every scrape.
+std::array<std::size_t, verdict_count> count_port_verdicts(const Snapshot& snap);
 
 } // namespace rdmastat

@@ -68,11 +68,12 @@ MetricFamily qps(const Snapshot& snap) {
 }
 
 MetricFamily port_checks(const Snapshot& snap) {
-    CheckReport report = check_ports(snap);
+    const auto counts = count_port_verdicts(snap);
     Tally t;
     for (Verdict v :
          {Verdict::ok, Verdict::info, Verdict::unknown, Verdict::unreserved, Verdict::conflict})
-        t.add({{"verdict", std::string(verdict_name(v))}}, static_cast<double>(report.count(v)));
+        t.add({{"verdict", std::string(verdict_name(v))}},
+              static_cast<double>(counts[static_cast<std::size_t>(v)]));
     return t.family("rdmastat_port_checks",
                     "Ports bound by cm_ids, by port-sharing verdict (rdmastat check)");
 }
