@@ -7,7 +7,10 @@
 #include "model/schema.h"
 #include "support.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <string>
 
 using namespace rdmastat;
 using namespace rdmastat::test;
@@ -205,4 +208,45 @@ TEST_CASE("a kernel owner is written as the kernel alone, whatever a file gave i
     Snapshot back = snapshot_from_text(j.dump()).take();
     auto again = nlohmann::json::parse(snapshot_to_text(back));
     CHECK(again["connections"][1]["owner"] == nlohmann::json{{"kernel", "nvme_rdma"}});
+}
+
+TEST_CASE("every key the schema writes is plain: schema_key() writes it unescaped",
+          "[schema]") {
+    // A sink that records the keys schema::write gives as schema keys.
+    struct Keys {
+        std::set<std::string> seen;
+        void begin_object() {}
+        void end_object() {}
+        void begin_array() {}
+        void end_array() {}
+        void key(std::string_view) {}
+        void schema_key(std::string_view k) { seen.emplace(k); }
+        void string(std::string_view) {}
+        void number(std::uint64_t) {}
+        void boolean(bool) {}
+        void null() {}
+    } keys;
+    const Snapshot s = full_snapshot();
+    auto each = [&](const auto& list) {
+        for (const auto& item : list)
+            schema::write(item, keys);
+    };
+    each(s.devices);
+    each(s.connections);
+    each(s.host_sockets);
+    each(s.processes);
+    each(s.resources);
+    each(s.port_counters);
+    each(s.qp_counters);
+    // Every member of the records full_snapshot() fills, kernel owners included.
+    for (const char* k : {"device", "cm_id", "mapped_peer", "qp_unjoined", "netns", "kernel",
+                          "comm", "ports", "node_guid", "files", "counters"})
+        CHECK(keys.seen.count(k));
+    for (const std::string& k : keys.seen) {
+        INFO(k);
+        CHECK(!k.empty());
+        CHECK(std::all_of(k.begin(), k.end(), [](char c) {
+            return c >= 0x20 && c <= 0x7e && c != '"' && c != '\\';
+        }));
+    }
 }

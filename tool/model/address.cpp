@@ -14,13 +14,32 @@ std::optional<IpAddress> IpAddress::parse(std::string_view text) {
     if (text.size() >= 2 && text.front() == '[' && text.back() == ']')
         text = text.substr(1, text.size() - 2);
     if (text.empty() || text.size() >= INET6_ADDRSTRLEN) return std::nullopt;
-    char buf[INET6_ADDRSTRLEN] = {};
-    std::memcpy(buf, text.data(), text.size());
     IpAddress a;
-    if (inet_pton(AF_INET, buf, a.bytes.data()) == 1) {
+    // Digits and dots alone are IPv4 or nothing: read here, by inet_pton's rules
+    // (four decimal octets up to 255, no leading zero), in a fraction of its time.
+    if (std::all_of(text.begin(), text.end(),
+                    [](char ch) { return (ch >= '0' && ch <= '9') || ch == '.'; })) {
+        std::size_t octet = 0, digits = 0;
+        unsigned value = 0;
+        for (char ch : text) {
+            if (ch == '.') {
+                if (!digits || octet == 3) return std::nullopt;
+                a.bytes[octet++] = static_cast<std::uint8_t>(value);
+                digits = value = 0;
+                continue;
+            }
+            if (digits && !value) return std::nullopt; // a leading zero
+            value = value * 10 + static_cast<unsigned>(ch - '0');
+            if (value > 255) return std::nullopt;
+            ++digits;
+        }
+        if (!digits || octet != 3) return std::nullopt;
+        a.bytes[3] = static_cast<std::uint8_t>(value);
         a.family = AF_INET;
         return a;
     }
+    char buf[INET6_ADDRSTRLEN] = {};
+    std::memcpy(buf, text.data(), text.size());
     if (inet_pton(AF_INET6, buf, a.bytes.data()) == 1) {
         a.family = AF_INET6;
         return a;

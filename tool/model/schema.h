@@ -310,8 +310,10 @@ template <typename T> constexpr std::uint64_t max_of() {
 }
 
 /// Writes a record (or any member) to a sink with begin_object(), end_object(),
-/// begin_array(), end_array(), key(), string(), number(), boolean() and null():
-/// render's JsonWriter.
+/// begin_array(), end_array(), key(), string(), number(), boolean() and null(),
+/// and schema_key() for the keys described here, which are plain ASCII with
+/// nothing to escape (tests/unit/test_schema.cpp checks them): render's
+/// JsonWriter and DocumentSink.
 template <typename T, typename Sink> void write(const T& v, Sink& out) {
     if constexpr (record<T>) {
         out.begin_object();
@@ -319,7 +321,7 @@ template <typename T, typename Sink> void write(const T& v, Sink& out) {
             using M = std::remove_cvref_t<decltype(m)>;
             if constexpr (is_optional<M>) {
                 if (!m && p != Presence::nullable) return;
-                out.key(key);
+                out.schema_key(key);
                 if (m)
                     write(*m, out);
                 else
@@ -327,7 +329,7 @@ template <typename T, typename Sink> void write(const T& v, Sink& out) {
             } else {
                 if constexpr (std::is_same_v<M, bool>)
                     if (p == Presence::if_true && !m) return;
-                out.key(key);
+                out.schema_key(key);
                 write(m, out);
             }
         });

@@ -65,6 +65,7 @@ class DocumentSink {
     void begin_array() { open(json::array()); }
     void end_array() { stack_.pop_back(); }
     void key(std::string_view k) { key_ = k; }
+    void schema_key(std::string_view k) { key(k); }
     void string(std::string_view s) { put(std::string(s)); }
     void number(std::uint64_t n) { put(n); }
     void boolean(bool b) { put(b); }

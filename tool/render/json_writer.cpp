@@ -22,12 +22,24 @@ void JsonWriter::before_value() {
     if (pretty_) newline_indent();
 }
 
-void JsonWriter::key(std::string_view k) {
+void JsonWriter::before_key() {
     if (!levels_.back().empty) out_ += ',';
     levels_.back().empty = false;
     if (pretty_) newline_indent();
+}
+
+void JsonWriter::key(std::string_view k) {
+    before_key();
     quoted(k);
     out_ += pretty_ ? ": " : ":";
+    after_key_ = true;
+}
+
+void JsonWriter::schema_key(std::string_view k) {
+    before_key();
+    out_ += '"';
+    out_ += k;
+    out_ += pretty_ ? "\": " : "\":";
     after_key_ = true;
 }
 

@@ -26,6 +26,8 @@ class JsonWriter {
     void end_array() { close(']'); }
     /// The next member's key; its value follows.
     void key(std::string_view k);
+    /// key() for a key with nothing to escape (model/schema.h's): not scanned.
+    void schema_key(std::string_view k);
     void string(std::string_view s);
     void number(std::uint64_t n);
     void boolean(bool b);
@@ -42,6 +44,7 @@ class JsonWriter {
     void open(char bracket);
     void close(char bracket);
     void quoted(std::string_view s);
+    void before_key();
 
     std::string& out_;
     bool pretty_;
