@@ -6,6 +6,7 @@
 #include "model/address.h"
 
 #include <arpa/inet.h>
+#include <algorithm>
 #include <random>
 #include <string>
 
@@ -72,4 +73,36 @@ TEST_CASE("IPv6 text is still inet_pton's, brackets aside", "[address]") {
     CHECK(bracketed->to_string() == "fd00::1");
     CHECK_FALSE(IpAddress::parse(""));
     CHECK_FALSE(IpAddress::parse("[]"));
+}
+
+TEST_CASE("IPv6 text is written as inet_ntop writes it", "[address]") {
+    // Words zero half the time, so that runs of every length and place occur,
+    // and the prefixes inet_ntop writes the last 32 bits of as IPv4.
+    std::mt19937 rng(5);
+    for (int i = 0; i < 200000; ++i) {
+        IpAddress a;
+        a.family = AF_INET6;
+        for (std::size_t w = 0; w < 8; ++w) {
+            const unsigned v = rng() % 2 ? 0 : rng() % 4 ? rng() % 0x10000 : rng() % 16;
+            a.bytes[2 * w] = static_cast<std::uint8_t>(v >> 8);
+            a.bytes[2 * w + 1] = static_cast<std::uint8_t>(v);
+        }
+        if (i % 4 == 0) { // ::ffff:a.b.c.d, ::a.b.c.d, and near misses of both
+            std::fill(a.bytes.begin(), a.bytes.begin() + 10, 0);
+            a.bytes[10] = a.bytes[11] = rng() % 3 ? 0xff : static_cast<std::uint8_t>(rng());
+            if (i % 8 == 0) a.bytes[10] = a.bytes[11] = 0;
+        }
+        char buf[INET6_ADDRSTRLEN] = {};
+        inet_ntop(AF_INET6, a.bytes.data(), buf, sizeof(buf));
+        INFO(buf);
+        REQUIRE(a.to_string() == buf);
+        std::string appended = "x";
+        a.append_to(appended);
+        REQUIRE(appended == std::string("x") + buf);
+        Endpoint e{a, static_cast<std::uint16_t>(i % 3 ? i : 0)};
+        REQUIRE(e.to_string() ==
+                "[" + std::string(buf) + "]:" + (e.port ? std::to_string(e.port) : "*"));
+    }
+    CHECK(Endpoint{IpAddress{}, 7}.to_string() == "*:7");
+    CHECK(Endpoint{IpAddress::parse("10.0.0.1").value(), 0}.to_string() == "10.0.0.1:*");
 }

@@ -47,19 +47,61 @@ std::optional<IpAddress> IpAddress::parse(std::string_view text) {
     return std::nullopt;
 }
 
-std::string IpAddress::to_string() const {
-    if (family == AF_INET) { // inet_ntop's work in a tenth of the time: listings print many
-        char buf[16], *at = buf;
-        for (int i = 0; i < 4; ++i) {
-            if (i) *at++ = '.';
-            at = std::to_chars(at, buf + sizeof(buf), bytes[static_cast<std::size_t>(i)]).ptr;
-        }
-        return std::string(buf, at);
+namespace {
+
+void append_ipv4(std::string& out, const std::uint8_t* b) {
+    char buf[16], *at = buf;
+    for (int i = 0; i < 4; ++i) {
+        if (i) *at++ = '.';
+        at = std::to_chars(at, buf + sizeof(buf), b[i]).ptr;
     }
-    if (family != AF_INET6) return "";
-    char buf[INET6_ADDRSTRLEN] = {};
-    inet_ntop(family, bytes.data(), buf, sizeof(buf));
-    return buf;
+    out.append(buf, at);
+}
+
+// inet_ntop's IPv6 text (RFC 5952, as glibc writes it) without its sprintf:
+// lowercase hex words, the first longest run of two or more zero words as
+// "::", and the last 32 bits as IPv4 after ::ffff: or a run of six zero words.
+void append_ipv6(std::string& out, const std::array<std::uint8_t, 16>& bytes) {
+    std::array<unsigned, 8> w{};
+    for (std::size_t i = 0; i < 8; ++i)
+        w[i] = static_cast<unsigned>(bytes[2 * i] << 8 | bytes[2 * i + 1]);
+    std::size_t best = 8, best_len = 0;
+    for (std::size_t i = 0; i < 8;) {
+        std::size_t j = i;
+        while (j < 8 && w[j] == 0)
+            ++j;
+        if (j - i > best_len) best = i, best_len = j - i;
+        i = j == i ? i + 1 : j;
+    }
+    if (best_len < 2) best = 8, best_len = 0;
+    char buf[46], *at = buf;
+    for (std::size_t i = 0; i < 8; ++i) {
+        if (i >= best && i < best + best_len) {
+            if (i == best) *at++ = ':';
+            continue;
+        }
+        if (i) *at++ = ':';
+        if (i == 6 && best == 0 && (best_len == 6 || (best_len == 5 && w[5] == 0xffff))) {
+            out.append(buf, at);
+            return append_ipv4(out, bytes.data() + 12);
+        }
+        at = std::to_chars(at, buf + sizeof(buf), w[i], 16).ptr;
+    }
+    if (best_len && best + best_len == 8) *at++ = ':';
+    out.append(buf, at);
+}
+
+} // namespace
+
+void IpAddress::append_to(std::string& out) const {
+    if (family == AF_INET) return append_ipv4(out, bytes.data());
+    if (family == AF_INET6) append_ipv6(out, bytes);
+}
+
+std::string IpAddress::to_string() const {
+    std::string out;
+    append_to(out);
+    return out;
 }
 
 bool IpAddress::is_any() const {
@@ -81,16 +123,25 @@ bool IpAddress::in_prefix(const IpAddress& network, unsigned prefix_len) const {
 }
 
 std::string Endpoint::to_string() const {
-    const bool v6 = address.family == AF_INET6;
-    std::string host = address.to_string();
     std::string out;
-    out.reserve(host.size() + 9);
+    append_to(out);
+    return out;
+}
+
+void Endpoint::append_to(std::string& out) const {
+    const bool v6 = address.family == AF_INET6;
+    const std::size_t before = out.size();
     if (v6) out += '[';
-    out += host.empty() ? std::string_view("*") : std::string_view(host);
+    address.append_to(out);
+    if (out.size() == before) out += '*'; // an address of no family
     if (v6) out += ']';
     out += ':';
-    out += port ? std::to_string(port) : std::string("*");
-    return out;
+    if (!port) {
+        out += '*';
+        return;
+    }
+    char buf[8];
+    out.append(buf, std::to_chars(buf, buf + sizeof(buf), port).ptr);
 }
 
 std::optional<Endpoint> endpoint_from_sockaddr(const void* data, std::size_t len) {

@@ -23,6 +23,8 @@ struct IpAddress {
     static std::optional<IpAddress> parse(std::string_view text);
     /// inet_ntop form; IPv4-mapped IPv6 stays IPv6, as the kernel reports it.
     std::string to_string() const;
+    /// Appends to_string()'s text to out.
+    void append_to(std::string& out) const;
     /// True for 0.0.0.0 and ::.
     bool is_any() const;
     /// Whether the first prefix_len bits equal those of network (same family only).
@@ -39,6 +41,8 @@ struct Endpoint {
     /// "0.0.0.0:7174", "[::]:7174", port 0 as "*" ("0.0.0.0:*"), and an address of
     /// no family as "*".
     std::string to_string() const;
+    /// Appends to_string()'s text to out.
+    void append_to(std::string& out) const;
 };
 
 /// Decodes a struct sockaddr_in / sockaddr_in6 (as the kernel puts it in a
