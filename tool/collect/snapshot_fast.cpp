@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "collect/snapshot_fast.h"
 
+#include "common/text.h"
 #include "model/schema.h"
 
-#include <array>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -13,14 +13,6 @@ namespace rdmastat {
 namespace {
 
 using schema::Presence;
-
-// The bytes of a plain string: printable ASCII but '"' and '\\'.
-constexpr auto plain = [] {
-    std::array<bool, 256> t{};
-    for (int c = 0x20; c <= 0x7e; ++c)
-        t[static_cast<std::size_t>(c)] = c != '"' && c != '\\';
-    return t;
-}();
 
 // The JSON the fast path reads: objects, plain strings (printable ASCII, no
 // escape), unsigned integers and the three literals, with space between. Each
@@ -44,7 +36,7 @@ class Bytes {
     bool string(std::string_view& out) {
         if (!take('"')) return false;
         const char* start = p_;
-        while (p_ != end_ && plain[static_cast<unsigned char>(*p_)])
+        while (p_ != end_ && json_plain[static_cast<unsigned char>(*p_)])
             ++p_;
         if (p_ == end_ || *p_ != '"') return false;
         out = std::string_view(start, static_cast<std::size_t>(p_ - start));

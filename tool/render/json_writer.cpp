@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "render/json_writer.h"
 
-#include <array>
+#include "common/text.h"
+
 #include <charconv>
+#include <cstring>
 
 namespace rdmastat {
 
@@ -37,9 +39,16 @@ void JsonWriter::key(std::string_view k) {
 
 void JsonWriter::schema_key(std::string_view k) {
     before_key();
-    out_ += '"';
-    out_ += k;
-    out_ += pretty_ ? "\": " : "\":";
+    // One growth check for the pieces: this runs for every member written.
+    const std::size_t at = out_.size();
+    out_.resize(at + k.size() + (pretty_ ? 4 : 3));
+    char* p = out_.data() + at;
+    *p++ = '"';
+    std::memcpy(p, k.data(), k.size());
+    p += k.size();
+    *p++ = '"';
+    *p++ = ':';
+    if (pretty_) *p = ' ';
     after_key_ = true;
 }
 
@@ -58,14 +67,6 @@ void JsonWriter::close(char bracket) {
 
 namespace {
 
-// The bytes written as they are between quotes: printable ASCII but '"' and '\\'.
-constexpr auto plain = [] {
-    std::array<bool, 256> t{};
-    for (int c = 0x20; c <= 0x7e; ++c)
-        t[static_cast<std::size_t>(c)] = c != '"' && c != '\\';
-    return t;
-}();
-
 // Anything but plain printable ASCII is left to nlohmann, whose escapes and
 // U+FFFD replacement the rest of the output uses. Out of line: quoted() runs
 // for every key and string, and this almost never.
@@ -78,7 +79,7 @@ constexpr auto plain = [] {
 
 void JsonWriter::quoted(std::string_view s) {
     for (char ch : s)
-        if (!plain[static_cast<unsigned char>(ch)]) return append_escaped(out_, s);
+        if (!json_plain[static_cast<unsigned char>(ch)]) return append_escaped(out_, s);
     out_ += '"';
     out_ += s;
     out_ += '"';
