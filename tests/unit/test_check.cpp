@@ -7,8 +7,8 @@
 #include "render/check.h"
 #include "support.h"
 
-#include <set>
 #include <array>
+#include <set>
 #include <sstream>
 #include <sys/socket.h>
 
@@ -271,7 +271,11 @@ TEST_CASE("ids sharing a port share a line with the gravest verdict", "[check]")
     CHECK(c.verdict == Verdict::unreserved);
     CHECK(c.cm_ids == std::vector<std::uint32_t>{1, 2});
     CHECK(c.owner.pid == 502u);
-    // The metrics' count, which builds no PortCheck, groups them alike.
+    // The metrics' count, which builds no PortCheck, groups them alike, in
+    // either order of the ids.
+    CHECK(count_port_verdicts(s) == std::array<std::size_t, verdict_count>{0, 0, 0, 1, 0});
+    std::swap(s.connections[0], s.connections[1]);
+    CHECK(only(check_ports(s)).verdict == Verdict::unreserved);
     CHECK(count_port_verdicts(s) == std::array<std::size_t, verdict_count>{0, 0, 0, 1, 0});
 }
 

@@ -13,64 +13,106 @@
 using namespace rdmastat;
 using namespace rdmastat::test;
 
+namespace {
+
+// How many connections of text the fast path takes, and how many it leaves to
+// the general one.
+std::pair<std::size_t, std::size_t> fast_and_general(const std::string& text) {
+    std::size_t taken = 0, declined = 0;
+    std::istringstream in(text);
+    JsonStreamHandlers on;
+    on.element = [&](const std::string& list, std::size_t, const JsonElement&) {
+        declined += list == "connections";
+    };
+    on.fast = [&](const std::string& list, std::size_t, JsonPull& pull) {
+        Connection c;
+        if (list != "connections" || !fast_connection(pull, c)) return false;
+        ++taken;
+        return true;
+    };
+    REQUIRE_FALSE(parse_json_stream(in, 64, 1024, on).error);
+    return {taken, declined};
+}
+
+} // namespace
+
 TEST_CASE("connections read by the fast and the general path agree", "[snapshot]") {
     for (const char* name : {"snapshot.json", "snapshot-host-user.json"}) {
         INFO(name);
         nlohmann::ordered_json doc = nlohmann::ordered_json::parse(fixture_text(name));
-        // Every optional field somewhere, and nulls where absent is allowed.
-        auto& conns = doc["connections"];
-        REQUIRE(conns.size() >= 3);
-        conns[0]["mapped"] = true;
-        conns[0]["mapped_local"] = conns[0]["local"];
-        conns[0]["netns"] = 4026531840u;
-        conns[1]["internal"] = true;
-        conns[1]["port_space"] = nullptr;
-        conns[1]["owner"] = {{"kernel", "nvme_rdma"}};
-        conns[2]["qp"] = nullptr;
-        conns[2]["qp_unjoined"] = {{"number", 17}, {"reason", "other_owner"}};
-        conns[2]["owner"]["tid"] = 7;
-        // The keys added above come last, out of schema order: the fast path
-        // declines those connections, and the general one reads them.
+        {
+            // Every optional member somewhere. Added keys come last, out of
+            // schema order: the fast path declines those connections.
+            auto& conns = doc["connections"];
+            REQUIRE(conns.size() >= 5);
+            conns[0]["mapped"] = true;
+            conns[0]["mapped_local"] = conns[0]["local"];
+            conns[0]["netns"] = 4026531840u;
+            conns[1]["internal"] = true;
+            conns[1]["owner"] = {{"kernel", "nvme_rdma"}};
+            conns[2]["qp"] = nullptr;
+            conns[2]["qp_unjoined"] = {{"number", 17}, {"reason", "other_owner"}};
+            conns[2]["owner"]["tid"] = 7;
+        }
         const std::string shuffled = doc.dump();
-        // Written back, every connection is in the writers' order.
-        doc = nlohmann::ordered_json::parse(
-            snapshot_to_text(snapshot_from_text(shuffled).take()));
+        CHECK(fast_and_general(shuffled).second >= 3);
+        // Written back, every connection is in the writers' order; then nulls
+        // where a member may be null (set in place, so the order holds).
+        doc = nlohmann::ordered_json::parse(snapshot_to_text(snapshot_from_text(shuffled).take()));
         auto& written = doc["connections"];
+        written[1]["internal"] = nullptr;   // if_true
+        written[3]["port_space"] = nullptr; // optional
+        written[3]["peer"] = nullptr;       // optional
+        written[4]["owner"] = nullptr;      // defaulted
         Snapshot fast = snapshot_from_text(doc.dump()).take();
-        CHECK(snapshot_to_text(snapshot_from_text(shuffled).take()) == snapshot_to_text(fast));
-        for (auto& c : written)
-            c["unknown_key"] = {1, 2};
-        Snapshot general = snapshot_from_text(doc.dump()).take();
-        REQUIRE(fast.connections.size() == written.size());
-        CHECK(snapshot_to_text(fast) == snapshot_to_text(general));
+        CHECK(fast_and_general(doc.dump()) ==
+              std::pair<std::size_t, std::size_t>{written.size(), 0});
+        CHECK_FALSE(fast.connections[1].internal);
+        CHECK_FALSE(fast.connections[3].port_space);
+        CHECK_FALSE(fast.connections[3].peer);
+        CHECK(fast.connections[4].owner == Owner{});
         CHECK(fast.connections[0].netns == 4026531840u);
-        CHECK(fast.connections[1].internal);
+        CHECK(fast.connections[1].owner.kernel == "nvme_rdma");
         CHECK(fast.connections[2].owner.tid == 7u);
         CHECK(fast.connections[2].qp_unjoined == UnjoinedQp{17, QpUnjoined::other_owner});
         CHECK_FALSE(fast.connections[2].qp);
-        // The fast path did read the first document: each of its connections has
-        // the usual shape, and each of the second's does not (unknown_key).
-        std::size_t taken = 0, declined = 0;
-        for (const bool with_unknown : {false, true}) {
-            nlohmann::ordered_json d = doc;
-            for (auto& c : d["connections"])
-                if (!with_unknown) c.erase("unknown_key");
-            std::istringstream in(d.dump());
-            JsonStreamHandlers on;
-            on.element = [&](const std::string& list, std::size_t, const JsonElement&) {
-                declined += list == "connections";
-            };
-            on.fast = [&](const std::string& list, std::size_t, JsonPull& pull) {
-                Connection c;
-                if (list != "connections" || !fast_connection(pull, c)) return false;
-                ++taken;
-                return true;
-            };
-            auto parsed = parse_json_stream(in, 64, 1024, on);
-            REQUIRE_FALSE(parsed.error);
-        }
-        CHECK(taken == written.size());
-        CHECK(declined == written.size());
+        // The general path reads the same: every connection given an unknown key.
+        for (auto& c : written)
+            c["unknown_key"] = {1, 2};
+        CHECK(fast_and_general(doc.dump()) ==
+              std::pair<std::size_t, std::size_t>{0, written.size()});
+        Snapshot general = snapshot_from_text(doc.dump()).take();
+        REQUIRE(fast.connections.size() == written.size());
+        CHECK(snapshot_to_text(fast) == snapshot_to_text(general));
+    }
+}
+
+TEST_CASE("the fast path declines what is not a plain connection in schema order", "[snapshot]") {
+    // One connection as the writer writes it, then variants the fast path must
+    // leave to the general one (which reads or refuses them and names why).
+    const std::string plain =
+        R"({"device":"siw0","transport":"iwarp","cm_id":1,"state":"LISTEN",)"
+        R"("local":{"address":"10.0.0.1","port":7174},"owner":{"pid":5,"comm":"x"}})";
+    auto taken = [](const std::string& connection) {
+        return fast_and_general(R"({"version":1,"connections":[)" + connection + "]}");
+    };
+    CHECK(taken(plain) == std::pair<std::size_t, std::size_t>{1, 0});
+    for (
+        const char* variant : {
+            R"({"transport":"iwarp","device":"siw0","cm_id":1,"state":"LISTEN"})", // order
+            R"({"device":"siw0","device":"siw0","transport":"iwarp","cm_id":1,"state":"LISTEN"})",
+            // An escape in a key, and in a value.
+            "{\"\\u0064evice\":\"siw0\",\"transport\":\"iwarp\",\"cm_id\":1,\"state\":\"LISTEN\"}",
+            "{\"device\":\"siw\\u0030\",\"transport\":\"iwarp\",\"cm_id\":1,\"state\":\"LISTEN\"}",
+            R"({"device":"siw0","transport":"iwarp","cm_id":1,"state":"LISTEN","x":1})",
+            R"({"device":"siw0","transport":"iwarp","cm_id":1.0,"state":"LISTEN"})",
+            R"({"device":"siw0","transport":"iwarp","cm_id":-1,"state":"LISTEN"})",
+            R"({"device":"siw0","transport":"iwarp","state":"LISTEN"})", // cm_id required
+            R"({"device":"siw0","transport":"warp","cm_id":1,"state":"LISTEN"})",
+            R"({"device":"siw0","transport":"iwarp","cm_id":1,"state":"LISTEN","owner":{"kernel":"k","pid":1}})",
+        }) {
+        INFO(variant);
+        CHECK(taken(variant).first == 0);
     }
 }
 

@@ -26,6 +26,7 @@ enum class Verdict {
     unreserved, ///< an RNIC holds the port and the host does not know: a host app could take it
     conflict,   ///< an RNIC and a host TCP socket claim the same address and port
 };
+/// How many Verdicts there are: conflict must stay the last.
 inline constexpr std::size_t verdict_count = static_cast<std::size_t>(Verdict::conflict) + 1;
 
 /// "OK", "INFO", "UNKNOWN", "UNRESERVED", "CONFLICT".

@@ -70,10 +70,9 @@ MetricFamily qps(const Snapshot& snap) {
 MetricFamily port_checks(const Snapshot& snap) {
     const auto counts = count_port_verdicts(snap);
     Tally t;
-    for (Verdict v :
-         {Verdict::ok, Verdict::info, Verdict::unknown, Verdict::unreserved, Verdict::conflict})
-        t.add({{"verdict", std::string(verdict_name(v))}},
-              static_cast<double>(counts[static_cast<std::size_t>(v)]));
+    for (std::size_t v = 0; v < verdict_count; ++v)
+        t.add({{"verdict", std::string(verdict_name(static_cast<Verdict>(v)))}},
+              static_cast<double>(counts[v]));
     return t.family("rdmastat_port_checks",
                     "Ports bound by cm_ids, by port-sharing verdict (rdmastat check)");
 }

@@ -310,7 +310,9 @@ class JsonParser {
             i = plain_run(b);
         }
     }
-    // The bytes a string holds as they are: printable ASCII but '"' and '\\'.
+    // The bytes a string holds as they are: ASCII but '"', '\\' and control
+    // characters. DEL is one of them, as JSON allows; common/text.h's
+    // json_plain, which the writer and the snapshot fast path keep to, is not.
     static std::size_t plain_run(std::string_view b) {
         std::size_t i = 0;
         while (i < b.size()) {

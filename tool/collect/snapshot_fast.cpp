@@ -43,7 +43,7 @@ class Bytes {
         ++p_;
         return true;
     }
-    /// The key k, quoted, is next: taken without a scan, since k is plain.
+    // The key k, quoted, is next: taken without a scan, since k is plain.
     bool key(std::string_view k) {
         space();
         if (static_cast<std::size_t>(end_ - p_) < k.size() + 2 || *p_ != '"' ||
@@ -88,9 +88,10 @@ class Bytes {
 };
 
 // Reads a record straight from the text, driven by its description in
-// model/schema.h. Anything unusual (an unknown or repeated key, a wrong type, a
-// name this build does not know, an escape in a string) makes it give up: the
-// general path then reads the element and names what is wrong.
+// model/schema.h. Anything unusual (an unknown or repeated key, keys out of
+// schema order, a wrong type, a name this build does not know, an escape in a
+// string) makes it give up: the general path then reads the element and names
+// what is wrong.
 class FastReader {
   public:
     explicit FastReader(Bytes& in) : in_(in) {}
@@ -146,8 +147,8 @@ class FastReader {
     // One pass over T's description, in schema order: the order writers use.
     // Each member takes the next key if it is its own; an absent one is left
     // as it is. A key left over (out of order, unknown or repeated) is a "no".
-    // The description is asked as it goes, so a member that depends on an
-    // earlier one's value (an owner's kernel) sees the value read.
+    // out is fresh, so an owner is described with its process members, as the
+    // general path reads it.
     template <typename T> bool record(T& out) {
         if (!in_.take('{')) return false;
         // A key is pending after '{' or ',': the next member's, if it is its own.

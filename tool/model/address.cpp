@@ -14,6 +14,8 @@ std::optional<IpAddress> IpAddress::parse(std::string_view text) {
     if (text.size() >= 2 && text.front() == '[' && text.back() == ']')
         text = text.substr(1, text.size() - 2);
     if (text.empty() || text.size() >= INET6_ADDRSTRLEN) return std::nullopt;
+    // A NUL would end inet_pton's text early: "::1\0x" is not an address.
+    if (text.find('\0') != std::string_view::npos) return std::nullopt;
     IpAddress a;
     // Digits and dots alone are IPv4 or nothing: read here, by inet_pton's rules
     // (four decimal octets up to 255, no leading zero), in a fraction of its time.
@@ -74,7 +76,7 @@ void append_ipv6(std::string& out, const std::array<std::uint8_t, 16>& bytes) {
         i = j == i ? i + 1 : j;
     }
     if (best_len < 2) best = 8, best_len = 0;
-    char buf[46], *at = buf;
+    char buf[INET6_ADDRSTRLEN], *at = buf;
     for (std::size_t i = 0; i < 8; ++i) {
         if (i >= best && i < best + best_len) {
             if (i == best) *at++ = ':';

@@ -25,7 +25,11 @@ template <typename T> std::string num_or_dash(const std::optional<T>& v) {
 std::string address_text(const std::optional<Endpoint>& e, const std::optional<Endpoint>& mapped,
                          bool extended) {
     std::string text = endpoint_text(e);
-    if (extended && mapped && mapped != e) text += "(" + mapped->to_string() + ")";
+    if (extended && mapped && mapped != e) {
+        text += '(';
+        mapped->append_to(text);
+        text += ')';
+    }
     return text;
 }
 
