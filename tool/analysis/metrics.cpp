@@ -35,13 +35,23 @@ std::string number(const std::optional<std::uint32_t>& n) {
 }
 
 MetricFamily connections(const Snapshot& snap) {
-    Tally t;
+    // Counted by value first: labels are strings, and building five of them for
+    // each of ten thousand ids would cost more than reading the ids did.
+    using Key = std::tuple<std::string_view, std::optional<std::uint32_t>, Transport,
+                           std::optional<PortSpace>, CmState>;
+    std::map<Key, double> counts;
     for (const Connection* c : select(snap, Selection{Scope::all, std::nullopt}, Filter()))
-        t.add({{"device", c->device},
-               {"port", number(c->port)},
-               {"transport", std::string(transport_name(c->transport))},
-               {"port_space", c->port_space ? port_space_name(*c->port_space) : ""},
-               {"state", cm_state_name(c->state)}});
+        ++counts[{c->device, c->port, c->transport, c->port_space, c->state}];
+    Tally t;
+    for (const auto& [key, n] : counts) {
+        const auto& [device, port, transport, port_space, state] = key;
+        t.add({{"device", std::string(device)},
+               {"port", number(port)},
+               {"transport", std::string(transport_name(transport))},
+               {"port_space", port_space ? port_space_name(*port_space) : ""},
+               {"state", cm_state_name(state)}},
+              n);
+    }
     return t.family("rdmastat_connections", "rdma_cm ids (every id rdmastat -a lists)");
 }
 
