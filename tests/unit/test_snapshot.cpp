@@ -199,3 +199,30 @@ TEST_CASE("a snapshot listing a pid twice is refused", "[snapshot]") {
     CHECK_THAT(r.error(),
                Catch::Contains("processes[1].pid: pid ") && Catch::Contains("listed twice"));
 }
+
+TEST_CASE("a snapshot read with its size reserves its connections once", "[snapshot]") {
+    Snapshot base = lab_snapshot();
+    REQUIRE_FALSE(base.connections.empty());
+    Snapshot big = base;
+    big.connections.clear();
+    for (std::uint32_t i = 0; i < 1500; ++i) {
+        big.connections.push_back(base.connections[i % base.connections.size()]);
+        big.connections.back().cm_id = i;
+    }
+    const std::string text = snapshot_to_text(big);
+    auto read = [&](std::uint64_t size) {
+        std::istringstream in(text);
+        return parse_snapshot_json(in, "big.json", nullptr, size).take();
+    };
+    const Snapshot sized = read(text.size());
+    REQUIRE(sized.connections.size() == 1500);
+    CHECK(sized.connections == big.connections);
+    // Doubling leaves room for 2048; the guess is the text left at the size of
+    // the first 64, and an eighth more.
+    CHECK(sized.connections.capacity() >= 1500);
+    CHECK(sized.connections.capacity() < 1800);
+    // A size that is wrong only misguides the reserve.
+    for (std::uint64_t wrong :
+         {std::uint64_t{0}, std::uint64_t{10}, std::uint64_t{text.size() * 3}})
+        CHECK(read(wrong).connections == big.connections);
+}

@@ -192,7 +192,8 @@ class JsonParser {
     // The next value through the handler's pull(), or false, with nothing
     // read, for the callbacks.
     bool pulled() {
-        JsonPull pull(in_.window(JsonPull::window));
+        std::string_view text = in_.window(JsonPull::window);
+        JsonPull pull(text, in_.byte() - 1);
         if (!b_.pull(pull)) return false;
         in_.advance(pull.consumed());
         return true;

@@ -25,16 +25,19 @@ class JsonPull {
     /// Values up to this long are offered whole.
     static constexpr std::size_t window = 64 * 1024;
 
-    explicit JsonPull(std::string_view text) : text_(text) {}
+    JsonPull(std::string_view text, std::size_t offset) : text_(text), offset_(offset) {}
     /// The text from the value's first byte on: the whole value when it is at
     /// most `window` bytes, or the rest of the text when that is shorter.
     std::string_view text() const { return text_; }
     /// Takes the value as the first n bytes of text().
     void consume(std::size_t n) { consumed_ = n; }
     std::size_t consumed() const { return consumed_; }
+    /// How many bytes of the stream come before the value.
+    std::size_t offset() const { return offset_; }
 
   private:
     std::string_view text_;
+    std::size_t offset_;
     std::size_t consumed_ = 0;
 };
 

@@ -7,6 +7,7 @@
 #include "model/model.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <istream>
 #include <string>
 
@@ -34,8 +35,12 @@ inline constexpr std::size_t max_snapshot_object_keys = 1000;
 /// before them (as write_snapshot_json orders them); otherwise they are kept
 /// in the Snapshot as without a sink, and the sink is not called. A Failure
 /// found after the sink began leaves it with the connections before it.
+///
+/// size, when not 0, is the text's length in bytes: the connections kept are
+/// then reserved for at once, by the size of the first ones read, and not grown
+/// by doubling (a guess past the end reserves address space it never touches).
 Result<Snapshot> parse_snapshot_json(std::istream& in, const std::string& name,
-                                     ConnectionSink* sink = nullptr);
+                                     ConnectionSink* sink = nullptr, std::uint64_t size = 0);
 
 /// The same from a file (or FIFO); "-" reads standard input. A directory is a
 /// Failure "PATH: Is a directory".
