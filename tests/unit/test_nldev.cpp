@@ -2,6 +2,7 @@
 // NLDEV parsing of bytes captured from the lab kernel (tests/lab/scenarios/capture.sh),
 // judged against iproute2's `rdma -j` output captured at the same moment.
 #include "catch_compat.hpp"
+#include "collect/attrs.h"
 #include "collect/nldev_parse.h"
 #include "model/names.h"
 #include "support.h"
@@ -312,4 +313,18 @@ TEST_CASE("an attribute shorter than its own header is an error", "[nldev]") {
     auto parsed = parse_cm_id_dump(bytes);
     REQUIRE_FALSE(parsed.ok());
     CHECK_THAT(parsed.error(), Catch::Contains("truncated attribute"));
+}
+
+TEST_CASE("records reported again keep their first place and their last value", "[nldev]") {
+    // key, value: keys out of order, one reported three times.
+    using R = std::pair<int, char>;
+    auto key = [](const R& r) { return r.first; };
+    std::vector<R> in = {{3, 'a'}, {1, 'b'}, {3, 'c'}, {2, 'd'}, {1, 'e'}, {3, 'f'}};
+    CHECK(unique_by(in, key) == std::vector<R>{{3, 'f'}, {1, 'e'}, {2, 'd'}});
+    std::vector<R> rising = {{1, 'a'}, {2, 'b'}, {5, 'c'}};
+    CHECK(unique_by(rising, key) == rising);
+    // Rising, then one repeat at the end.
+    std::vector<R> tail = {{1, 'a'}, {2, 'b'}, {5, 'c'}, {2, 'x'}};
+    CHECK(unique_by(tail, key) == std::vector<R>{{1, 'a'}, {2, 'x'}, {5, 'c'}});
+    CHECK(unique_by(std::vector<R>{}, key).empty());
 }

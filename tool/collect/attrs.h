@@ -8,10 +8,10 @@
 #include "collect/netlink.h"
 #include "model/address.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <libmnl/libmnl.h>
-#include <map>
 #include <netinet/in.h>
 #include <optional>
 #include <string>
@@ -87,16 +87,29 @@ class Attrs {
 /// holding the record as last reported (a dump resumed after a concurrent change).
 template <typename Record, typename Key>
 std::vector<Record> unique_by(std::vector<Record> records, Key key) {
-    std::map<decltype(key(records.front())), std::size_t> seen;
+    // The kernel dumps by rising id: keys that rise throughout have no repeat.
+    bool rising = true;
+    for (std::size_t i = 1; i < records.size() && rising; ++i)
+        rising = key(records[i - 1]) < key(records[i]);
+    if (rising) return records;
+    // By key, then position: a run of one key is one record reported again.
+    std::vector<std::pair<decltype(key(records.front())), std::size_t>> order;
+    order.reserve(records.size());
+    for (std::size_t i = 0; i < records.size(); ++i)
+        order.emplace_back(key(records[i]), i);
+    std::sort(order.begin(), order.end());
+    std::vector<bool> repeat(records.size(), false);
+    for (std::size_t j = 0; j < order.size();) {
+        std::size_t end = j + 1;
+        while (end < order.size() && order[end].first == order[j].first)
+            repeat[order[end++].second] = true;
+        if (end - j > 1) records[order[j].second] = std::move(records[order[end - 1].second]);
+        j = end;
+    }
     std::vector<Record> out;
     out.reserve(records.size());
-    for (auto& r : records) {
-        auto [it, fresh] = seen.emplace(key(r), out.size());
-        if (fresh)
-            out.push_back(std::move(r));
-        else
-            out[it->second] = std::move(r);
-    }
+    for (std::size_t i = 0; i < records.size(); ++i)
+        if (!repeat[i]) out.push_back(std::move(records[i]));
     return out;
 }
 
