@@ -2,7 +2,8 @@
 # BENCH_PAIRS). For each N: N bound ids (10% bound only, 90% listening; 5000
 # ports per address, address aliases on both veths beyond 2 addresses), plus
 # BENCH_PAIRS connected pairs with traffic on siw and rxe; then BENCH_RUNS
-# rounds of every command: each run's wall time and peak RSS into $OUT/bench.tsv.
+# rounds of every command: each run's wall time and peak RSS into $OUT/bench.tsv,
+# and each N's NLDEV dumps into $OUT/capture-N (rdmastat-capture).
 . "$LAB/lib.sh"
 N=${BENCH_N:-1000 10000}
 RUNS=${BENCH_RUNS:-5}
@@ -88,6 +89,8 @@ for n in $N; do
 		exit 1
 	fi
 	rdmastat -a -j >/tmp/saved.json
+	# The dumps themselves, for a profile on the host (rdmastat-replay).
+	mkdir -p "$OUT/capture-$n" && rdmastat-capture "$OUT/capture-$n" >/dev/null
 	r=0
 	while [ "$r" -lt "$RUNS" ]; do
 		round
