@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 namespace rdmastat {
 namespace {
@@ -93,21 +94,34 @@ void Table::write_rows(std::ostream& out, bool with_header, std::vector<std::siz
         for (std::size_t i = 0; k < rows_[r]; ++i, ++k)
             if (i < width.size()) width[i] = std::max(width[i], cell(k).size());
 
-    std::string buf;
+    // Each line is written in place, at most line_max bytes, and the buffer
+    // goes out when the next line might not fit.
+    std::size_t line_max = 1;
+    for (std::size_t w : width)
+        line_max += w + 2;
+    std::string buf(std::max<std::size_t>(64 * 1024, 2 * line_max), '\0');
+    std::size_t used = 0;
     auto emit = [&](std::size_t n, auto get) {
-        std::size_t start = buf.size();
+        if (buf.size() - used < line_max) {
+            out.write(buf.data(), static_cast<std::streamsize>(used));
+            used = 0;
+        }
+        char* const start = buf.data() + used;
+        char* p = start;
         for (std::size_t i = 0; i < n && i < width.size(); ++i) {
             std::string_view c = get(i);
-            buf += c;
-            if (i + 1 < n) buf.append(width[i] - c.size() + 2, ' ');
+            std::memcpy(p, c.data(), c.size());
+            p += c.size();
+            if (i + 1 < n) {
+                const std::size_t pad = width[i] - c.size() + 2;
+                std::memset(p, ' ', pad);
+                p += pad;
+            }
         }
-        while (buf.size() > start && buf.back() == ' ')
-            buf.pop_back();
-        buf += '\n';
-        if (buf.size() >= 64 * 1024) {
-            out << buf;
-            buf.clear();
-        }
+        while (p > start && p[-1] == ' ')
+            --p;
+        *p++ = '\n';
+        used = static_cast<std::size_t>(p - buf.data());
     };
     if (with_header)
         emit(headers_.size(), [&](std::size_t i) { return std::string_view(headers_[i]); });
@@ -115,7 +129,7 @@ void Table::write_rows(std::ostream& out, bool with_header, std::vector<std::siz
         std::size_t first = r == 0 ? 0 : rows_[r - 1];
         emit(rows_[r] - first, [&](std::size_t i) { return cell(first + i); });
     }
-    out << buf;
+    out.write(buf.data(), static_cast<std::streamsize>(used));
 }
 
 } // namespace rdmastat

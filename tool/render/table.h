@@ -26,6 +26,17 @@ class Table {
     void add(const std::vector<std::string>& row);
     /// The same one cell at a time: cell() per column, then end_row().
     void cell(std::string_view text);
+    /// A cell of text no process chose (a number, an address, an enum's name),
+    /// printable ASCII by construction: appended as is.
+    void plain_cell(std::string_view text) {
+        text_ += text;
+        ends_.push_back(text_.size());
+    }
+    /// A plain cell that write(std::string& out) appends to out, with no copy.
+    template <typename Write> void plain_cell_by(Write&& write) {
+        write(text_);
+        ends_.push_back(text_.size());
+    }
     void end_row() { rows_.push_back(ends_.size()); }
     bool empty() const { return rows_.empty(); }
     std::size_t size() const { return rows_.size(); }

@@ -5,6 +5,9 @@
 #include "model/names.h"
 #include "render/table.h"
 
+#include <charconv>
+#include <iterator>
+
 namespace rdmastat {
 namespace {
 
@@ -22,15 +25,30 @@ template <typename T> std::string num_or_dash(const std::optional<T>& v) {
 
 // "10.0.0.1:7174(10.0.0.1:20001)": the address on the wire after the one the
 // application sees, only when the iWARP port mapper made them differ.
-std::string address_text(const std::optional<Endpoint>& e, const std::optional<Endpoint>& mapped,
-                         bool extended) {
-    std::string text = endpoint_text(e);
+void append_address(std::string& out, const std::optional<Endpoint>& e,
+                    const std::optional<Endpoint>& mapped, bool extended) {
+    if (e)
+        e->append_to(out);
+    else
+        out += "*:*";
     if (extended && mapped && mapped != e) {
-        text += '(';
-        mapped->append_to(text);
-        text += ')';
+        out += '(';
+        mapped->append_to(out);
+        out += ')';
     }
-    return text;
+}
+
+template <typename T> void append_number(std::string& out, T n) {
+    char digits[24];
+    auto end = std::to_chars(std::begin(digits), std::end(digits), n).ptr;
+    out.append(digits, end);
+}
+
+template <typename T> void append_num_or_dash(std::string& out, const std::optional<T>& v) {
+    if (v)
+        append_number(out, *v);
+    else
+        out += '-';
 }
 
 std::string user_text(const Owner& o, bool numeric) {
@@ -69,27 +87,38 @@ class TextListing final : public ListingWriter {
         : out_(out), opts_(opts), table_(headers(opts)) {}
 
     void begin(const Snapshot&) override {}
+    // Cells of text no process chose are plain (Table::plain_cell): only
+    // names (device, user, program, container, pod) are made printable.
     void connection(const Connection& c) override {
-        table_.cell(transport_name(c.transport));
+        const bool extended = opts_.extended;
+        table_.plain_cell(transport_name(c.transport));
         table_.cell(c.device);
-        table_.cell(num_or_dash(c.port));
-        table_.cell(address_text(c.local, c.mapped_local, opts_.extended));
-        table_.cell(address_text(c.peer, c.mapped_peer, opts_.extended));
-        table_.cell(cm_state_name(c.state));
-        if (opts_.extended) {
+        table_.plain_cell_by([&](std::string& out) { append_num_or_dash(out, c.port); });
+        table_.plain_cell_by(
+            [&](std::string& out) { append_address(out, c.local, c.mapped_local, extended); });
+        table_.plain_cell_by(
+            [&](std::string& out) { append_address(out, c.peer, c.mapped_peer, extended); });
+        table_.plain_cell(cm_state_name(c.state));
+        if (extended) {
             table_.cell(user_text(c.owner, opts_.numeric));
-            table_.cell(std::to_string(c.cm_id) + (c.internal ? "(internal)" : ""));
-            table_.cell(name_or_dash(c.port_space));
-            if (c.qp)
-                table_.cell(std::to_string(c.qp->number));
-            else if (c.qp_unjoined) // a number that is not this id's QP
-                table_.cell(std::to_string(c.qp_unjoined->number) +
-                            (c.qp_unjoined->reason == QpUnjoined::gone ? "(gone)" : "(other)"));
-            else
-                table_.cell("-");
-            table_.cell(c.qp ? name_or_dash(c.qp->type) : "-");
-            table_.cell(c.qp ? name_or_dash(c.qp->state) : "-");
-            table_.cell(num_or_dash(c.netns));
+            table_.plain_cell_by([&](std::string& out) {
+                append_number(out, c.cm_id);
+                if (c.internal) out += "(internal)";
+            });
+            table_.plain_cell(name_or_dash(c.port_space));
+            table_.plain_cell_by([&](std::string& out) {
+                if (c.qp) {
+                    append_number(out, c.qp->number);
+                } else if (c.qp_unjoined) { // a number that is not this id's QP
+                    append_number(out, c.qp_unjoined->number);
+                    out += c.qp_unjoined->reason == QpUnjoined::gone ? "(gone)" : "(other)";
+                } else {
+                    out += '-';
+                }
+            });
+            table_.plain_cell(c.qp ? name_or_dash(c.qp->type) : "-");
+            table_.plain_cell(c.qp ? name_or_dash(c.qp->state) : "-");
+            table_.plain_cell_by([&](std::string& out) { append_num_or_dash(out, c.netns); });
             table_.cell(container_text(c.owner));
             table_.cell(pod_text(c.owner));
         }
