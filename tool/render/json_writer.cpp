@@ -38,17 +38,19 @@ void JsonWriter::key(std::string_view k) {
 }
 
 void JsonWriter::schema_key(std::string_view k) {
-    before_key();
-    // One growth check for the pieces: this runs for every member written.
-    const std::size_t at = out_.size();
-    out_.resize(at + k.size() + (pretty_ ? 4 : 3));
-    char* p = out_.data() + at;
+    // This runs for every member written: the comma, the quoted key and the
+    // colon go out in one append, built on the stack.
+    char piece[64];
+    if (pretty_ || k.size() > sizeof(piece) - 4) return key(k);
+    char* p = piece;
+    if (!levels_.back().empty) *p++ = ',';
+    levels_.back().empty = false;
     *p++ = '"';
     std::memcpy(p, k.data(), k.size());
     p += k.size();
     *p++ = '"';
     *p++ = ':';
-    if (pretty_) *p = ' ';
+    out_.append(piece, static_cast<std::size_t>(p - piece));
     after_key_ = true;
 }
 
