@@ -25,6 +25,9 @@ namespace rdmastat {
 class Attrs {
   public:
     Attrs(AttrTable table) : t_(std::move(table)) {}
+    /// Refilled from nest's payload, reusing the table (parse_nested_into);
+    /// throws Error on malformed attributes.
+    void refill(const nlattr* nest, unsigned max) { parse_nested_into(t_, nest, max).take(); }
 
     const nlattr* get(int type) const { return t_[static_cast<std::size_t>(type)]; }
     bool has(int type) const { return get(type) != nullptr; }

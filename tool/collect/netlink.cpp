@@ -277,18 +277,28 @@ Result<StreamEnd> walk_messages(const std::uint8_t* data, std::size_t len,
     return StreamEnd::more;
 }
 
-Result<AttrTable> parse_attrs(const void* data, std::size_t len, unsigned max) {
-    AttrTable table(max + 1, nullptr);
-    auto st = for_each_attr(data, len, [&](const nlattr* attr) {
+namespace {
+Status fill_table(AttrTable& table, const void* data, std::size_t len, unsigned max) {
+    table.assign(max + 1, nullptr);
+    return for_each_attr(data, len, [&](const nlattr* attr) {
         unsigned type = mnl_attr_get_type(attr);
         if (type <= max) table[type] = attr;
     });
-    if (!st) return st.failure();
+}
+} // namespace
+
+Result<AttrTable> parse_attrs(const void* data, std::size_t len, unsigned max) {
+    AttrTable table;
+    if (auto st = fill_table(table, data, len, max); !st) return st.failure();
     return table;
 }
 
 Result<AttrTable> parse_nested(const nlattr* nest, unsigned max) {
     return parse_attrs(mnl_attr_get_payload(nest), mnl_attr_get_payload_len(nest), max);
+}
+
+Status parse_nested_into(AttrTable& table, const nlattr* nest, unsigned max) {
+    return fill_table(table, mnl_attr_get_payload(nest), mnl_attr_get_payload_len(nest), max);
 }
 
 Result<std::vector<const nlattr*>> nested_list(const nlattr* nest) {

@@ -88,6 +88,9 @@ using AttrTable = std::vector<const nlattr*>;
 Result<AttrTable> parse_attrs(const void* data, std::size_t len, unsigned max);
 /// The same for the payload of a nested attribute.
 Result<AttrTable> parse_nested(const nlattr* nest, unsigned max);
+/// parse_nested into table, whose storage is reused: one table serves every
+/// entry of a long list. On a Failure, table holds what came before it.
+Status parse_nested_into(AttrTable& table, const nlattr* nest, unsigned max);
 /// Every attribute inside a nest, in order (for lists of entries).
 Result<std::vector<const nlattr*>> nested_list(const nlattr* nest);
 

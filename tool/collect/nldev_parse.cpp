@@ -28,6 +28,7 @@ template <typename F> void for_each_entry(const Attrs& msg, int list_type, int e
     const nlattr* list = msg.get(list_type);
     if (!list) return; // a device with no such resources sends no list
     unsigned n = 0;
+    Attrs attrs{AttrTable{}}; // one table for every entry: a dump has thousands
     for (const nlattr* entry : nested_list(list).take()) {
         ++n;
         if (mnl_attr_get_type(entry) != entry_type) continue;
@@ -35,7 +36,8 @@ template <typename F> void for_each_entry(const Attrs& msg, int list_type, int e
         // it: there is nothing to report about such an entry.
         if (mnl_attr_get_payload_len(entry) == 0) continue;
         try {
-            fill(nested_attrs(entry));
+            attrs.refill(entry, RDMA_NLDEV_ATTR_MAX);
+            fill(static_cast<const Attrs&>(attrs));
         } catch (const Error& e) {
             throw Error("entry " + std::to_string(n), e.what());
         }
