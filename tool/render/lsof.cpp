@@ -19,23 +19,57 @@ using json_common::put;
 using json_common::put_members;
 
 /// lsof's form: "*" for the any address and for port 0.
-std::string lsof_endpoint(const Endpoint& e) {
-    std::string host = e.address.is_any() || !e.address.family ? "*" : e.address.to_string();
-    if (host != "*" && e.address.family == AF_INET6) host = "[" + host + "]";
-    return host + ":" + (e.port ? std::to_string(e.port) : "*");
+void append_lsof_endpoint(std::string& out, const Endpoint& e) {
+    if (e.address.is_any() || !e.address.family) {
+        out += '*';
+    } else if (e.address.family == AF_INET6) {
+        out += '[';
+        e.address.append_to(out);
+        out += ']';
+    } else {
+        e.address.append_to(out);
+    }
+    out += ':';
+    if (e.port)
+        out += std::to_string(e.port);
+    else
+        out += '*';
 }
 
-std::string with_wire(const Endpoint& e, const std::optional<Endpoint>& wire) {
-    std::string text = lsof_endpoint(e);
-    if (wire && *wire != e) text += "(" + lsof_endpoint(*wire) + ")";
+std::string lsof_endpoint(const Endpoint& e) {
+    std::string text;
+    append_lsof_endpoint(text, e);
     return text;
 }
 
+void append_with_wire(std::string& out, const Endpoint& e, const std::optional<Endpoint>& wire) {
+    append_lsof_endpoint(out, e);
+    if (wire && *wire != e) {
+        out += '(';
+        append_lsof_endpoint(out, *wire);
+        out += ')';
+    }
+}
+
+// Addresses, a state and a flag: printable by construction (Table::plain_cell).
+void append_connection_name(std::string& out, const Connection& c) {
+    if (c.local)
+        append_with_wire(out, *c.local, c.mapped_local);
+    else
+        out += "*:*";
+    if (has_peer(c)) {
+        out += "->";
+        append_with_wire(out, *c.peer, c.mapped_peer);
+    }
+    out += " (";
+    out += cm_state_name(c.state);
+    out += ')';
+    if (c.internal) out += " [internal]";
+}
+
 std::string connection_name(const Connection& c) {
-    std::string name = c.local ? with_wire(*c.local, c.mapped_local) : "*:*";
-    if (has_peer(c)) name += "->" + with_wire(*c.peer, c.mapped_peer);
-    name += " (" + cm_state_name(c.state) + ")";
-    if (c.internal) name += " [internal]";
+    std::string name;
+    append_connection_name(name, c);
     return name;
 }
 
@@ -144,14 +178,27 @@ std::string lsof_name(const LsofFile& f) {
 
 void render_lsof(std::ostream& out, const LsofResult& r, const LsofTextOptions& opts) {
     Table table({"COMMAND", "PID", "USER", "FD", "TYPE", "DEVICE", "NAME"});
+    // Names a process chose (command, user, device, paths) are made printable;
+    // numbers, types and a cm_id's addresses are plain (Table::plain_cell).
+    auto number_or_dash = [](const std::optional<std::uint32_t>& n) {
+        return [&n](std::string& text) { text += n ? std::to_string(*n) : "-"; };
+    };
     for (const LsofHolder& h : r.holders) {
+        const std::string command = command_text(h);
+        const std::string user = h.kernel ? "-" : user_text(h, opts.numeric);
         for (const LsofFile& f : h.files) {
-            std::string device = f.connection ? f.connection->device
-                                 : f.resource ? f.resource->device
-                                              : "-";
-            table.add({command_text(h), h.pid ? std::to_string(*h.pid) : "-",
-                       h.kernel ? "-" : user_text(h, opts.numeric),
-                       f.fd ? std::to_string(*f.fd) : "-", lsof_type(f), device, lsof_name(f)});
+            table.cell(command);
+            table.plain_cell_by(number_or_dash(h.pid));
+            table.cell(user);
+            table.plain_cell_by(number_or_dash(f.fd));
+            table.plain_cell(lsof_type(f));
+            table.cell(f.connection ? f.connection->device : f.resource ? f.resource->device : "-");
+            if (f.connection)
+                table.plain_cell_by(
+                    [&](std::string& name) { append_connection_name(name, *f.connection); });
+            else
+                table.cell(lsof_name(f));
+            table.end_row();
         }
     }
     table.write(out, opts.header);
