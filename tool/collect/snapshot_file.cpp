@@ -147,6 +147,9 @@ template <typename T> T read(const Reader& r) {
 // How many connections are read before the rest is reserved for: enough to
 // average their size over.
 constexpr std::size_t reserve_after = 64;
+// The most a guess reserves: a file's size is only a hint (a sparse file can
+// claim a terabyte); past this, the vector grows by doubling.
+constexpr std::size_t reserve_at_most = (std::size_t{256} << 20) / sizeof(Connection);
 
 } // namespace
 
@@ -183,7 +186,9 @@ Result<Snapshot> parse_snapshot_json(std::istream& in, const std::string& name,
             // The rest of the text, at the size of the records so far; the lists
             // after the connections only make it a guess past the end.
             const std::uint64_t each = (pull.offset() - first_offset) / index;
-            if (each) snap.connections.reserve(index + (size - pull.offset()) / each * 9 / 8);
+            const std::uint64_t guess = each ? (size - pull.offset()) / each * 9 / 8 : 0;
+            snap.connections.reserve(
+                index + static_cast<std::size_t>(std::min<std::uint64_t>(guess, reserve_at_most)));
         }
         if (!fast_connection(pull, scratch)) return false;
         take(std::move(scratch));

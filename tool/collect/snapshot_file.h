@@ -37,8 +37,9 @@ inline constexpr std::size_t max_snapshot_object_keys = 1000;
 /// found after the sink began leaves it with the connections before it.
 ///
 /// size, when not 0, is the text's length in bytes: the connections kept are
-/// then reserved for at once, by the size of the first ones read, and not grown
-/// by doubling (a guess past the end reserves address space it never touches).
+/// then reserved for at once, by the size of the first ones read, up to 256 MiB
+/// of them, and not grown by doubling (a guess past the end reserves address
+/// space it never touches).
 Result<Snapshot> parse_snapshot_json(std::istream& in, const std::string& name,
                                      ConnectionSink* sink = nullptr, std::uint64_t size = 0);
 
