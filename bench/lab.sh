@@ -90,7 +90,8 @@ for n in $N; do
 	fi
 	rdmastat -a -j >/tmp/saved.json
 	# The dumps themselves, for a profile on the host (rdmastat-replay).
-	mkdir -p "$OUT/capture-$n" && rdmastat-capture "$OUT/capture-$n" >/dev/null
+	mkdir -p "$OUT/capture-$n"
+	rdmastat-capture "$OUT/capture-$n" >/dev/null || rm -rf "$OUT/capture-$n"
 	r=0
 	while [ "$r" -lt "$RUNS" ]; do
 		round

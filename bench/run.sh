@@ -23,7 +23,7 @@ if [ "$BENCH_LAB" = 1 ]; then
 		printf 'BENCH_N="%s"\nBENCH_RUNS=%s\nBENCH_PAIRS=%s\n' "$BENCH_N" "$BENCH_RUNS" "$BENCH_PAIRS"
 		cat "$here/lab.sh"
 	} >"$out/scenario/bench.sh"
-	rm -f "$out/lab/bench.tsv"
+	rm -rf "$out/lab/bench.tsv" "$out"/lab/capture-*
 	RDMASTAT_LAB_TIMEOUT=${RDMASTAT_LAB_TIMEOUT:-7200} \
 		RDMASTAT_LAB_SCENARIO_TIMEOUT=${RDMASTAT_LAB_SCENARIO_TIMEOUT:-7000} \
 		"$here/../tests/lab/lab.sh" run --out "$out/lab" --bin "$build/rdmastat" \
@@ -40,7 +40,7 @@ if [ "$BENCH_LAB" = 1 ]; then
 		[ -d "$dir" ] || continue
 		"$build/rdmastat-timeit" 5 "$build/rdmastat-replay" "$dir" | awk -v n="${dir##*capture-}" \
 			'{ printf "host: rdmastat-replay of the lab\047s N=%s dumps: median %.1f ms, best %.1f ms\n",
-				n, $1 / 1000, $2 / 1000 }'
+				n, $1 / 1000, $2 / 1000 }' || echo "host: rdmastat-replay of $dir failed"
 	done
 fi
 

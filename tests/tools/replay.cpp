@@ -17,8 +17,9 @@ using namespace rdmastat;
 
 static Bytes read_bytes(const std::string& path) {
     std::ifstream in(path, std::ios::binary | std::ios::ate);
-    if (!in) throw Error(path, "cannot open");
-    Bytes bytes(static_cast<std::size_t>(in.tellg()));
+    const auto size = in.tellg();
+    if (!in || size < 0) throw Error(path, "cannot open");
+    Bytes bytes(static_cast<std::size_t>(size));
     in.seekg(0);
     if (!in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size())))
         throw Error(path, "cannot read");
@@ -38,7 +39,9 @@ int main(int argc, char** argv) {
         data.devices = parse_device_dump(file("devices.bin")).take();
         for (Device& d : data.devices) {
             d.ports = parse_port_dump(file("ports-" + d.name + ".bin")).take();
-            d.driver = parse_chardev_driver(file("chardev-" + d.name + ".bin")).take();
+            // Captured only when the kernel answered; without it, no driver.
+            const std::string chardev = dir + "/chardev-" + d.name + ".bin";
+            if (std::ifstream(chardev)) d.driver = parse_chardev_driver(read_bytes(chardev)).take();
             for (CmIdRecord& c : parse_cm_id_dump(file("cm_id-" + d.name + ".bin")).take())
                 data.cm_ids.push_back(std::move(c));
             for (QpRecord& q : parse_qp_dump(file("qp-" + d.name + ".bin")).take())

@@ -17,7 +17,8 @@ lab_setup || exit 1
 
 port=7400
 next_port() { port=$((port + 1)); }
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# The median, or null when no run gave a value (JSON and the table stay whole).
+median() { sort -g | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : "null" }'; }
 
 # perftest: a server in the background, then the client; prints the client's line.
 perftest() {
@@ -70,11 +71,12 @@ json_nested() { sed -n "s/.*\"$1\":{[^}]*\"$2\":\\([0-9.e+-]*\\).*/\\1/p"; }
 
 # target DEV TEXT OURS ANCHOR le|ge LIMIT: one of issue 17's targets (OURS / ANCHOR
 # at most or at least LIMIT). Appends the verdict to /tmp/targets for the end of the
-# log and prints it as a JSON object for results.json.
+# log and prints it as a JSON object for results.json. A side with no value (null)
+# never holds.
 target() {
 	awk -v d="$1" -v t="$2" -v a="$3" -v b="$4" -v op="$5" -v l="$6" 'BEGIN {
-		r = b > 0 ? a / b : 0
-		ok = b > 0 && (op == "le" ? r <= l : r >= l)
+		r = b + 0 > 0 ? a / b : 0
+		ok = a + 0 > 0 && b + 0 > 0 && (op == "le" ? r <= l : r >= l)
 		printf "target: %s %s: %s (%.2fx)\n", d, t, ok ? "holds" : "MISSED", r >>"/tmp/targets"
 		printf "{\"target\": \"%s\", \"holds\": %s, \"value\": \"%.2fx\"}\n", t,
 			ok ? "true" : "false", r
@@ -152,16 +154,16 @@ echo "(ratio = rdmastat / anchor: above 1 is better for MiB/s, below 1 for us an
 printf '%-6s %-44s %12s %12s %8s\n' dev measure rdmastat anchor ratio
 while read -r dev bw_o bw_p bws_o bws_p lat_o lat_p lat99_o lat99_p rp_o rp_r; do
 	awk -v d="$dev" -v a="$bw_o" -v b="$bw_p" -v s="$BW_SIZE" -v n="$BW_ITERS" \
-		'BEGIN { printf "%-6s %-44s %12.1f %12.1f %8.2f\n", d, "--bw " s " B x " n " MiB/s vs ib_write_bw", a, b, a / b }'
+		'BEGIN { printf "%-6s %-44s %12.1f %12.1f %8.2f\n", d, "--bw " s " B x " n " MiB/s vs ib_write_bw", a, b, (b + 0 > 0 ? a / b : 0) }'
 	awk -v d="$dev" -v a="$bws_o" -v b="$bws_p" -v s="$BW_SMALL" -v n="$BW_SMALL_ITERS" \
-		'BEGIN { printf "%-6s %-44s %12.1f %12.1f %8.2f\n", d, "--bw " s " B x " n " MiB/s vs ib_write_bw", a, b, a / b }'
+		'BEGIN { printf "%-6s %-44s %12.1f %12.1f %8.2f\n", d, "--bw " s " B x " n " MiB/s vs ib_write_bw", a, b, (b + 0 > 0 ? a / b : 0) }'
 	awk -v d="$dev" -v a="$lat_o" -v b="$lat_p" -v s="$LAT_SIZE" \
-		'BEGIN { printf "%-6s %-44s %12.2f %12.2f %8.2f\n", d, "--lat " s " B half-RTT p50 us vs ib_write_lat", a, b, a / b }'
+		'BEGIN { printf "%-6s %-44s %12.2f %12.2f %8.2f\n", d, "--lat " s " B half-RTT p50 us vs ib_write_lat", a, b, (b + 0 > 0 ? a / b : 0) }'
 	# Against ib_write_lat's 99% percentile column.
 	awk -v d="$dev" -v a="$lat99_o" -v b="$lat99_p" -v s="$LAT_SIZE" \
-		'BEGIN { printf "%-6s %-44s %12.2f %12.2f %8.2f\n", d, "--lat " s " B half-RTT p99 us vs ib_write_lat", a, b, a / b }'
+		'BEGIN { printf "%-6s %-44s %12.2f %12.2f %8.2f\n", d, "--lat " s " B half-RTT p99 us vs ib_write_lat", a, b, (b + 0 > 0 ? a / b : 0) }'
 	awk -v d="$dev" -v a="$rp_o" -v b="$rp_r" -v n="$PINGS" \
-		'BEGIN { printf "%-6s %-44s %12.1f %12.1f %8.2f\n", d, n " pings (64 B) wall ms vs rping -c", a / 1000, b / 1000, a / b }'
+		'BEGIN { printf "%-6s %-44s %12.1f %12.1f %8.2f\n", d, n " pings (64 B) wall ms vs rping -c", a / 1000, b / 1000, (b + 0 > 0 ? a / b : 0) }'
 done </tmp/table
 printf '\ntargets (issue 17)\n'
 cat /tmp/targets
