@@ -181,7 +181,7 @@ void render_lsof(std::ostream& out, const LsofResult& r, const LsofTextOptions& 
     // Names a process chose (command, user, device, paths) are made printable;
     // numbers, types and a cm_id's addresses are plain (Table::plain_cell).
     auto number_or_dash = [](const std::optional<std::uint32_t>& n) {
-        return [n](std::string& text) { text += n ? std::to_string(*n) : "-"; };
+        return [n](std::string& text) { append_number_or_dash(text, n); };
     };
     for (const LsofHolder& h : r.holders) {
         const std::string command = command_text(h);

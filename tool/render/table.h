@@ -5,6 +5,8 @@
 /// the last column not padded (so lines carry no trailing blanks). Cells hold
 /// names any process can choose, so they are made printable() on the way in.
 
+#include <charconv>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -18,6 +20,19 @@ namespace rdmastat {
 std::string printable(std::string_view s);
 /// printable(s) appended to out.
 void append_printable(std::string& out, std::string_view s);
+
+/// n in decimal appended to out: a plain cell's text (Table::plain_cell_by).
+template <typename T> void append_number(std::string& out, T n) {
+    char digits[24];
+    out.append(digits, std::to_chars(digits, digits + sizeof(digits), n).ptr);
+}
+/// append_number(*v), or "-" when v is empty.
+template <typename T> void append_number_or_dash(std::string& out, const std::optional<T>& v) {
+    if (v)
+        append_number(out, *v);
+    else
+        out += '-';
+}
 
 class Table {
   public:

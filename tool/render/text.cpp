@@ -5,9 +5,6 @@
 #include "model/names.h"
 #include "render/table.h"
 
-#include <charconv>
-#include <iterator>
-
 namespace rdmastat {
 namespace {
 
@@ -38,19 +35,6 @@ void append_address(std::string& out, const std::optional<Endpoint>& e,
     }
 }
 
-template <typename T> void append_number(std::string& out, T n) {
-    char digits[24];
-    auto end = std::to_chars(std::begin(digits), std::end(digits), n).ptr;
-    out.append(digits, end);
-}
-
-template <typename T> void append_num_or_dash(std::string& out, const std::optional<T>& v) {
-    if (v)
-        append_number(out, *v);
-    else
-        out += '-';
-}
-
 std::string user_text(const Owner& o, bool numeric) {
     if (o.kernel) return "kernel";
     if (o.user && !numeric) return *o.user;
@@ -70,7 +54,9 @@ std::string pod_text(const Owner& o) {
 }
 
 std::string endpoint_text(const std::optional<Endpoint>& e) {
-    return e ? e->to_string() : "*:*";
+    std::string text;
+    append_address(text, e, std::nullopt, false);
+    return text;
 }
 
 std::string owner_text(const Owner& o) {
@@ -93,7 +79,7 @@ class TextListing final : public ListingWriter {
         const bool extended = opts_.extended;
         table_.plain_cell(transport_name(c.transport));
         table_.cell(c.device);
-        table_.plain_cell_by([&](std::string& out) { append_num_or_dash(out, c.port); });
+        table_.plain_cell_by([&](std::string& out) { append_number_or_dash(out, c.port); });
         table_.plain_cell_by(
             [&](std::string& out) { append_address(out, c.local, c.mapped_local, extended); });
         table_.plain_cell_by(
@@ -118,7 +104,7 @@ class TextListing final : public ListingWriter {
             });
             table_.plain_cell(c.qp ? name_or_dash(c.qp->type) : "-");
             table_.plain_cell(c.qp ? name_or_dash(c.qp->state) : "-");
-            table_.plain_cell_by([&](std::string& out) { append_num_or_dash(out, c.netns); });
+            table_.plain_cell_by([&](std::string& out) { append_number_or_dash(out, c.netns); });
             table_.cell(container_text(c.owner));
             table_.cell(pod_text(c.owner));
         }
