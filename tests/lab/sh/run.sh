@@ -57,7 +57,7 @@ lab_run() {
 	t0=$(lab_now)
 	rc=0
 	timeout -k 10 "${RDMASTAT_LAB_TIMEOUT:-600}" qemu-system-x86_64 \
-		-machine "q35,accel=$accel" -cpu max -smp 2 -m "${RDMASTAT_LAB_MEM:-2048}" \
+		-machine "q35,accel=$accel" -cpu max -smp "${RDMASTAT_LAB_CPUS:-2}" -m "${RDMASTAT_LAB_MEM:-2048}" \
 		-nographic -no-reboot -nic none \
 		-kernel "$kdir/root/boot/vmlinuz-$kver" -initrd "$run" \
 		-append "console=ttyS0 quiet panic=-1 rdinit=/init" \
