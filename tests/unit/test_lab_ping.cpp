@@ -218,6 +218,17 @@ TEST_CASE("lab: --lat and --bw between two rdmastat ends", "[lab][ping]") {
         CHECK(bw["bytes"] == 2000ull * 65536);
         CHECK(bw["depth"] == 128);
         CHECK(bw["bandwidth"]["gbit_per_s"] > 0);
+        // Writes small enough to go inline, where the device takes them.
+        INFO(evidence("bw64-" + dev + ".json.err") << evidence("lat256q-" + dev + ".json.err"));
+        REQUIRE(rc_of("bw64-" + dev + ".json") == 0);
+        json small = json_of("bw64-" + dev + ".json");
+        CHECK(small["completed"] == 5000);
+        CHECK(small["bytes"] == 5000ull * 64);
+        REQUIRE(rc_of("lat256q-" + dev + ".json") == 0);
+        json lat_q = json_of("lat256q-" + dev + ".json");
+        CHECK(lat_q["completed"] == 100);
+        CHECK(lat_q["size"] == 256);
+        CHECK(lat_q["validated"] == true);
         // The same server also serves plain rping clients.
         CHECK(rping_client_ok("bw-rping-" + dev + ".txt"));
         CHECK(rc_of("modes-" + dev + "-server") == 0);

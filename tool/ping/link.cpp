@@ -144,7 +144,8 @@ void Link::describe(PingResult& r) const {
     if (qp()) r.qp = qp()->qp_num;
 }
 
-Status Link::setup(std::uint32_t send_depth, std::uint32_t recv_depth, bool self_created) {
+Status Link::setup(std::uint32_t send_depth, std::uint32_t recv_depth, bool self_created,
+                   std::uint32_t inline_bytes) {
     if (!id_->verbs) return Failure{"rdma_cm id has no device yet", EINVAL};
     if (!(pd_ = ibv_alloc_pd(id_->verbs))) return step_failure("ibv_alloc_pd");
     if (!(comp_ = ibv_create_comp_channel(id_->verbs)))
@@ -159,11 +160,17 @@ Status Link::setup(std::uint32_t send_depth, std::uint32_t recv_depth, bool self
     attr.cap.max_send_wr = send_depth;
     attr.cap.max_recv_wr = recv_depth;
     attr.cap.max_send_sge = attr.cap.max_recv_sge = 1;
-    if (self_created) {
-        if (!(own_qp_ = ibv_create_qp(pd_, &attr))) return step_failure("ibv_create_qp");
-        return move_qp(IBV_QPS_INIT); // receives can be posted from INIT on
-    }
-    if (rdma_create_qp(id_, pd_, &attr)) return step_failure("rdma_create_qp");
+    // Devices differ in how much inline data they take: ask, and without any
+    // when refused. Creation writes back what the QP got.
+    auto create = [&](std::uint32_t with_inline) {
+        attr.cap.max_inline_data = with_inline;
+        if (self_created) return (own_qp_ = ibv_create_qp(pd_, &attr)) != nullptr;
+        return rdma_create_qp(id_, pd_, &attr) == 0;
+    };
+    if (!create(inline_bytes) && (inline_bytes == 0 || !create(0)))
+        return step_failure(self_created ? "ibv_create_qp" : "rdma_create_qp");
+    max_inline_ = attr.cap.max_inline_data;
+    if (self_created) return move_qp(IBV_QPS_INIT); // receives can be posted from INIT on
     qp_ = true;
     return Ok{};
 }
@@ -242,6 +249,7 @@ Status Link::post_rdma(ibv_wr_opcode op, const Buffer& b, std::uint32_t length,
     wr.wr_id = op == IBV_WR_RDMA_READ ? wr_read : wr_write;
     wr.opcode = op;
     wr.send_flags = signaled ? IBV_SEND_SIGNALED : 0;
+    if (op == IBV_WR_RDMA_WRITE && length <= max_inline_) wr.send_flags |= IBV_SEND_INLINE;
     wr.wr.rdma.remote_addr = remote.address;
     wr.wr.rdma.rkey = remote.rkey;
     ibv_send_wr* bad = nullptr;

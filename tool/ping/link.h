@@ -80,8 +80,11 @@ class Link {
     /// PD, completion channel, CQ and an RC QP with these queue depths: made
     /// by rdma_cm (rdma_create_qp, which also moves it through its states), or
     /// when self_created (rping -q) with ibv_create_qp and moved to INIT here;
-    /// then move_qp() takes it on, as the connection's steps come.
-    Status setup(std::uint32_t send_depth, std::uint32_t recv_depth, bool self_created = false);
+    /// then move_qp() takes it on, as the connection's steps come. The QP is
+    /// asked to take inline_bytes of data in a work request (as ib_write_lat's
+    /// is); a device that refuses gets a QP without inline data instead.
+    Status setup(std::uint32_t send_depth, std::uint32_t recv_depth, bool self_created = false,
+                 std::uint32_t inline_bytes = 0);
     /// A self-created QP to state, with the attributes rdma_cm gives for the
     /// id (rdma_init_qp_attr). No-op for a QP rdma_cm created.
     Status move_qp(ibv_qp_state state);
@@ -93,7 +96,9 @@ class Link {
 
     Status post_recv(const Buffer& b, std::uint32_t length);
     Status post_send(const Buffer& b, std::uint32_t length);
-    /// RDMA READ or WRITE of length bytes between b and the peer's advertised buffer.
+    /// RDMA READ or WRITE of length bytes between b and the peer's advertised
+    /// buffer. A WRITE the QP can carry inline is posted inline: the device
+    /// then reads no local memory for it.
     Status post_rdma(ibv_wr_opcode op, const Buffer& b, std::uint32_t length,
                      const Advertisement& remote, bool signaled = true);
 
@@ -123,6 +128,7 @@ class Link {
     ibv_cq* cq_ = nullptr;
     bool qp_ = false, disconnected_ = false, peer_gone_ = false;
     ibv_qp* own_qp_ = nullptr; ///< rping -q: ours, not rdma_cm's
+    std::uint32_t max_inline_ = 0; ///< inline data the QP takes per work request
     std::vector<std::unique_ptr<Buffer>> buffers_;
 };
 

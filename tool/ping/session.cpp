@@ -24,6 +24,11 @@ std::uint32_t send_depth(Mode m, bool server, std::uint32_t depth) {
     return 16;
 }
 
+std::uint32_t inline_bytes(Mode m, std::uint32_t size) {
+    constexpr std::uint32_t most = 256;
+    return m != Mode::rping && size <= most ? size : 0;
+}
+
 Status register_buffers(Session& s, int local_access, std::optional<int> sink_access) {
     auto local = s.link.add_buffer(s.size, local_access);
     if (!local) return local.failure();

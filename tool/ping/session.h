@@ -15,6 +15,9 @@ namespace rdmastat::ping {
 
 using Clock = std::chrono::steady_clock;
 
+/// lat: the most spins on the marker before an end yields its CPU.
+inline constexpr long max_spin_budget = 65536;
+
 struct Session {
     Session(Link& l, const PingOptions& opts, const Hooks& h, PingResult& result)
         : link(l), o(opts), hooks(h), r(result) {}
@@ -31,6 +34,8 @@ struct Session {
     Buffer* sink = nullptr;    ///< rping client's sink; lat client's receive side
     Histogram latency;
     Clock::time_point start{}, last_progress{};
+    /// lat: spins on the marker before the CPU is yielded (adapted per round).
+    long spin_budget = max_spin_budget;
 };
 
 /// Whether the count or deadline is reached for the done-th operation.
@@ -41,6 +46,9 @@ void session_progress(Session& s, bool force);
 
 /// Queue depths of each mode's QP.
 std::uint32_t send_depth(Mode m, bool server, std::uint32_t depth);
+/// Inline data to ask of the QP: lat and bw messages up to 256 bytes travel
+/// inline, as ib_write_lat's and ib_write_bw's do; rping mode's never do.
+std::uint32_t inline_bytes(Mode m, std::uint32_t size);
 
 /// The mode and side of s.r, prepared and run.
 Status prepare_session(Session& s);
