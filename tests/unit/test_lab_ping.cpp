@@ -218,7 +218,7 @@ TEST_CASE("lab: --lat and --bw between two rdmastat ends", "[lab][ping]") {
         CHECK(bw["bytes"] == 2000ull * 65536);
         CHECK(bw["depth"] == 128);
         CHECK(bw["bandwidth"]["gbit_per_s"] > 0);
-        // Writes small enough to go inline, where the device takes them.
+        // Small writes; in lat, 256 B go inline where the device takes that much.
         INFO(evidence("bw64-" + dev + ".json.err") << evidence("lat256q-" + dev + ".json.err"));
         REQUIRE(rc_of("bw64-" + dev + ".json") == 0);
         json small = json_of("bw64-" + dev + ".json");

@@ -26,7 +26,7 @@ std::uint32_t send_depth(Mode m, bool server, std::uint32_t depth) {
 
 std::uint32_t inline_bytes(Mode m, std::uint32_t size) {
     constexpr std::uint32_t most = 256;
-    return m != Mode::rping && size <= most ? size : 0;
+    return m == Mode::lat && size <= most ? size : 0;
 }
 
 Status register_buffers(Session& s, int local_access, std::optional<int> sink_access) {

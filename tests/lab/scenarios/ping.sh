@@ -106,8 +106,9 @@ modes() {
 	lab_wait 10 lab_cm_listening "$port"
 	capture "lat-$dev.json" rdmastat ping -c -a "$addr" -p "$port" --lat -S 64 -C 300 -V -j
 	capture "bw-$dev.json" rdmastat ping -c -a "$addr" -p "$port" --bw -S 65536 -C 2000 -j
-	# Inline writes: 64 B in bw, and 256 B (the most asked; siw refuses that
-	# much, so its QP falls back to none) in lat on a QP of the client's own (-q).
+	# Small writes: 64 B in bw, and in lat 256 B, the most sent inline (siw
+	# refuses that much, so its QP falls back to none), on a QP of the
+	# client's own (-q).
 	capture "bw64-$dev.json" rdmastat ping -c -a "$addr" -p "$port" --bw -S 64 -C 5000 -j
 	capture "lat256q-$dev.json" rdmastat ping -c -a "$addr" -p "$port" --lat -S 256 -C 100 -V -q -j
 	capture "bw-rping-$dev.txt" rping -c -a "$addr" -p "$port" -C 3 -V
