@@ -28,8 +28,9 @@ Status connect_and_run(const PingOptions& o, const Hooks& hooks, Link& link, Pin
         return e.failure();
 
     step("route resolved: " + where);
-    if (auto st = link.setup(send_depth(o.mode, false, o.depth), 2, o.self_qp,
-                                inline_bytes(o.mode, r.size)); !st) return st;
+    const std::uint32_t inline_want = inline_bytes(o.mode, r.size);
+    if (auto st = link.setup(send_depth(o.mode, false, o.depth), 2, o.self_qp, inline_want); !st)
+        return st;
     step(std::string(o.self_qp ? "created QP with verbs" : "created QP with rdma_create_qp"));
     Session s{link, o, hooks, r};
     s.size = r.size;

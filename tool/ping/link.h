@@ -127,7 +127,7 @@ class Link {
     ibv_comp_channel* comp_ = nullptr;
     ibv_cq* cq_ = nullptr;
     bool qp_ = false, disconnected_ = false, peer_gone_ = false;
-    ibv_qp* own_qp_ = nullptr; ///< rping -q: ours, not rdma_cm's
+    ibv_qp* own_qp_ = nullptr;     ///< rping -q: ours, not rdma_cm's
     std::uint32_t max_inline_ = 0; ///< inline data the QP takes per work request
     std::vector<std::unique_ptr<Buffer>> buffers_;
 };

@@ -42,8 +42,8 @@ Status accept_and_serve(Link& link, const Hello& hello, const PingOptions& o, co
                        EPROTO};
     }
     r.size = r.mode == Mode::rping ? effective_size(o) : hello.size;
-    if (auto st = link.setup(send_depth(r.mode, true, o.depth), 2, o.self_qp,
-                                inline_bytes(r.mode, r.size)); !st) {
+    const std::uint32_t inline_want = inline_bytes(r.mode, r.size);
+    if (auto st = link.setup(send_depth(r.mode, true, o.depth), 2, o.self_qp, inline_want); !st) {
         rdma_reject(link.id(), nullptr, 0);
         return st;
     }
