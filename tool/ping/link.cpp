@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ping/link.h"
 
+#include <algorithm>
 #include <arpa/inet.h>
 #include <cerrno>
 #include <cstdlib>
@@ -161,7 +162,8 @@ Status Link::setup(std::uint32_t send_depth, std::uint32_t recv_depth, bool self
     attr.cap.max_recv_wr = recv_depth;
     attr.cap.max_send_sge = attr.cap.max_recv_sge = 1;
     // Devices differ in how much inline data they take: ask, and without any
-    // when refused. Creation writes back what the QP got.
+    // when refused. Creation writes back what the QP got, which can be more
+    // than asked (rxe gives 16 bytes for none): no more than asked is used.
     auto create = [&](std::uint32_t with_inline) {
         attr.cap.max_inline_data = with_inline;
         if (self_created) return (own_qp_ = ibv_create_qp(pd_, &attr)) != nullptr;
@@ -169,7 +171,7 @@ Status Link::setup(std::uint32_t send_depth, std::uint32_t recv_depth, bool self
     };
     if (!create(inline_bytes) && (inline_bytes == 0 || !create(0)))
         return step_failure(self_created ? "ibv_create_qp" : "rdma_create_qp");
-    max_inline_ = attr.cap.max_inline_data;
+    max_inline_ = std::min(attr.cap.max_inline_data, inline_bytes);
     if (self_created) return move_qp(IBV_QPS_INIT); // receives can be posted from INIT on
     qp_ = true;
     return Ok{};

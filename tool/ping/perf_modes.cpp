@@ -15,7 +15,6 @@ namespace {
 constexpr int spins_before_yield = 64;
 constexpr int spins_between_checks = 1024;
 constexpr int spins_between_polls = 16;
-constexpr long min_spin_budget = spins_before_yield;
 
 std::uint8_t marker(std::uint64_t round) {
     return static_cast<std::uint8_t>(round % 255 + 1); // never 0, the initial content

@@ -15,8 +15,8 @@ namespace rdmastat::ping {
 
 using Clock = std::chrono::steady_clock;
 
-/// lat: the most spins on the marker before an end yields its CPU.
-inline constexpr long max_spin_budget = 65536;
+/// lat: the fewest and the most spins on the marker before an end yields its CPU.
+inline constexpr long min_spin_budget = 64, max_spin_budget = 65536;
 
 struct Session {
     Session(Link& l, const PingOptions& opts, const Hooks& h, PingResult& result)

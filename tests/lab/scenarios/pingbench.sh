@@ -14,7 +14,9 @@ BW_SMALL=64 BW_SMALL_ITERS=${BENCH_BW_SMALL_ITERS:-20000}
 LAT_SIZE=64 LAT_ITERS=${BENCH_LAT_ITERS:-1000}
 PINGS=${BENCH_PINGS:-1000}
 # A client that runs longer has hung (an anchor was seen to crash in librdmacm,
-# leaving its other end waiting): that run gives no value instead of the bench.
+# leaving its other end waiting): it is killed, and that run gives no value
+# instead of hanging the bench. SIGKILL: on SIGTERM rdmastat ping would report
+# the rounds so far and exit 0.
 CLIENT_LIMIT=120
 lab_setup || exit 1
 
@@ -30,7 +32,7 @@ perftest() {
 	"$tool" -R -F -d "$dev" -p "$port" "$@" >/tmp/pt-s.log 2>&1 &
 	s=$!
 	sleep 1
-	timeout "$CLIENT_LIMIT" "$tool" -R -F -d "$dev" -p "$port" "$@" "$addr" >/tmp/pt-c.log 2>&1 ||
+	timeout -s KILL "$CLIENT_LIMIT" "$tool" -R -F -d "$dev" -p "$port" "$@" "$addr" >/tmp/pt-c.log 2>&1 ||
 		echo "pingbench: $tool $* failed (rc $?); the run has no result" >&2
 	lab_reap "$s" /tmp/pt-s.rc 30
 	next_port
@@ -46,7 +48,7 @@ ours() {
 	rdmastat ping -s -a "$addr" -p "$port" --quiet >/dev/null 2>&1 &
 	s=$!
 	lab_wait 10 lab_cm_listening "$port"
-	timeout "$CLIENT_LIMIT" rdmastat ping -c -a "$addr" -p "$port" --quiet -j "$@" ||
+	timeout -s KILL "$CLIENT_LIMIT" rdmastat ping -c -a "$addr" -p "$port" --quiet -j "$@" ||
 		echo "pingbench: rdmastat ping $* failed (rc $?); the run has no result" >&2
 	lab_reap "$s" /tmp/ours-s.rc 30
 	next_port
@@ -62,9 +64,9 @@ rping_wall() {
 	s=$!
 	lab_wait 10 lab_cm_listening "$port"
 	if [ "$client" = rping ]; then
-		wall timeout "$CLIENT_LIMIT" rping -c -a "$addr" -p "$port" -C "$PINGS" -S 64
+		wall timeout -s KILL "$CLIENT_LIMIT" rping -c -a "$addr" -p "$port" -C "$PINGS" -S 64
 	else
-		wall timeout "$CLIENT_LIMIT" rdmastat ping -c -a "$addr" -p "$port" -C "$PINGS" -S 64 --quiet
+		wall timeout -s KILL "$CLIENT_LIMIT" rdmastat ping -c -a "$addr" -p "$port" -C "$PINGS" -S 64 --quiet
 	fi
 	kill "$s"
 	wait "$s" 2>/dev/null
