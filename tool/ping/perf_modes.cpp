@@ -12,9 +12,13 @@
 namespace rdmastat::ping {
 namespace {
 
+// reap_until: polls the CQ on every spin.
 constexpr int spins_before_yield = 64;
-constexpr int spins_between_checks = 1024;
-constexpr int spins_between_polls = 16;
+constexpr int polls_between_checks = 1024;
+// await_marker: reads the marker on every spin, polls the CQ and checks the
+// connection every 4096 spins, and may yield every 16.
+constexpr int spins_between_polls = 4096;
+constexpr int spins_between_yields = 16;
 
 std::uint8_t marker(std::uint64_t round) {
     return static_cast<std::uint8_t>(round % 255 + 1); // never 0, the initial content
@@ -41,24 +45,27 @@ Result<Advertisement> peer_buffer(Session& s, std::uint32_t need) {
 }
 
 // Spins on the last byte of b until it is m, as ib_write_lat does. Completions
-// are reaped (an error ends the wait) only every few spins: a poll costs more
-// than a spin. Past the session's spin budget the CPU is yielded as well. A
-// wait that needed a yield halves the budget and one that did not doubles it:
-// with a CPU of its own each end spins as perftest does, and with the peer
-// or the device's kernel work on the same CPU it soon yields within 64 spins
-// (spinning on there made a 1-vCPU round trip 8x slower).
+// are reaped (an error ends the wait) only every few thousand spins and at each
+// yield: a CQ poll costs dozens of spins, and a marker that lands during one is
+// seen only when it returns (polling every 16 spins, most of the spin went to
+// polls, and p50 was 1-2% slower). Past the session's spin budget the CPU is
+// yielded as well. A wait that needed a yield halves the budget and one that
+// did not doubles it: with a CPU of its own each end spins as perftest does,
+// and with the peer or the device's kernel work on the same CPU it soon yields
+// within 64 spins (spinning on there made a 1-vCPU round trip 8x slower).
 Status await_marker(Session& s, const Buffer& b, std::uint8_t m, int& outstanding) {
     const std::uint8_t* last = b.data + b.size - 1;
     bool yielded = false;
     for (long spins = 0; load(last) != m; ++spins) {
-        if (spins % spins_between_polls != 0) continue;
+        const bool yield = spins >= s.spin_budget && spins % spins_between_yields == 0;
+        if (spins % spins_between_polls != 0 && !yield) continue;
         ibv_wc wc[8];
         auto n = s.link.poll_completions(wc, 8);
         if (!n) return n.failure();
         outstanding -= n.value();
-        if (spins % spins_between_checks == 0 && spins > 0)
+        if (spins % spins_between_polls == 0 && spins > 0)
             if (auto alive = s.link.check_alive(); !alive) return alive;
-        if (spins >= s.spin_budget) {
+        if (yield) {
             sched_yield();
             yielded = true;
         }
@@ -75,7 +82,7 @@ Status reap_until(Session& s, int& outstanding, int limit) {
         auto n = s.link.poll_completions(wc, 32);
         if (!n) return n.failure();
         outstanding -= n.value();
-        if (n.value() == 0 && spins % spins_between_checks == spins_between_checks - 1)
+        if (n.value() == 0 && spins % polls_between_checks == polls_between_checks - 1)
             if (auto alive = s.link.check_alive(); !alive) return alive;
         if (n.value() == 0 && spins >= spins_before_yield) sched_yield();
     }
