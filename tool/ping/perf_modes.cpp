@@ -33,6 +33,13 @@ std::uint64_t ns_since(Clock::time_point t0) {
         std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count());
 }
 
+// The write completions among n: the advertisement's SEND completes on the
+// same CQ and is not one of the writes a loop counts as outstanding.
+int writes_done(const ibv_wc* wc, int n) {
+    return static_cast<int>(
+        std::count_if(wc, wc + n, [](const ibv_wc& c) { return c.opcode == IBV_WC_RDMA_WRITE; }));
+}
+
 // The peer's buffer: it must take `need` bytes.
 Result<Advertisement> peer_buffer(Session& s, std::uint32_t need) {
     auto adv = receive_advertisement(s, max_buffer, s.o.timeout_ms);
@@ -68,7 +75,7 @@ Status await_marker(Session& s, const Buffer& b, std::uint8_t m, int& outstandin
         ibv_wc wc[8];
         auto n = s.link.poll_completions(wc, 8);
         if (!n) return n.failure();
-        outstanding -= n.value();
+        outstanding -= writes_done(wc, n.value());
         if (spins % spins_between_polls == 0 && spins > 0)
             if (auto alive = s.link.check_alive(); !alive) return alive;
         if (yield) {
@@ -88,7 +95,7 @@ Status reap_until(Session& s, int& outstanding, int limit) {
         ibv_wc wc[32];
         auto n = s.link.poll_completions(wc, 32);
         if (!n) return n.failure();
-        outstanding -= n.value();
+        outstanding -= writes_done(wc, n.value());
         if (n.value() == 0 && spins % polls_between_checks == polls_between_checks - 1)
             if (auto alive = s.link.check_alive(); !alive) return alive;
         if (n.value() == 0 && spins >= spins_before_yield) sched_yield();
