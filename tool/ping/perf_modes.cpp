@@ -19,6 +19,8 @@ constexpr int polls_between_checks = 1024;
 // connection every 4096 spins, and may yield every 16.
 constexpr int spins_between_polls = 4096;
 constexpr int spins_between_yields = 16;
+// await_marker: a marker seen within this many yields came because of them.
+constexpr int yields_that_help = 8;
 
 std::uint8_t marker(std::uint64_t round) {
     return static_cast<std::uint8_t>(round % 255 + 1); // never 0, the initial content
@@ -58,18 +60,18 @@ Result<Advertisement> peer_buffer(Session& s, std::uint32_t need) {
 // polls, and p50 was 1-2% slower).
 //
 // Past the session's spin budget the CPU is yielded as well. A wait whose
-// marker came soon after the first yield (within twice the budget) shows that
-// the yield let the peer or the device's kernel work run: the budget halves,
-// down to 64 (spinning on there made a 1-vCPU round trip 8x slower). Any other
-// wait doubles it: with a CPU of its own each end spins as perftest does. The
-// second rule keeps a few slow waits (siw's p99 is five times its p50) from
-// driving the budget below the usual wait, where every wait would yield and
-// never double it back (p50 was 8% slower on siw).
+// marker came within the first few yields shows that a yield let the peer or
+// the device's kernel work run: the budget halves, down to 64 (spinning on
+// there made a 1-vCPU round trip 8x slower). Any other wait doubles it: with a
+// CPU of its own each end spins as perftest does. Counting yields keeps a few
+// slow waits (siw's p99 is five times its p50) from driving the budget below
+// the usual wait for good: where a wait yields many times, the marker did not
+// need the yields, and the budget grows back (halving after every wait that
+// yielded left siw's p50 8-11% slower).
 Status await_marker(Session& s, const Buffer& b, std::uint8_t m, int& outstanding) {
     const std::uint8_t* last = b.data + b.size - 1;
-    bool yielded = false;
-    long spins = 0;
-    for (; load(last) != m; ++spins) {
+    int yields = 0;
+    for (long spins = 0; load(last) != m; ++spins) {
         const bool yield = spins >= s.spin_budget && spins % spins_between_yields == 0;
         if (spins % spins_between_polls != 0 && !yield) continue;
         ibv_wc wc[8];
@@ -80,10 +82,10 @@ Status await_marker(Session& s, const Buffer& b, std::uint8_t m, int& outstandin
             if (auto alive = s.link.check_alive(); !alive) return alive;
         if (yield) {
             sched_yield();
-            yielded = true;
+            ++yields;
         }
     }
-    const bool yield_helped = yielded && spins <= 2 * s.spin_budget;
+    const bool yield_helped = yields > 0 && yields <= yields_that_help;
     s.spin_budget = yield_helped ? std::max(s.spin_budget / 2, min_spin_budget)
                                  : std::min(s.spin_budget * 2, max_spin_budget);
     return Ok{};
