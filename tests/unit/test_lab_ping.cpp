@@ -224,6 +224,21 @@ TEST_CASE("lab: --lat and --bw between two rdmastat ends", "[lab][ping]") {
         json small = json_of("bw64-" + dev + ".json");
         CHECK(small["completed"] == 5000);
         CHECK(small["bytes"] == 5000ull * 64);
+        INFO(evidence("bw7-" + dev + ".json.err") << evidence("bwt-" + dev + ".json.err"));
+        REQUIRE(rc_of("bw7-" + dev + ".json") == 0);
+        json bw7 = json_of("bw7-" + dev + ".json");
+        CHECK(bw7["completed"] == 1001);
+        CHECK(bw7["bytes"] == 1001ull * 64);
+        CHECK(bw7["depth"] == 7);
+        REQUIRE(rc_of("bwt-" + dev + ".json") == 0);
+        json bwt = json_of("bwt-" + dev + ".json");
+        // Every write posted is counted once it completes: whole writes only.
+        CHECK(bwt["completed"] > 0);
+        CHECK(bwt["bytes"] == bwt["completed"].get<std::uint64_t>() * 4096);
+        // The deadline counts from the connection, seconds from the first write
+        // (after the buffer exchange, which on siw waits 100 ms).
+        CHECK(bwt["seconds"] > 0.0);
+        CHECK(bwt["seconds"] < 10.0);
         REQUIRE(rc_of("lat256q-" + dev + ".json") == 0);
         json lat_q = json_of("lat256q-" + dev + ".json");
         CHECK(lat_q["completed"] == 100);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <sched.h>
 
 namespace rdmastat::ping {
@@ -19,6 +20,9 @@ constexpr int polls_between_checks = 1024;
 // connection every 4096 spins, and may yield every 16.
 constexpr int spins_between_polls = 4096;
 constexpr int spins_between_yields = 16;
+// bw: one write in depth / this asks for a completion (ib_write_bw signals one
+// in 100 of its 128).
+constexpr int bw_signal_divisor = 4;
 // await_marker: a marker seen within this many yields came because of them.
 constexpr int yields_that_help = 8;
 
@@ -165,19 +169,44 @@ Status run_bw_client(Session& s) {
     auto peer = peer_buffer(s, s.size);
     if (!peer) return peer.failure();
     const int depth = static_cast<int>(s.o.depth);
-    int outstanding = 0;
+    const int every = std::max(depth / bw_signal_divisor, 1);
+    // Writes in flight; per signaled write in flight, the writes its completion
+    // retires (itself and the unsignaled ones before it: a QP's writes complete
+    // in order).
+    int outstanding = 0, unsignaled = 0;
+    std::deque<int> batches;
     std::uint64_t posted = 0;
     s.start = s.last_progress = Clock::now();
     while (!session_over(s, posted) || outstanding > 0) {
-        while (outstanding < depth && !session_over(s, posted)) {
-            auto st = s.link.post_rdma(IBV_WR_RDMA_WRITE, *s.local, s.size, peer.value());
+        // A burst fills the window. Its last write is signaled, so a wait always
+        // has a completion to come; with a deadline the session may end up to
+        // one burst late.
+        int burst = session_over(s, posted) ? 0 : depth - outstanding;
+        if (s.count) burst = static_cast<int>(std::min<std::uint64_t>(burst, s.count - posted));
+        for (int i = 0; i < burst; ++i) {
+            const bool signaled = i + 1 == burst || unsignaled + 1 == every;
+            auto st = s.link.post_rdma(IBV_WR_RDMA_WRITE, *s.local, s.size, peer.value(), signaled);
             if (!st) return st;
             ++outstanding;
             ++posted;
+            if (!signaled) {
+                ++unsignaled;
+                continue;
+            }
+            batches.push_back(unsignaled + 1);
+            unsignaled = 0;
         }
-        const int before = outstanding;
-        if (auto st = reap_until(s, outstanding, std::max(outstanding - 1, 0)); !st) return st;
-        s.r.completed += static_cast<std::uint64_t>(before - outstanding);
+        if (batches.empty()) break; // nothing in flight and nothing left to post
+        // Until one signaled write, at least, completes.
+        int pending = static_cast<int>(batches.size());
+        if (auto st = reap_until(s, pending, pending - 1); !st) return st;
+        if (pending < 0) return Failure{"more write completions than signaled writes", EPROTO};
+        for (auto retired = batches.size() - static_cast<std::size_t>(pending); retired > 0;
+             --retired) {
+            outstanding -= batches.front();
+            s.r.completed += static_cast<std::uint64_t>(batches.front());
+            batches.pop_front();
+        }
         s.r.bytes = s.r.completed * s.size;
         session_progress(s, false);
         if (s.link.cancel().requested()) return Failure{"interrupted", ended_by_signal};

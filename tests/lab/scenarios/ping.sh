@@ -111,6 +111,11 @@ modes() {
 	# client's own (-q).
 	capture "bw64-$dev.json" rdmastat ping -c -a "$addr" -p "$port" --bw -S 64 -C 5000 -j
 	capture "lat256q-$dev.json" rdmastat ping -c -a "$addr" -p "$port" --lat -S 256 -C 100 -V -q -j
+	# Only some bw writes ask for a completion (one in depth/4, and each
+	# burst's last): a depth and a count that are no multiple of that, and a
+	# duration alone, where the last burst is not known in advance.
+	capture "bw7-$dev.json" rdmastat ping -c -a "$addr" -p "$port" --bw -S 64 --depth 7 -C 1001 -j
+	capture "bwt-$dev.json" rdmastat ping -c -a "$addr" -p "$port" --bw -S 4096 --duration 1 -j
 	capture "bw-rping-$dev.txt" rping -c -a "$addr" -p "$port" -C 3 -V
 	# 64 KiB exactly: one byte more than rping takes, between two rdmastat ends.
 	capture "rping64k-$dev.json" rdmastat ping -c -a "$addr" -p "$port" -S 65536 -C 10 -V -j
