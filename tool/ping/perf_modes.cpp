@@ -16,10 +16,12 @@ namespace {
 // reap_until: polls the CQ on every spin.
 constexpr int spins_before_yield = 64;
 constexpr int polls_between_checks = 1024;
-// await_marker: reads the marker on every spin, polls the CQ and checks the
-// connection every 4096 spins, and may yield every 16.
+// await_marker: reads the marker on every spin; polls the CQ at the first spin,
+// every 4096 spins and at each yield; may yield every 16 spins; checks the
+// connection every 4096 spins and every 64 yields.
 constexpr int spins_between_polls = 4096;
 constexpr int spins_between_yields = 16;
+constexpr int yields_between_checks = 64;
 // bw: one write in depth / this asks for a completion (ib_write_bw signals one
 // in 100 of its 128).
 constexpr int bw_signal_divisor = 4;
@@ -74,7 +76,7 @@ Result<Advertisement> peer_buffer(Session& s, std::uint32_t need) {
 // yielded left siw's p50 8-11% slower).
 Status await_marker(Session& s, const Buffer& b, std::uint8_t m, int& outstanding) {
     const std::uint8_t* last = b.data + b.size - 1;
-    int yields = 0;
+    long yields = 0;
     for (long spins = 0; load(last) != m; ++spins) {
         const bool yield = spins >= s.spin_budget && spins % spins_between_yields == 0;
         if (spins % spins_between_polls != 0 && !yield) continue;
@@ -86,7 +88,8 @@ Status await_marker(Session& s, const Buffer& b, std::uint8_t m, int& outstandin
             if (auto alive = s.link.check_alive(); !alive) return alive;
         if (yield) {
             sched_yield();
-            ++yields;
+            if (++yields % yields_between_checks == 0)
+                if (auto alive = s.link.check_alive(); !alive) return alive;
         }
     }
     const bool yield_helped = yields > 0 && yields <= yields_that_help;
@@ -140,6 +143,7 @@ Status run_lat_client(Session& s) {
         if (s.o.validate && std::memcmp(s.local->data, s.sink->data, s.size) != 0)
             return Failure{"round " + std::to_string(round) + ": data mismatch", EBADMSG};
         session_progress(s, false);
+        if (s.link.cancel().requested()) return Failure{"interrupted", ended_by_signal};
     }
     return reap_until(s, outstanding, 0);
 }
@@ -158,6 +162,7 @@ Status run_lat_server(Session& s) {
         ++outstanding;
         s.r.completed = round + 1;
         s.r.bytes += 2ull * s.size; // the caller times the session: no clock read per round
+        if (s.link.cancel().requested()) return Failure{"interrupted", ended_by_signal};
     }
 }
 

@@ -114,7 +114,7 @@ modes() {
 	# Only some bw writes ask for a completion (one in depth/4, and each
 	# burst's last): a depth and a count that are no multiple of that, and a
 	# duration alone, where the last burst is not known in advance.
-	capture "bw7-$dev.json" rdmastat ping -c -a "$addr" -p "$port" --bw -S 64 --depth 7 -C 1001 -j
+	capture "bwodd-$dev.json" rdmastat ping -c -a "$addr" -p "$port" --bw -S 64 --depth 130 -C 1001 -j
 	capture "bwt-$dev.json" rdmastat ping -c -a "$addr" -p "$port" --bw -S 4096 --duration 1 -j
 	capture "bw-rping-$dev.txt" rping -c -a "$addr" -p "$port" -C 3 -V
 	# 64 KiB exactly: one byte more than rping takes, between two rdmastat ends.
