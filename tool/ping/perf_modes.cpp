@@ -22,11 +22,11 @@ constexpr int polls_between_checks = 1024;
 constexpr int spins_between_polls = 4096;
 constexpr int spins_between_yields = 16;
 constexpr int yields_between_checks = 64;
+// await_marker: a marker seen within this many yields came because of them.
+constexpr int yields_that_help = 8;
 // bw: one write in depth / this asks for a completion (ib_write_bw signals one
 // in 100 of its 128).
 constexpr int bw_signal_divisor = 4;
-// await_marker: a marker seen within this many yields came because of them.
-constexpr int yields_that_help = 8;
 
 std::uint8_t marker(std::uint64_t round) {
     return static_cast<std::uint8_t>(round % 255 + 1); // never 0, the initial content
@@ -175,24 +175,23 @@ Status run_bw_client(Session& s) {
     if (!peer) return peer.failure();
     const int depth = static_cast<int>(s.o.depth);
     const int every = std::max(depth / bw_signal_divisor, 1);
-    // Writes in flight; per signaled write in flight, the writes its completion
-    // retires (itself and the unsignaled ones before it: a QP's writes complete
-    // in order).
-    int outstanding = 0, unsignaled = 0;
+    // Per signaled write in flight, the writes its completion retires (itself
+    // and the unsignaled ones before it: a QP's writes complete in order).
     std::deque<int> batches;
+    int unsignaled = 0;
     std::uint64_t posted = 0;
     s.start = s.last_progress = Clock::now();
-    while (!session_over(s, posted) || outstanding > 0) {
+    while (!session_over(s, posted) || posted > s.r.completed) {
         // A burst fills the window. Its last write is signaled, so a wait always
         // has a completion to come; with a deadline the session may end up to
         // one burst late.
-        int burst = session_over(s, posted) ? 0 : depth - outstanding;
+        const auto in_flight = static_cast<int>(posted - s.r.completed);
+        int burst = session_over(s, posted) ? 0 : depth - in_flight;
         if (s.count) burst = static_cast<int>(std::min<std::uint64_t>(burst, s.count - posted));
         for (int i = 0; i < burst; ++i) {
             const bool signaled = i + 1 == burst || unsignaled + 1 == every;
             auto st = s.link.post_rdma(IBV_WR_RDMA_WRITE, *s.local, s.size, peer.value(), signaled);
             if (!st) return st;
-            ++outstanding;
             ++posted;
             if (!signaled) {
                 ++unsignaled;
@@ -208,7 +207,6 @@ Status run_bw_client(Session& s) {
         if (pending < 0) return Failure{"more write completions than signaled writes", EPROTO};
         for (auto retired = batches.size() - static_cast<std::size_t>(pending); retired > 0;
              --retired) {
-            outstanding -= batches.front();
             s.r.completed += static_cast<std::uint64_t>(batches.front());
             batches.pop_front();
         }
