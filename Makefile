@@ -2,13 +2,18 @@
 #   make            build rdmastat (build/rdmastat)
 #   make module     build rdmastat.ko and rdmastat_kping.ko against the lab kernel (KBUILD=, KSRC= for another)
 #   make demo       boot the lab, start rping over siw and rxe, show rdmastat's views
-#   make check      install dependencies, build, run unit and lab tests, and
-#                   (make sanitize) the unit tests and fuzzers under ASan+UBSan
-#   make check-matrix  make check, then the lab on Debian's newest kernel (sid)
+#   make check      every test, in timed stages run side by side (scripts/check.sh):
+#                   dependencies, the gcc build and its unit tests, make sanitize,
+#                   make check-suite, Prometheus, and each kernel's lab, DKMS and
+#                   Debian packages; the stage table is kept in build/check-times.txt
+#   make check-matrix  make check plus the lane of Debian's newest kernel (sid)
+#   make unit       the gcc build and its unit tests, no lab (the inner loop)
 #   make check-suite  the tool and unit tests in a debootstrapped Debian root
 #                   (SUITE=trixie by default; tests/suites/check.sh)
 #   make sanitize   build-asan: clang, ASan+UBSan, libFuzzer targets; unit tests, then
-#                   each fuzzer for FUZZ_SECONDS (default 20)
+#                   each fuzzer for FUZZ_SECONDS (default 20); make asan-build only builds
+# Every build compiles through ccache when it is installed (scripts/install-deps.sh
+# installs it), keyed on paths relative to the tree, so a fresh clone hits it too.
 #   make fixtures   refresh tests/fixtures from the lab kernel (kernels/X.Y/ for
 #                   RDMASTAT_LAB_SUITE=trixie or sid)
 #   make bench      the scale benchmark (bench/run.sh): rdmastat against raw NLDEV dumps
@@ -23,7 +28,7 @@ ASAN_BUILD ?= build-asan
 FUZZ_SECONDS ?= 20
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build module demo check check-matrix check-suite unit sanitize fixtures bench bench-ping bench-events clean
+.PHONY: all deps configure build module demo check check-matrix check-suite unit sanitize asan-build fixtures bench bench-ping bench-events clean
 
 all: build
 
@@ -32,7 +37,7 @@ deps:
 	tests/lab/lab.sh deps
 
 $(BUILD)/build.ninja:
-	cmake -S . -B $(BUILD) -G Ninja -DRDMASTAT_WERROR=ON $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) -G Ninja -DRDMASTAT_WERROR=ON -DRDMASTAT_CCACHE=ON $(CMAKE_FLAGS)
 
 configure: $(BUILD)/build.ninja
 
@@ -52,23 +57,23 @@ module:
 unit: build
 	cd $(BUILD) && ctest --output-on-failure -L unit
 
-sanitize:
+asan-build:
 	CC=clang CXX=clang++ cmake -S . -B $(ASAN_BUILD) -G Ninja -DRDMASTAT_WERROR=ON \
-		-DRDMASTAT_LAB=OFF -DRDMASTAT_SANITIZE=ON -DRDMASTAT_FUZZ=ON \
+		-DRDMASTAT_LAB=OFF -DRDMASTAT_SANITIZE=ON -DRDMASTAT_FUZZ=ON -DRDMASTAT_CCACHE=ON \
 		-DRDMASTAT_FUZZ_SECONDS=$(FUZZ_SECONDS) $(CMAKE_FLAGS)
 	cmake --build $(ASAN_BUILD)
+
+sanitize: asan-build
 	cd $(ASAN_BUILD) && ctest --output-on-failure -L unit -E '^layers$$'
 	cd $(ASAN_BUILD) && ctest --output-on-failure -L fuzz -j2
 
-check: deps
-	$(MAKE) build
-	$(MAKE) sanitize
-	$(MAKE) check-suite
-	cd $(BUILD) && ctest --output-on-failure -LE matrix
+# Every stage, timed, in lanes side by side (scripts/check.sh says how).
+check:
+	BUILD=$(BUILD) ASAN_BUILD=$(ASAN_BUILD) SUITE=$(SUITE) scripts/check.sh
 
-# make check, then the lab on Debian's newest kernel (sid) as well.
-check-matrix: check
-	cd $(BUILD) && ctest --output-on-failure -L matrix
+# make check plus the lab, DKMS and module build on Debian's newest kernel (sid).
+check-matrix:
+	BUILD=$(BUILD) ASAN_BUILD=$(ASAN_BUILD) SUITE=$(SUITE) scripts/check.sh --matrix
 
 demo: deps
 	$(MAKE) build

@@ -14,6 +14,7 @@ packages=(
 	libbpf-dev bpftool
 	groff man-db
 	clang libclang-rt-dev
+	ccache
 )
 
 missing=()

@@ -33,7 +33,12 @@ echo "== $suite: build dependencies and dpkg-buildpackage -b (DEB_BUILD_OPTIONS=
 "$rootsh" install "$suite" build-essential dpkg-dev lintian
 "$rootsh" run "$suite" --bind "$out" sh -c "apt-get build-dep -y -qq '$src' >'$out/build-dep.log' 2>&1" ||
 	{ tail -n 20 "$out/build-dep.log"; fail "apt-get build-dep"; }
-"$rootsh" run "$suite" --bind "$out" env DEB_BUILD_OPTIONS="${DEB_BUILD_OPTIONS:-}" \
+# Compiled through the suite's ccache: CMake takes the launcher from the
+# environment, and paths are keyed relative to the source tree, so a build from
+# another clone hits what the last one left. The package itself is as without it.
+"$rootsh" run "$suite" --ccache --bind "$out" env DEB_BUILD_OPTIONS="${DEB_BUILD_OPTIONS:-}" \
+	CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache \
+	CCACHE_BASEDIR="$src" CCACHE_NOHASHDIR=true \
 	sh -c "cd '$src' && dpkg-buildpackage -us -uc -b >'$out/build.log' 2>&1" ||
 	{ tail -n 40 "$out/build.log"; fail "dpkg-buildpackage"; }
 debs=("$out/src/rdmastat_${ver}_"*.deb "$out/src/rdmastat-dkms_${ver}_all.deb")

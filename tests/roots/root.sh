@@ -5,10 +5,13 @@
 #
 #   root.sh path SUITE              create the root if needed; print its directory
 #   root.sh install SUITE PKG...    apt-get install into the root (missing ones only)
-#   root.sh run SUITE [--bind DIR]... CMD...
+#   root.sh run SUITE [--ccache] [--bind DIR]... CMD...
 #                                   run CMD in the root: own mount namespace, /proc
 #                                   mounted (objtool needs it), each DIR bind-mounted
-#                                   at the same path, network as on the host
+#                                   at the same path, network as on the host;
+#                                   --ccache: with ccache installed in the root and
+#                                   its cache kept in the lab cache (ccache/SUITE),
+#                                   CCACHE_DIR set, CCACHE_STATSLOG's folder bound
 #   root.sh fresh SUITE DIR         copy of the pristine minbase root into DIR
 #                                   (for installation tests that need a clean system)
 #   root.sh enter DIR [--bind DIR]... CMD...
@@ -140,8 +143,21 @@ install)
 run)
 	flock 9
 	ensure_root "$suite"
+	binds=()
+	if [ "${1:-}" = --ccache ]; then
+		shift
+		install_pkgs "$suite" ccache
+		# Each suite's ccache has a folder of its own: its version may differ from the host's.
+		export CCACHE_DIR=${ROOTS%/roots}/ccache/$suite
+		mkdir -p "$CCACHE_DIR"
+		binds+=(--bind "$CCACHE_DIR")
+		if [ -n "${CCACHE_STATSLOG:-}" ]; then
+			mkdir -p "$(dirname "$CCACHE_STATSLOG")"
+			binds+=(--bind "$(dirname "$CCACHE_STATSLOG")")
+		fi
+	fi
 	flock -u 9 # several runs may share a root
-	in_root "$ROOTS/$suite" "$@"
+	in_root "$ROOTS/$suite" "${binds[@]}" "$@"
 	;;
 fresh)
 	[ $# -eq 1 ] || usage

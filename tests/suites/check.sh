@@ -2,7 +2,8 @@
 # The tool on another Debian release: in a cached debootstrap root of SUITE,
 # scripts/install-deps.sh installs what it names (as on a fresh machine of that
 # release), then the tool and the unit tests are built with that release's
-# compiler and libraries (Catch2 3 on trixie) and run (ctest -L unit).
+# compiler and libraries (Catch2 3 on trixie), through the suite's ccache
+# (tests/roots/root.sh run --ccache), and run (ctest -L unit).
 # usage: check.sh SUITE BUILDDIR
 set -euo pipefail
 [ $# -eq 2 ] || { echo "usage: $0 SUITE BUILDDIR" >&2; exit 2; }
@@ -24,8 +25,9 @@ log=$build/install-deps.log
 binds=(--bind "$repo")
 case $build/ in "$repo"/*) ;; *) binds+=(--bind "$build") ;; esac
 echo "== $suite: build and unit tests"
-"$root" run "$suite" "${binds[@]}" sh -ec "
-	cmake -S '$repo' -B '$build' -G Ninja -DRDMASTAT_WERROR=ON -DRDMASTAT_LAB=OFF >/dev/null
+"$root" run "$suite" --ccache "${binds[@]}" sh -ec "
+	cmake -S '$repo' -B '$build' -G Ninja -DRDMASTAT_WERROR=ON -DRDMASTAT_LAB=OFF \
+		-DRDMASTAT_CCACHE=ON >/dev/null
 	cmake --build '$build' >'$build/build.log' 2>&1 || { tail -n 40 '$build/build.log'; exit 1; }
 	'$build/rdmastat' --version
 	cd '$build' && ctest --output-on-failure -L unit"

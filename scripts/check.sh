@@ -1,0 +1,224 @@
+#!/usr/bin/env bash
+# make check and make check-matrix: every stage of the test suite, each timed.
+#
+#   scripts/check.sh [--matrix] [--serial]
+#
+# A stage is one command (a make target, or one ctest test as CMakeLists.txt
+# defines it) whose output goes to BUILD/check/NAME.log. Stages run in lanes: a
+# lane runs its stages in order, and lanes run side by side. Each lane owns
+# what it touches: a Debian suite's root (apt, DKMS, its packages) and that
+# suite's guests belong to the suite's lane; the host's builds and host-side
+# tests to the host lane. A stage that needs another stage's result (the labs
+# need the gcc build and their suite's lab cache) waits for it, and is skipped
+# if that failed. --serial (or CHECK_SERIAL=1) runs the lanes one after
+# another instead, the same stages in the same order, for comparison.
+#
+# --matrix adds the lane of Debian's newest kernel (sid): make check-matrix.
+#
+# At the end, a table of every stage (its lane, when it started, its wall time,
+# its result, and what it found cached: ccache hits for a compile, the lab
+# cache for a prepare, packages for deps), kept in BUILD/check-times.txt; its
+# last line is "check: N passed, N failed". A failed stage's log is printed
+# when it fails. Exit 0 iff every stage passed.
+set -uo pipefail
+
+usage() {
+	sed -n '2,23s/^# \{0,1\}//p' "$0" >&2
+	exit 2
+}
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo" || exit 2
+BUILD=${BUILD:-build}
+ASAN_BUILD=${ASAN_BUILD:-build-asan}
+SUITE=${SUITE:-trixie}
+matrix=0
+serial=${CHECK_SERIAL:-0}
+while [ $# -gt 0 ]; do
+	case $1 in
+	--matrix) matrix=1 ;;
+	--serial) serial=1 ;;
+	*) usage ;;
+	esac
+	shift
+done
+
+logs=$repo/$BUILD/check
+rm -rf "$logs"
+mkdir -p "$logs"
+t_start=$(date +%s)
+export MAKEFLAGS= # each stage's make is its own, not a sub-make of ours
+
+# Why a stage's cache was or was not there, from what the stage left.
+cache_note() {
+	local name=$1 f=$logs/$1.ccache hits misses
+	if [ -f "$f" ]; then
+		hits=$(grep -cE '^(direct|preprocessed)_cache_hit$' "$f")
+		misses=$(grep -c '^cache_miss$' "$f")
+		echo "ccache $hits/$((hits + misses)) hits"
+		return
+	fi
+	case $name in
+	deps)
+		if grep -q 'apt-get install' "$logs/$name.log"; then
+			echo "installed $(grep -ho 'apt-get install .*' "$logs/$name.log" | wc -w) words of packages"
+		else
+			echo "all installed"
+		fi
+		;;
+	prepare-*)
+		if grep -qE 'debootstrap|downloading|building siw' "$logs/$name.log"; then
+			echo "filled: $(grep -oE 'debootstrap|downloading (and unpacking )?[a-z]+|linux-source|building siw' \
+				"$logs/$name.log" | sort -u | tr '\n' ',' | sed 's/,$//')"
+		else
+			echo "lab cache warm"
+		fi
+		;;
+	esac
+}
+
+# stage LANE NAME [AFTER...] -- CMD...: run CMD once the stages AFTER have
+# passed (skip it if one did not), and record its result in NAME.res:
+# "result start wall note".
+stage() {
+	local lane=$1 name=$2 after=() a t0 rc=0 result note
+	shift 2
+	while [ "$1" != -- ]; do
+		after+=("$1")
+		shift
+	done
+	shift
+	for a in "${after[@]}"; do
+		while [ ! -f "$logs/$a.res" ]; do sleep 1; done
+		if [ "$(cut -d' ' -f1 "$logs/$a.res")" != passed ]; then
+			echo "$lane" >"$logs/$name.lane"
+			echo "skipped $(($(date +%s) - t_start)) 0 $a did not pass" >"$logs/$name.res.tmp"
+			mv "$logs/$name.res.tmp" "$logs/$name.res"
+			report "$name" "$lane"
+			return 1
+		fi
+	done
+	t0=$(date +%s)
+	(CCACHE_STATSLOG=$logs/$name.ccache "$@") >"$logs/$name.log" 2>&1 </dev/null || rc=$?
+	if [ "$rc" = 0 ]; then result=passed; else result=failed; fi
+	note=$(cache_note "$name")
+	echo "$lane" >"$logs/$name.lane"
+	echo "$result $((t0 - t_start)) $(($(date +%s) - t0)) ${note:-}" >"$logs/$name.res.tmp"
+	mv "$logs/$name.res.tmp" "$logs/$name.res"
+	report "$name" "$lane"
+	return "$rc"
+}
+
+# One line per finished stage; a failed stage's log after it. Lanes print
+# one at a time.
+report() {
+	local name=$1 lane=$2 result at wall note
+	read -r result at wall note <"$logs/$name.res"
+	{
+		flock 8
+		printf 'check: %-8s %-18s %-7s %5s s  %s\n' "$lane" "$name" "$result" "$wall" "$note"
+		if [ "$result" = failed ]; then
+			echo "---- $name failed; its log ($logs/$name.log):"
+			cat "$logs/$name.log"
+			echo "---- end of $name's log"
+		fi
+	} 8>>"$logs/.print"
+}
+
+# ctest's tests, by name, in a build directory: their commands and
+# environments are defined once, in CMakeLists.txt.
+ctest_in() {
+	local dir=$1
+	shift
+	(cd "$repo/$dir" && ctest --output-on-failure "$@")
+}
+ctest_one() { ctest_in "$BUILD" -R "^$1\$"; }
+
+# The lanes.
+lane_prepare() { # SUITE: its root, its kernel unpacked, its source subset, siw.ko
+	stage "$1" "prepare-$1" -- env RDMASTAT_LAB_SUITE="$1" tests/lab/lab.sh prepare
+}
+
+lane_host() {
+	stage host unit build -- make --no-print-directory unit BUILD="$BUILD"
+	stage host asan-build -- make --no-print-directory asan-build ASAN_BUILD="$ASAN_BUILD"
+	stage host asan-unit asan-build -- ctest_in "$ASAN_BUILD" -L unit -E '^layers$'
+	stage host fuzz asan-build -- ctest_in "$ASAN_BUILD" -L fuzz -j2
+	stage host prometheus build -- ctest_in "$BUILD" -L prometheus
+}
+
+lane_suite() { # SUITE [with-debs]
+	local s=$1
+	if [ "$s" = "$SUITE" ]; then
+		stage "$s" "suite-$s" "prepare-$s" -- make --no-print-directory check-suite SUITE="$s" BUILD="$BUILD"
+	fi
+	stage "$s" "kernel-$s" "prepare-$s" -- ctest_one "kernel-$s"
+	stage "$s" "lab-$s" build "kernel-$s" -- ctest_one "lab-$s"
+	stage "$s" "pair-$s" build "kernel-$s" -- ctest_one "pair-$s"
+	stage "$s" "dkms-$s" build "prepare-$s" -- ctest_one "dkms-$s"
+	if [ "${2:-}" = with-debs ]; then
+		stage "$s" "deb-$s" "prepare-$s" -- ctest_one "deb-$s"
+	fi
+}
+
+suites=(bookworm trixie)
+((matrix)) && suites+=(sid)
+mode=parallel
+((serial)) && mode=serial
+echo "check: $mode lanes; logs in $logs"
+
+stage host deps -- make --no-print-directory deps
+lanes=()
+if ((serial)); then
+	stage host build deps -- make --no-print-directory build BUILD="$BUILD"
+	for s in "${suites[@]}"; do lane_prepare "$s"; done
+	lane_host
+	for s in bookworm trixie; do lane_suite "$s" with-debs; done
+	((matrix)) && lane_suite sid
+else
+	# Downloads and roots (network, unpacking) while the tool compiles.
+	for s in "${suites[@]}"; do
+		lane_prepare "$s" &
+		lanes+=($!)
+	done
+	stage host build deps -- make --no-print-directory build BUILD="$BUILD"
+	lane_host &
+	lanes+=($!)
+	for s in bookworm trixie; do
+		lane_suite "$s" with-debs &
+		lanes+=($!)
+	done
+	if ((matrix)); then
+		lane_suite sid &
+		lanes+=($!)
+	fi
+	wait "${lanes[@]}"
+fi
+
+# The table, by start time.
+table=$repo/$BUILD/check-times.txt
+passed=0 failed=0 skipped=0
+{
+	echo "# make check$( ((matrix)) && echo -matrix), $mode lanes, $(date -u '+%F %H:%M UTC')," \
+		"commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), $(nproc) cores"
+	printf '%-18s %-8s %6s %6s  %-7s %s\n' stage lane start wall result cached
+	for f in "$logs"/*.res; do
+		name=$(basename "$f" .res)
+		read -r result at wall note <"$f"
+		printf '%s %-18s %-8s %6s %6s  %-7s %s\n' "$at" "$name" "$(cat "$logs/$name.lane")" \
+			"$at" "$wall" "$result" "$note"
+	done | sort -n -k1,1 | cut -d' ' -f2-
+	total=$(($(date +%s) - t_start))
+	echo "total wall time: $total s ($((total / 60)) min $((total % 60)) s)"
+} >"$table"
+for f in "$logs"/*.res; do
+	case $(cut -d' ' -f1 "$f") in
+	passed) passed=$((passed + 1)) ;;
+	failed) failed=$((failed + 1)) ;;
+	*) skipped=$((skipped + 1)) ;;
+	esac
+done
+echo "check: $passed passed, $failed failed, $skipped skipped" >>"$table"
+echo
+cat "$table"
+[ "$failed" = 0 ] && [ "$skipped" = 0 ]
