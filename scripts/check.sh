@@ -34,6 +34,8 @@ ASAN_BUILD=${ASAN_BUILD:-build-asan}
 SUITE=${SUITE:-trixie}
 matrix=0
 serial=${CHECK_SERIAL:-0}
+guests=${CHECK_GUESTS:-1}
+[[ $guests == [12] ]] || usage
 while [ $# -gt 0 ]; do
 	case $1 in
 	--matrix) matrix=1 ;;
@@ -61,7 +63,7 @@ cache_note() {
 	case $name in
 	deps)
 		if grep -q 'apt-get install' "$logs/$name.log"; then
-			echo "installed $(grep -ho 'apt-get install .*' "$logs/$name.log" | wc -w) words of packages"
+			echo "installed $(grep -o 'apt-get install .*' "$logs/$name.log" | cut -d' ' -f3- | wc -w) packages"
 		else
 			echo "all installed"
 		fi
@@ -74,6 +76,40 @@ cache_note() {
 			echo "lab cache warm"
 		fi
 		;;
+	esac
+}
+
+# How a stage shares the two cores, by name (in the stage's subshell, before
+# its command; the locks are held until the subshell ends):
+#   guest      a lab boot: takes one of CHECK_GUESTS guest slots (1 or 2;
+#              default 1).
+#              The lab's scenarios time real events (connect latencies against
+#              cmtime, hostile peers' timeouts, -E's window): they are run with
+#              the CPU they were written for, not shared with another guest.
+#   exclusive  fuzz (a fixed time per target: a shared CPU would fuzz less):
+#              all guest slots, so no guest runs beside it.
+#   first      deps, the gcc build, the lab caches and the modules: what the
+#              first guest waits for, at normal priority.
+#   background everything else (the other builds, the unit tests, the
+#              packages, Prometheus and serve, which
+#              passed with three guests beside them): niced, so it takes only
+#              the CPU that the guests and exclusive stages leave.
+take_cpu() {
+	case $1 in
+	lab-* | pair-* | dkms-*)
+		exec 20>"$logs/.slot0" 21>"$logs/.slot1"
+		while :; do
+			flock -n 20 && return 0
+			((guests > 1)) && flock -n 21 && return 0
+			sleep 1
+		done
+		;;
+	fuzz)
+		exec 20>"$logs/.slot0" 21>"$logs/.slot1"
+		flock 20 && flock 21
+		;;
+	deps | build | prepare-* | kernel-*) ;; # on the way to the first guest
+	*) renice -n 10 -p "$BASHPID" >/dev/null ;;
 	esac
 }
 
@@ -98,8 +134,12 @@ stage() {
 			return 1
 		fi
 	done
-	t0=$(date +%s)
-	(CCACHE_STATSLOG=$logs/$name.ccache "$@") >"$logs/$name.log" 2>&1 </dev/null || rc=$?
+	(
+		take_cpu "$name"
+		date +%s >"$logs/$name.t0"
+		CCACHE_STATSLOG=$logs/$name.ccache "$@" 20>&- 21>&-
+	) >"$logs/$name.log" 2>&1 </dev/null || rc=$?
+	t0=$(cat "$logs/$name.t0" 2>/dev/null || date +%s)
 	if [ "$rc" = 0 ]; then result=passed; else result=failed; fi
 	note=$(cache_note "$name")
 	echo "$lane" >"$logs/$name.lane"
@@ -140,6 +180,7 @@ lane_prepare() { # SUITE: its root, its kernel unpacked, its source subset, siw.
 }
 
 lane_host() {
+	stage host build deps -- make --no-print-directory build BUILD="$BUILD"
 	stage host unit build -- make --no-print-directory unit BUILD="$BUILD"
 	stage host asan-build -- make --no-print-directory asan-build ASAN_BUILD="$ASAN_BUILD"
 	stage host asan-unit asan-build -- ctest_in "$ASAN_BUILD" -L unit -E '^layers$'
@@ -170,7 +211,6 @@ echo "check: $mode lanes; logs in $logs"
 stage host deps -- make --no-print-directory deps
 lanes=()
 if ((serial)); then
-	stage host build deps -- make --no-print-directory build BUILD="$BUILD"
 	for s in "${suites[@]}"; do lane_prepare "$s"; done
 	lane_host
 	for s in bookworm trixie; do lane_suite "$s" with-debs; done
@@ -181,7 +221,6 @@ else
 		lane_prepare "$s" &
 		lanes+=($!)
 	done
-	stage host build deps -- make --no-print-directory build BUILD="$BUILD"
 	lane_host &
 	lanes+=($!)
 	for s in bookworm trixie; do

@@ -23,6 +23,7 @@ for p in "${packages[@]}"; do
 		missing+=("$p")
 done
 if ((${#missing[@]})); then
+	echo "install-deps: apt-get install ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
