@@ -12,8 +12,6 @@
 #                   (SUITE=trixie by default; tests/suites/check.sh)
 #   make sanitize   build-asan: clang, ASan+UBSan, libFuzzer targets; unit tests, then
 #                   each fuzzer for FUZZ_SECONDS (default 20); make asan-build only builds
-# Every build compiles through ccache when it is installed (scripts/install-deps.sh
-# installs it), keyed on paths relative to the tree, so a fresh clone hits it too.
 #   make fixtures   refresh tests/fixtures from the lab kernel (kernels/X.Y/ for
 #                   RDMASTAT_LAB_SUITE=trixie or sid)
 #   make bench      the scale benchmark (bench/run.sh): rdmastat against raw NLDEV dumps
@@ -23,6 +21,8 @@
 #   make bench-ping rdmastat ping against ib_write_bw, ib_write_lat and rping
 #   make bench-events -E's collector under connection churn: lost events, delay,
 #                   CPU against polling (bench/events-run.sh)
+# Every build compiles through ccache when it is installed (scripts/install-deps.sh
+# installs it), keyed on paths relative to the tree, so a fresh clone hits it too.
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_SECONDS ?= 20

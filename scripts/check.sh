@@ -5,25 +5,27 @@
 #
 # A stage is one command (a make target, or one ctest test as CMakeLists.txt
 # defines it) whose output goes to BUILD/check/NAME.log. Stages run in lanes: a
-# lane runs its stages in order, and lanes run side by side. Each lane owns
-# what it touches: a Debian suite's root (apt, DKMS, its packages) and that
-# suite's guests belong to the suite's lane; the host's builds and host-side
-# tests to the host lane. A stage that needs another stage's result (the labs
-# need the gcc build and their suite's lab cache) waits for it, and is skipped
-# if that failed. --serial (or CHECK_SERIAL=1) runs the lanes one after
-# another instead, the same stages in the same order, for comparison.
+# lane runs its stages in order, and lanes run side by side: one prepares
+# each suite's lab cache (its root, kernel, source, siw.ko), the host lane
+# builds and tests on the host, the roots lane builds in the suites' roots
+# (make check-suite, the Debian packages), and each suite's lane builds its
+# modules and boots its guests. A stage that needs another stage's result (the
+# labs need the gcc build and their suite's lab cache) waits for it, and is
+# skipped if that failed. How stages share the two cores: take_cpu, below
+# (CHECK_GUESTS=2 lets two guests run at once). --serial (or CHECK_SERIAL=1)
+# runs the lanes one after another instead, the same stages in the same order.
 #
 # --matrix adds the lane of Debian's newest kernel (sid): make check-matrix.
 #
 # At the end, a table of every stage (its lane, when it started, its wall time,
 # its result, and what it found cached: ccache hits for a compile, the lab
 # cache for a prepare, packages for deps), kept in BUILD/check-times.txt; its
-# last line is "check: N passed, N failed". A failed stage's log is printed
-# when it fails. Exit 0 iff every stage passed.
+# last line is "check: N passed, N failed, N skipped". A failed stage's log is
+# printed when it fails. Exit 0 iff every stage passed.
 set -uo pipefail
 
 usage() {
-	sed -n '2,23s/^# \{0,1\}//p' "$0" >&2
+	awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0" >&2
 	exit 2
 }
 
@@ -69,9 +71,13 @@ cache_note() {
 		fi
 		;;
 	prepare-*)
-		if grep -qE 'debootstrap|downloading|building siw' "$logs/$name.log"; then
-			echo "filled: $(grep -oE 'debootstrap|downloading (and unpacking )?[a-z]+|linux-source|building siw' \
-				"$logs/$name.log" | sort -u | tr '\n' ',' | sed 's/,$//')"
+		local made=()
+		grep -q 'debootstrap' "$logs/$name.log" && made+=(root)
+		grep -q 'downloading and unpacking' "$logs/$name.log" && made+=(kernel)
+		grep -q 'downloading linux-source' "$logs/$name.log" && made+=(source)
+		grep -q 'building siw' "$logs/$name.log" && made+=(siw.ko)
+		if ((${#made[@]})); then
+			echo "lab cache filled: ${made[*]}"
 		else
 			echo "lab cache warm"
 		fi
@@ -188,18 +194,24 @@ lane_host() {
 	stage host prometheus build -- ctest_in "$BUILD" -L prometheus
 }
 
-lane_suite() { # SUITE [with-debs]
+lane_suite() { # SUITE: its modules, then its guests
 	local s=$1
-	if [ "$s" = "$SUITE" ]; then
-		stage "$s" "suite-$s" "prepare-$s" -- make --no-print-directory check-suite SUITE="$s" BUILD="$BUILD"
-	fi
 	stage "$s" "kernel-$s" "prepare-$s" -- ctest_one "kernel-$s"
 	stage "$s" "lab-$s" build "kernel-$s" -- ctest_one "lab-$s"
 	stage "$s" "pair-$s" build "kernel-$s" -- ctest_one "pair-$s"
 	stage "$s" "dkms-$s" build "prepare-$s" -- ctest_one "dkms-$s"
-	if [ "${2:-}" = with-debs ]; then
-		stage "$s" "deb-$s" "prepare-$s" -- ctest_one "deb-$s"
-	fi
+}
+
+# The builds in suites' roots, beside those suites' guests: the tool and unit
+# tests with SUITE's toolchain, then each suite's Debian packages. They share
+# the roots with the suite lanes (apt and dpkg one at a time: root.sh run
+# --exclusive), not the guests.
+lane_packages() {
+	stage roots "suite-$SUITE" "prepare-$SUITE" -- \
+		make --no-print-directory check-suite SUITE="$SUITE" BUILD="$BUILD"
+	for s in bookworm trixie; do
+		stage roots "deb-$s" "prepare-$s" -- ctest_one "deb-$s"
+	done
 }
 
 suites=(bookworm trixie)
@@ -213,8 +225,8 @@ lanes=()
 if ((serial)); then
 	for s in "${suites[@]}"; do lane_prepare "$s"; done
 	lane_host
-	for s in bookworm trixie; do lane_suite "$s" with-debs; done
-	((matrix)) && lane_suite sid
+	lane_packages
+	for s in "${suites[@]}"; do lane_suite "$s"; done
 else
 	# Downloads and roots (network, unpacking) while the tool compiles.
 	for s in "${suites[@]}"; do
@@ -223,14 +235,12 @@ else
 	done
 	lane_host &
 	lanes+=($!)
-	for s in bookworm trixie; do
-		lane_suite "$s" with-debs &
+	lane_packages &
+	lanes+=($!)
+	for s in "${suites[@]}"; do
+		lane_suite "$s" &
 		lanes+=($!)
 	done
-	if ((matrix)); then
-		lane_suite sid &
-		lanes+=($!)
-	fi
 	wait "${lanes[@]}"
 fi
 

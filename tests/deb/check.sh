@@ -31,7 +31,7 @@ git -C "$repo" ls-files -z -co --exclude-standard | (cd "$repo" && xargs -0 cp -
 
 echo "== $suite: build dependencies and dpkg-buildpackage -b (DEB_BUILD_OPTIONS=${DEB_BUILD_OPTIONS:-})"
 "$rootsh" install "$suite" build-essential dpkg-dev lintian
-"$rootsh" run "$suite" --bind "$out" sh -c "apt-get build-dep -y -qq '$src' >'$out/build-dep.log' 2>&1" ||
+"$rootsh" run "$suite" --exclusive --bind "$out" sh -c "apt-get build-dep -y -qq '$src' >'$out/build-dep.log' 2>&1" ||
 	{ tail -n 20 "$out/build-dep.log"; fail "apt-get build-dep"; }
 # Compiled through the suite's ccache: CMake takes the launcher from the
 # environment, and paths are keyed relative to the source tree, so a build from

@@ -27,10 +27,11 @@ ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$repo/dkms.conf")
 "$rootsh" install "$suite" dkms "linux-headers-$kver"
 root=$("$rootsh" path "$suite")
 in_root() { "$rootsh" run "$suite" "$@"; }
+in_root_apt() { "$rootsh" run "$suite" --exclusive "$@"; } # apt: one at a time per root
 
 # The source tree as the rdmastat-dkms package installs it.
 src=$root/usr/src/rdmastat-$ver
-in_root sh -c "dkms remove rdmastat/$ver --all >/dev/null 2>&1; apt-get purge -y -qq 'linux-source-$series' >/dev/null 2>&1" || true
+in_root_apt sh -c "dkms remove rdmastat/$ver --all >/dev/null 2>&1; apt-get purge -y -qq 'linux-source-$series' >/dev/null 2>&1" || true
 rm -rf "$src"
 mkdir -p "$src"
 cp "$repo/Kbuild" "$repo/dkms.conf" "$repo/dkms-make.sh" "$src/"
@@ -70,7 +71,7 @@ if [ -n "$other" ]; then
 		{ cat "$out/build-mismatch.log"; echo "FAIL: refused for another reason"; exit 1; }
 	echo "refused, as it should: $(grep -o "linux-source-$series $other is not the source of [^;]*" "$out/build-mismatch.log")"
 	in_root dkms remove "rdmastat/$ver" --all >/dev/null
-	in_root apt-get purge -y -qq "linux-source-$series" >/dev/null
+	in_root_apt apt-get purge -y -qq "linux-source-$series" >/dev/null
 else
 	echo "skipped: the archive has one linux-source-$series version only ($version)"
 fi

@@ -5,10 +5,13 @@
 #
 #   root.sh path SUITE              create the root if needed; print its directory
 #   root.sh install SUITE PKG...    apt-get install into the root (missing ones only)
-#   root.sh run SUITE [--ccache] [--bind DIR]... CMD...
+#   root.sh run SUITE [--exclusive] [--ccache] [--bind DIR]... CMD...
 #                                   run CMD in the root: own mount namespace, /proc
 #                                   mounted (objtool needs it), each DIR bind-mounted
 #                                   at the same path, network as on the host;
+#                                   --exclusive: holding the root's lock, as install
+#                                   does (for CMDs that run apt or dpkg: several
+#                                   runs may share a root, one apt at a time);
 #                                   --ccache: with ccache installed in the root and
 #                                   its cache kept in the lab cache (ccache/SUITE),
 #                                   CCACHE_DIR set, CCACHE_STATSLOG's folder bound
@@ -144,6 +147,11 @@ run)
 	flock 9
 	ensure_root "$suite"
 	binds=()
+	exclusive=0
+	if [ "${1:-}" = --exclusive ]; then
+		exclusive=1
+		shift
+	fi
 	if [ "${1:-}" = --ccache ]; then
 		shift
 		install_pkgs "$suite" ccache
@@ -156,7 +164,7 @@ run)
 			binds+=(--bind "$(dirname "$CCACHE_STATSLOG")")
 		fi
 	fi
-	flock -u 9 # several runs may share a root
+	((exclusive)) || flock -u 9 # several runs may share a root
 	in_root "$ROOTS/$suite" "${binds[@]}" "$@"
 	;;
 fresh)

@@ -17,7 +17,7 @@ t0=$(date +%s)
 "$root" path "$suite" >/dev/null
 echo "== $suite: scripts/install-deps.sh"
 log=$build/install-deps.log
-"$root" run "$suite" --bind "$repo" "$repo/scripts/install-deps.sh" >"$log" 2>&1 ||
+"$root" run "$suite" --exclusive --bind "$repo" "$repo/scripts/install-deps.sh" >"$log" 2>&1 ||
 	{ tail -n 30 "$log"; echo "$suite: install-deps.sh failed (log: $log)"; exit 1; }
 "$root" run "$suite" sh -c '. /etc/os-release; echo "$PRETTY_NAME"; c++ --version | head -n1;
 	dpkg-query -W -f="\${Package} \${Version}\n" catch2 cmake'
