@@ -52,6 +52,9 @@ rm -rf "$logs"
 mkdir -p "$logs"
 t_start=$(date +%s)
 export MAKEFLAGS= # each stage's make is its own, not a sub-make of ours
+RDMASTAT_LAB_GUEST_LOCKS=$logs/.slot0
+((guests > 1)) && RDMASTAT_LAB_GUEST_LOCKS+=" $logs/.slot1"
+export RDMASTAT_LAB_GUEST_LOCKS
 
 # Why a stage's cache was or was not there, from what the stage left.
 cache_note() {
@@ -87,34 +90,27 @@ cache_note() {
 
 # How a stage shares the two cores, by name (in the stage's subshell, before
 # its command; the locks are held until the subshell ends):
-#   guest      a lab boot: takes one of CHECK_GUESTS guest slots (1 or 2;
-#              default 1).
+#   guest      a lab boot (lab, pair, dkms): lab.sh takes one of CHECK_GUESTS
+#              guest slots (1 or 2; default 1) while its guests run.
 #              The lab's scenarios time real events (connect latencies against
 #              cmtime, hostile peers' timeouts, -E's window): they are run with
 #              the CPU they were written for, not shared with another guest.
 #   exclusive  fuzz (a fixed time per target: a shared CPU would fuzz less):
 #              all guest slots, so no guest runs beside it.
-#   first      deps, the gcc build, the lab caches and the modules: what the
-#              first guest waits for, at normal priority.
+#   first      deps, the gcc build, the lab caches and the modules, what the
+#              first guest waits for, and the guests' stages: normal priority.
 #   background everything else (the other builds, the unit tests, the
 #              packages, Prometheus and serve, which
 #              passed with three guests beside them): niced, so it takes only
 #              the CPU that the guests and exclusive stages leave.
 take_cpu() {
 	case $1 in
-	lab-* | pair-* | dkms-*)
-		exec 20>"$logs/.slot0" 21>"$logs/.slot1"
-		while :; do
-			flock -n 20 && return 0
-			((guests > 1)) && flock -n 21 && return 0
-			sleep 1
-		done
-		;;
 	fuzz)
 		exec 20>"$logs/.slot0" 21>"$logs/.slot1"
 		flock 20 && flock 21
 		;;
-	deps | build | prepare-* | kernel-*) ;; # on the way to the first guest
+	# lab.sh takes a slot itself while the guests run (RDMASTAT_LAB_GUEST_LOCKS).
+	deps | build | prepare-* | kernel-* | lab-* | pair-* | dkms-*) ;;
 	*) renice -n 10 -p "$BASHPID" >/dev/null ;;
 	esac
 }

@@ -64,3 +64,19 @@ lab_apt_install() {
 # Seconds since the epoch with centiseconds, for timings.
 lab_now() { date +%s.%N | cut -c1-13; }
 lab_elapsed() { awk -v a="$1" -v b="$(lab_now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# RDMASTAT_LAB_GUEST_LOCKS: lock files of which a run or a pair holds one while
+# its guests run (make check's guest slots: scripts/check.sh); unset, none.
+# The guests' processes keep the lock until they end.
+lab_take_guest_slot() {
+	local f
+	[ -n "${RDMASTAT_LAB_GUEST_LOCKS:-}" ] || return 0
+	while :; do
+		for f in $RDMASTAT_LAB_GUEST_LOCKS; do
+			exec 19>"$f"
+			flock -n 19 && return 0
+		done
+		sleep 1
+	done
+}
+lab_drop_guest_slot() { exec 19>&-; }

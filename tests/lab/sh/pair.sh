@@ -78,6 +78,7 @@ lab_pair() {
 	done
 
 	# TCG, one CPU each: two guests share the machine's cores with the driver.
+	lab_take_guest_slot
 	log "booting $kver twice (a, b) with $n; output in $out"
 	t0=$(lab_now)
 	for h in a b; do
@@ -109,7 +110,7 @@ lab_pair() {
 	PAIR_OUT=$out PAIR_SHARED=$out/shared PAIR_SCRAPE_A=127.0.0.1:${tcp[a]} \
 		PAIR_SCRAPE_B=127.0.0.1:${tcp[b]} PAIR_PROM_PORT=${tcp[prom]} \
 		timeout -k 10 "${RDMASTAT_LAB_TIMEOUT:-600}" "$driver" >"$out/driver.log" 2>&1 \
-		</dev/null || r=$?
+		</dev/null 19>&- || r=$?
 	: >"$out/shared/ended-driver"
 	exit "$r") &
 	pid[driver]=$!
@@ -129,6 +130,7 @@ lab_pair() {
 		[ "$rc" = 0 ] || status=1
 	done
 	trap - EXIT
+	lab_drop_guest_slot
 	secs=$(lab_elapsed "$t0")
 	rm -f "$run" "$run.part" "$run.a" "$run.b" "$run-a" "$run-b"
 	for h in a b; do

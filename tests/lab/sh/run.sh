@@ -53,6 +53,7 @@ lab_run() {
 	# TCG by default: where /dev/kvm exists it may be nested KVM that cannot
 	# run this guest (seen: "failed to set MSR 0x10a", or a silent hang).
 	accel=${RDMASTAT_LAB_ACCEL:-tcg}
+	lab_take_guest_slot
 	log "booting $kver (accel=$accel) with ${names[*]}; output in $out"
 	t0=$(lab_now)
 	rc=0
@@ -63,6 +64,7 @@ lab_run() {
 		-append "console=ttyS0 quiet panic=-1 rdinit=/init" \
 		-virtfs "local,path=$out,mount_tag=out,security_model=none" \
 		</dev/null >"$out/console.log" 2>&1 || rc=$?
+	lab_drop_guest_slot
 	secs=$(lab_elapsed "$t0")
 	rm -f "$run"
 	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
