@@ -100,9 +100,11 @@ cache_note() {
 #   first      deps, the gcc build, the lab caches and the modules, what the
 #              first guest waits for, and the guests' stages: normal priority.
 #   background everything else (the other builds, the unit tests, the
-#              packages, Prometheus and serve, which
-#              passed with three guests beside them): niced, so it takes only
-#              the CPU that the guests and exclusive stages leave.
+#              packages, Prometheus and serve, which passed with three guests
+#              beside them): SCHED_IDLE, so it takes only the CPU that the
+#              guests and the exclusive stages leave. Niced (10) instead, a
+#              cold suite build beside the trixie lab delayed rdmastat ping's
+#              first go-ahead past kping's 5 s.
 take_cpu() {
 	case $1 in
 	fuzz)
@@ -111,7 +113,7 @@ take_cpu() {
 		;;
 	# lab.sh takes a slot itself while the guests run (RDMASTAT_LAB_GUEST_LOCKS).
 	deps | build | prepare-* | kernel-* | lab-* | pair-* | dkms-*) ;;
-	*) renice -n 10 -p "$BASHPID" >/dev/null ;;
+	*) chrt --idle -p 0 "$BASHPID" ;;
 	esac
 }
 

@@ -4,6 +4,7 @@
 // The lab's captured snapshot (tests/fixtures), for fuzz targets that run what
 // they parsed against real connections, processes and sockets.
 
+#include "../unit/fixtures_dir.h"
 #include "collect/snapshot_file.h"
 
 #include <cstdlib>
@@ -13,7 +14,7 @@ namespace rdmastat::fuzz {
 
 inline const Snapshot& lab_snapshot() {
     static const Snapshot snap = [] {
-        auto loaded = load_snapshot_file(RDMASTAT_FIXTURES "/snapshot-host-user.json");
+        auto loaded = load_snapshot_file(fixtures_dir() + "/snapshot-host-user.json");
         if (!loaded) {
             std::cerr << "fuzz: " << loaded.error() << '\n';
             std::abort();

@@ -37,7 +37,7 @@ std::string fixture_kernel; // "" for tests/fixtures itself
 }
 
 std::string fixture_path(const std::string& name) {
-    std::string dir = RDMASTAT_FIXTURES;
+    std::string dir = fixtures_dir();
     if (!fixture_kernel.empty()) dir += "/kernels/" + fixture_kernel;
     return dir + "/" + name;
 }
@@ -50,7 +50,7 @@ std::vector<std::string> fixture_kernels() {
     std::vector<std::string> kernels;
     std::error_code ec;
     for (const auto& e :
-         std::filesystem::directory_iterator(std::string(RDMASTAT_FIXTURES) + "/kernels", ec))
+         std::filesystem::directory_iterator(fixtures_dir() + "/kernels", ec))
         if (e.is_directory()) kernels.push_back(e.path().filename().string());
     std::sort(kernels.begin(), kernels.end());
     kernels.insert(kernels.begin(), "");
@@ -272,7 +272,7 @@ std::string snapshot_to_text(const Snapshot& s, bool pretty) {
 }
 
 std::string golden(const std::string& name, const std::string& actual) {
-    std::string path = std::string(RDMASTAT_FIXTURES) + "/../golden/" + name;
+    std::string path = fixtures_dir() + "/../golden/" + name;
     if (const char* u = std::getenv("RDMASTAT_UPDATE_GOLDEN"); u && std::string(u) == "1") {
         std::ofstream(path, std::ios::binary) << actual;
         return actual;

@@ -4,6 +4,7 @@
 // Test support: captured fixtures, the referee (iproute2 `rdma -j`), golden files.
 
 #include "catch_compat.hpp"
+#include "fixtures_dir.h"
 #include "collect/netlink.h"
 #include "common/error.h"
 #include "model/records.h"

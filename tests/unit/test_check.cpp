@@ -17,7 +17,7 @@ using namespace rdmastat::test;
 
 namespace {
 
-const std::string host_fixture = std::string(RDMASTAT_FIXTURES) + "/snapshot-host.json";
+const std::string host_fixture = fixtures_dir() + "/snapshot-host.json";
 
 /// An RNIC (cxgb0), siw, RoCE and InfiniBand devices; host sockets and processes
 /// collected, none yet.
@@ -374,12 +374,12 @@ TEST_CASE("check exit status: 0 clean, 1 found, 2 could not decide or error", "[
 
 TEST_CASE("check reports what it could not read on stderr", "[check][cli]") {
     // An old snapshot without host sockets (the lab's listing capture).
-    CliRun r = run_args({"check", "--input", std::string(RDMASTAT_FIXTURES) + "/snapshot.json"});
+    CliRun r = run_args({"check", "--input", fixtures_dir() + "/snapshot.json"});
     CHECK(r.rc == 0); // siw and rxe verdicts do not depend on them
     CHECK_THAT(r.err, Catch::Contains("rdmastat: check: host TCP sockets were not read\n"));
     // The lab's capture as an unprivileged user: other processes' fds unreadable.
     CliRun user =
-        run_args({"check", "--input", std::string(RDMASTAT_FIXTURES) + "/snapshot-host-user.json"});
+        run_args({"check", "--input", fixtures_dir() + "/snapshot-host-user.json"});
     CHECK(user.rc == 0);
     CHECK_THAT(user.err, Catch::Contains("could not be inspected"));
 }

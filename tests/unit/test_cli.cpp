@@ -13,7 +13,7 @@ using namespace rdmastat;
 using namespace rdmastat::test;
 
 namespace {
-const std::string snapshot = std::string(RDMASTAT_FIXTURES) + "/snapshot.json";
+const std::string snapshot = fixtures_dir() + "/snapshot.json";
 
 std::set<std::string> long_options(const std::string& text, const std::regex& re) {
     std::set<std::string> out;
@@ -129,7 +129,7 @@ TEST_CASE("help and version exit 0", "[cli]") {
 }
 
 TEST_CASE("the man page documents every option and no other", "[cli][man]") {
-    std::string man = read_file(std::string(RDMASTAT_FIXTURES) + "/../../man/rdmastat.8");
+    std::string man = read_file(fixtures_dir() + "/../../man/rdmastat.8");
     std::string help = run({"--help"}).out + run({"devices", "--help"}).out +
                        run({"lsof", "--help"}).out + run({"check", "--help"}).out +
                        run({"export", "--help"}).out + run({"serve", "--help"}).out +

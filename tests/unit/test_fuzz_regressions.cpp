@@ -20,7 +20,7 @@ namespace {
 std::vector<Bytes> regressions(const std::string& target) {
     std::vector<Bytes> out;
     for (const auto& e :
-         fs::directory_iterator(RDMASTAT_FIXTURES "/../fuzz/regressions/" + target)) {
+         fs::directory_iterator(fixtures_dir() + "/../fuzz/regressions/" + target)) {
         std::string text = test::read_file(e.path().string());
         out.emplace_back(text.begin(), text.end());
     }

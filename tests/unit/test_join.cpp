@@ -12,7 +12,7 @@ using namespace rdmastat::test;
 using nlohmann::json;
 
 namespace {
-const std::string owners_file = std::string(RDMASTAT_FIXTURES) + "/owners.txt";
+const std::string owners_file = fixtures_dir() + "/owners.txt";
 
 const Connection& find(const Snapshot& s, const std::string& dev, std::uint32_t id) {
     for (const auto& c : s.connections)

@@ -19,7 +19,7 @@ using namespace rdmastat::test;
 
 namespace {
 
-const std::string fixtures = RDMASTAT_FIXTURES;
+const std::string fixtures = fixtures_dir();
 const std::string host_fixture = fixtures + "/snapshot-host.json";
 
 CliRun lsof(std::vector<std::string> args, const std::string& input = host_fixture) {
@@ -394,7 +394,7 @@ TEST_CASE("lsof warns when the snapshot lacks what it needs", "[lsof][cli]") {
 
 TEST_CASE("-i @ADDR does not match a listener's placeholder peer", "[lsof]") {
     // The lab snapshot's listeners carry the kernel's 0.0.0.0:0 / [::]:0 as peer.
-    std::string snap = std::string(RDMASTAT_FIXTURES) + "/snapshot-host.json";
+    std::string snap = fixtures_dir() + "/snapshot-host.json";
     for (const char* any : {"6@[::]", "4@0.0.0.0"}) {
         std::ostringstream o, e;
         int rc = rdmastat::run_cli({"lsof", "--input", snap, "-i", any}, o, e);

@@ -188,7 +188,7 @@ TEST_CASE("label values and help are escaped", "[monitor][render]") {
 }
 
 TEST_CASE("-w and -E on a snapshot file", "[monitor][cli]") {
-    std::string snap = std::string(RDMASTAT_FIXTURES) + "/snapshot.json";
+    std::string snap = fixtures_dir() + "/snapshot.json";
     Run w = run({"--input", snap, "-w", "0.05", "--count", "2", "-p"});
     INFO(w.err);
     REQUIRE(w.rc == 0);
@@ -202,7 +202,7 @@ TEST_CASE("-w and -E on a snapshot file", "[monitor][cli]") {
 }
 
 TEST_CASE("monitoring usage errors exit 2", "[monitor][cli]") {
-    std::string snap = std::string(RDMASTAT_FIXTURES) + "/snapshot.json";
+    std::string snap = fixtures_dir() + "/snapshot.json";
     for (const auto& args : std::vector<std::vector<std::string>>{
              {"-w", "soon"},
              {"-w", "1", "-E"},
@@ -225,7 +225,7 @@ TEST_CASE("monitoring usage errors exit 2", "[monitor][cli]") {
 }
 
 TEST_CASE("export of a snapshot file", "[monitor][cli]") {
-    Run r = run({"export", "--input", std::string(RDMASTAT_FIXTURES) + "/snapshot-host.json"});
+    Run r = run({"export", "--input", fixtures_dir() + "/snapshot-host.json"});
     REQUIRE(r.rc == 0);
     CHECK(r.err.empty());
     CHECK_THAT(r.out,

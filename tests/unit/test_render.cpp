@@ -18,7 +18,7 @@ using namespace rdmastat;
 using namespace rdmastat::test;
 
 namespace {
-const std::string snapshot = std::string(RDMASTAT_FIXTURES) + "/snapshot.json";
+const std::string snapshot = fixtures_dir() + "/snapshot.json";
 
 std::string run_ok(std::vector<std::string> args) {
     args.insert(args.begin(), {"--input", snapshot});
