@@ -98,13 +98,15 @@ cache_note() {
 #   exclusive  fuzz (a fixed time per target: a shared CPU would fuzz less):
 #              all guest slots, so no guest runs beside it.
 #   first      deps, the gcc build, the lab caches and the modules, what the
-#              first guest waits for, and the guests' stages: normal priority.
+#              first guest waits for, the guests' stages, and Prometheus and
+#              serve (a real scraper against 1000 slow clients; it passed
+#              beside three guests, and lost scrapes at SCHED_IDLE): normal
+#              priority.
 #   background everything else (the other builds, the unit tests, the
-#              packages, Prometheus and serve, which passed with three guests
-#              beside them): SCHED_IDLE, so it takes only the CPU that the
-#              guests and the exclusive stages leave. Niced (10) instead, a
-#              cold suite build beside the trixie lab delayed rdmastat ping's
-#              first go-ahead past kping's 5 s.
+#              packages): SCHED_IDLE, so it takes only the CPU that the guests
+#              and the exclusive stages leave. Niced (10) instead, a cold suite
+#              build beside the trixie lab delayed rdmastat ping's first
+#              go-ahead past kping's 5 s.
 take_cpu() {
 	case $1 in
 	fuzz)
@@ -112,7 +114,7 @@ take_cpu() {
 		flock 20 && flock 21
 		;;
 	# lab.sh takes a slot itself while the guests run (RDMASTAT_LAB_GUEST_LOCKS).
-	deps | configure | build | prepare-* | kernel-* | lab-* | pair-* | dkms-*) ;;
+	deps | configure | build | prepare-* | kernel-* | lab-* | pair-* | dkms-* | prometheus) ;;
 	*) chrt --idle -p 0 "$BASHPID" ;;
 	esac
 }
