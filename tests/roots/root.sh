@@ -35,7 +35,7 @@ die() {
 	exit 1
 }
 usage() {
-	sed -n '2,19s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	sed -n '2,25s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 	exit 2
 }
 
