@@ -67,6 +67,18 @@ lab_wait() {
 	done
 }
 
+# lab_wait_wall SECONDS CMD...: as lab_wait, but bounded by the clock rather
+# than by tries: lab_wait's 10 tries a second stretch its SECONDS several times
+# over when CMD itself takes a quarter of a second, as under TCG.
+lab_wait_wall() {
+	_end=$(($(cut -d. -f1 /proc/uptime) + $1))
+	shift
+	while ! "$@" >/dev/null 2>&1; do
+		[ "$(cut -d. -f1 /proc/uptime)" -lt "$_end" ] || return 1
+		sleep 0.1
+	done
+}
+
 # True if an rdma_cm listener is bound to PORT (`rdma res show cm_id` prints
 # "state LISTEN ... src-addr 10.9.0.1:7174 dst-addr 0.0.0.0:0").
 lab_cm_listening() {

@@ -59,10 +59,14 @@ short 10.9.0.2 7303
 short 10.9.0.2 7304
 "$LAB_RDMA" -j res show cm_id >"$E/cm_id-between.json"
 
-# No listener on the port: rping fails, -E says why. (rping may hang after a
-# failed connect: bounded.)
-timeout 20 rping -c -a 10.9.0.1 -p 7305 -C 1 >"$E/rping-c-7305.log" 2>&1 &&
-	echo "rping 7305: connected?"
+# No listener on the port: rping fails, -E says why. (rping on siw hangs after
+# its failed connect: it is stopped once -E has reported the failure.)
+timeout 20 rping -c -a 10.9.0.1 -p 7305 -C 1 >"$E/rping-c-7305.log" 2>&1 &
+_c=$!
+lab_wait 20 grep -q '"event":"connect_failed".*"port":7305' /tmp/tp.jsonl ||
+	echo "events: -E reported no connect_failed on 7305"
+kill "$_c" 2>/dev/null
+wait "$_c" && echo "rping 7305: connected?"
 timeout 20 rping -c -a 10.9.0.2 -p 7306 -C 1 >"$E/rping-c-7306.log" 2>&1 &&
 	echo "rping 7306: connected?"
 cp /tmp/tp.jsonl "$E/tp-partial.jsonl"
