@@ -7,8 +7,8 @@
 # defines it) whose output goes to BUILD/check/NAME.log. Stages run in lanes: a
 # lane runs its stages in order, and lanes run side by side: one prepares
 # each suite's lab cache (its root, kernel, source, siw.ko), the host lane
-# builds and tests on the host, the roots lane builds in the suites' roots
-# (make check-suite, the Debian packages), and each suite's lane builds its
+# builds and tests on the host, a lane per suite's root builds in it (make
+# check-suite, the Debian packages), and each suite's lane builds its
 # modules and boots its guests. A stage that needs another stage's result (the
 # labs need the gcc build and their suite's lab cache) waits for it, and is
 # skipped if that failed. How stages share the two cores: take_cpu, below
@@ -89,30 +89,24 @@ cache_note() {
 }
 
 # How a stage shares the two cores, by name (in the stage's subshell, before
-# its command; the locks are held until the subshell ends):
+# its command):
 #   guest      a lab boot (lab, pair, dkms): lab.sh takes one of CHECK_GUESTS
 #              guest slots (1 or 2; default 1) while its guests run.
 #              The lab's scenarios time real events (connect latencies against
 #              cmtime, hostile peers' timeouts, -E's window): they are run with
 #              the CPU they were written for, not shared with another guest.
-#   exclusive  fuzz (a fixed time per target: a shared CPU would fuzz less):
-#              all guest slots, so no guest runs beside it.
 #   first      deps, the gcc build, the lab caches and the modules, what the
 #              first guest waits for, the guests' stages, and Prometheus and
 #              serve (a real scraper against 1000 slow clients; it passed
 #              beside three guests, and lost scrapes at SCHED_IDLE): normal
 #              priority.
 #   background everything else (the other builds, the unit tests, the
-#              packages): SCHED_IDLE, so it takes only the CPU that the guests
-#              and the exclusive stages leave. Niced (10) instead, a cold suite
-#              build beside the trixie lab delayed rdmastat ping's first
-#              go-ahead past kping's 5 s.
+#              fuzzers, which run a fixed number of executions, the packages):
+#              SCHED_IDLE, so it takes only the CPU that the guests leave.
+#              Niced (10) instead, a cold suite build beside the trixie lab
+#              delayed rdmastat ping's first go-ahead past kping's 5 s.
 take_cpu() {
 	case $1 in
-	fuzz)
-		exec 20>"$logs/.slot0" 21>"$logs/.slot1"
-		flock 20 && flock 21
-		;;
 	# lab.sh takes a slot itself while the guests run (RDMASTAT_LAB_GUEST_LOCKS).
 	deps | configure | build | prepare-* | kernel-* | lab-* | pair-* | dkms-* | prometheus) ;;
 	*) chrt --idle -p 0 "$BASHPID" ;;
@@ -143,7 +137,7 @@ stage() {
 	(
 		take_cpu "$name"
 		date +%s >"$logs/$name.t0"
-		CCACHE_STATSLOG=$logs/$name.ccache "$@" 20>&- 21>&-
+		CCACHE_STATSLOG=$logs/$name.ccache "$@"
 	) >"$logs/$name.log" 2>&1 </dev/null || rc=$?
 	t0=$(cat "$logs/$name.t0" 2>/dev/null || date +%s)
 	if [ "$rc" = 0 ]; then result=passed; else result=failed; fi
@@ -162,7 +156,7 @@ report() {
 	read -r result at wall note <"$logs/$name.res"
 	{
 		flock 8
-		printf 'check: %-8s %-18s %-7s %5s s  %s\n' "$lane" "$name" "$result" "$wall" "$note"
+		printf 'check: %-13s %-18s %-7s %5s s  %s\n' "$lane" "$name" "$result" "$wall" "$note"
 		if [ "$result" = failed ]; then
 			echo "---- $name failed; its log ($logs/$name.log):"
 			cat "$logs/$name.log"
@@ -188,11 +182,13 @@ lane_prepare() { # SUITE: its root, its kernel unpacked, its source subset, siw.
 lane_host() {
 	stage host configure deps -- make --no-print-directory configure BUILD="$BUILD"
 	stage host build configure -- make --no-print-directory build BUILD="$BUILD"
+	# Early, beside the first guest's boot, rather than beside a later guest's
+	# scenarios or after the last.
+	stage host prometheus build -- ctest_in "$BUILD" -L prometheus
 	stage host unit build -- make --no-print-directory unit BUILD="$BUILD"
 	stage host asan-build -- make --no-print-directory asan-build ASAN_BUILD="$ASAN_BUILD"
 	stage host asan-unit asan-build -- ctest_in "$ASAN_BUILD" -L unit -E '^layers$'
 	stage host fuzz asan-build -- ctest_in "$ASAN_BUILD" -L fuzz -j2
-	stage host prometheus build -- ctest_in "$BUILD" -L prometheus
 }
 
 lane_suite() { # SUITE: its modules, then its guests
@@ -203,16 +199,17 @@ lane_suite() { # SUITE: its modules, then its guests
 	stage "$s" "dkms-$s" build "prepare-$s" -- ctest_one "dkms-$s"
 }
 
-# The builds in suites' roots, beside those suites' guests: the tool and unit
-# tests with SUITE's toolchain, then each suite's Debian packages. They share
-# the roots with the suite lanes (apt and dpkg one at a time: root.sh run
-# --exclusive), not the guests.
-lane_packages() {
-	stage roots "suite-$SUITE" "prepare-$SUITE" -- \
-		make --no-print-directory check-suite SUITE="$SUITE" BUILD="$BUILD"
-	for s in bookworm trixie; do
-		stage roots "deb-$s" configure "prepare-$s" -- ctest_one "deb-$s"
-	done
+# The builds in a suite's root, beside that suite's guests: for SUITE, the tool
+# and unit tests with its toolchain (make check-suite), then the suite's Debian
+# packages. Each root has a lane: the suite lanes share it (apt and dpkg one at
+# a time: root.sh run --exclusive), not the guests.
+lane_root() { # SUITE
+	local s=$1
+	if [ "$s" = "$SUITE" ]; then
+		stage "root-$s" "suite-$s" "prepare-$s" -- \
+			make --no-print-directory check-suite SUITE="$s" BUILD="$BUILD"
+	fi
+	stage "root-$s" "deb-$s" configure "prepare-$s" -- ctest_one "deb-$s"
 }
 
 suites=(bookworm trixie)
@@ -226,7 +223,7 @@ lanes=()
 if ((serial)); then
 	for s in "${suites[@]}"; do lane_prepare "$s"; done
 	lane_host
-	lane_packages
+	for s in bookworm trixie; do lane_root "$s"; done
 	for s in "${suites[@]}"; do lane_suite "$s"; done
 else
 	# Downloads and roots (network, unpacking) while the tool compiles.
@@ -236,8 +233,10 @@ else
 	done
 	lane_host &
 	lanes+=($!)
-	lane_packages &
-	lanes+=($!)
+	for s in bookworm trixie; do
+		lane_root "$s" &
+		lanes+=($!)
+	done
 	for s in "${suites[@]}"; do
 		lane_suite "$s" &
 		lanes+=($!)
@@ -251,11 +250,11 @@ passed=0 failed=0 skipped=0
 {
 	echo "# make check$( ((matrix)) && echo -matrix), $mode lanes, $(date -u '+%F %H:%M UTC')," \
 		"commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), $(nproc) cores"
-	printf '%-18s %-8s %6s %6s  %-7s %s\n' stage lane start wall result cached
+	printf '%-18s %-13s %6s %6s  %-7s %s\n' stage lane start wall result cached
 	for f in "$logs"/*.res; do
 		name=$(basename "$f" .res)
 		read -r result at wall note <"$f"
-		printf '%s %-18s %-8s %6s %6s  %-7s %s\n' "$at" "$name" "$(cat "$logs/$name.lane")" \
+		printf '%s %-18s %-13s %6s %6s  %-7s %s\n' "$at" "$name" "$(cat "$logs/$name.lane")" \
 			"$at" "$wall" "$result" "$note"
 	done | sort -n -k1,1 | cut -d' ' -f2-
 	total=$(($(date +%s) - t_start))
