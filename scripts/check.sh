@@ -8,9 +8,10 @@
 # lane runs its stages in order, and lanes run side by side: one prepares
 # each suite's lab cache (its root, kernel, source, siw.ko), the host lane
 # builds and tests on the host, a lane per suite's root builds in it (make
-# check-suite, the Debian packages), and each suite's lane builds its
-# modules and boots its guests. A stage that needs another stage's result (the
-# labs need the gcc build and their suite's lab cache) waits for it, and is
+# check-suite, the Debian packages), each suite's lane builds its modules and
+# boots its guests, and its DKMS lane builds with dkms, then boots. A stage
+# that needs another stage's result (the labs need the gcc build and their
+# suite's lab cache) waits for it, and is
 # skipped if that failed. How stages share the two cores: take_cpu, below
 # (CHECK_GUESTS=2 lets two guests run at once). --serial (or CHECK_SERIAL=1)
 # runs the lanes one after another instead, the same stages in the same order.
@@ -91,24 +92,25 @@ cache_note() {
 # How a stage shares the two cores, by name (in the stage's subshell, before
 # its command):
 #   guest      a lab boot (lab, pair, dkms): lab.sh takes one of CHECK_GUESTS
-#              guest slots (1 or 2; default 1) while its guests run.
+#              guest slots (1 or 2; default 1) while its guests run, and runs
+#              them at normal priority whatever its stage's.
 #              The lab's scenarios time real events (connect latencies against
 #              cmtime, hostile peers' timeouts, -E's window): they are run with
 #              the CPU they were written for, not shared with another guest.
 #   first      deps, the gcc build, the lab caches and the modules, what the
-#              first guest waits for, the guests' stages, and Prometheus and
+#              first guest waits for, the lab and pair stages, and Prometheus and
 #              serve (a real scraper against 1000 slow clients; it passed
 #              beside three guests, and lost scrapes at SCHED_IDLE): normal
 #              priority.
-#   background everything else (the other builds, the unit tests, the
-#              fuzzers, which run a fixed number of executions, the packages):
+#   background everything else (the other builds, DKMS's, the unit tests,
+#              the fuzzers, which run a fixed number of executions, the packages):
 #              SCHED_IDLE, so it takes only the CPU that the guests leave.
 #              Niced (10) instead, a cold suite build beside the trixie lab
 #              delayed rdmastat ping's first go-ahead past kping's 5 s.
 take_cpu() {
 	case $1 in
 	# lab.sh takes a slot itself while the guests run (RDMASTAT_LAB_GUEST_LOCKS).
-	deps | configure | build | prepare-* | kernel-* | lab-* | pair-* | dkms-* | prometheus) ;;
+	deps | configure | build | prepare-* | kernel-* | lab-* | pair-* | prometheus) ;;
 	*) chrt --idle -p 0 "$BASHPID" ;;
 	esac
 }
@@ -196,7 +198,12 @@ lane_suite() { # SUITE: its modules, then its guests
 	stage "$s" "kernel-$s" configure "prepare-$s" -- ctest_one "kernel-$s"
 	stage "$s" "lab-$s" build "kernel-$s" -- ctest_one "lab-$s"
 	stage "$s" "pair-$s" build "kernel-$s" -- ctest_one "pair-$s"
-	stage "$s" "dkms-$s" build "prepare-$s" -- ctest_one "dkms-$s"
+}
+
+# DKMS's builds in SUITE's root, in the background from the start, then its
+# guest, which takes a guest slot like the others (and normal priority with it).
+lane_dkms() { # SUITE
+	stage "dkms-$1" "dkms-$1" build "prepare-$1" -- ctest_one "dkms-$1"
 }
 
 # The builds in a suite's root, beside that suite's guests: for SUITE, the tool
@@ -225,6 +232,7 @@ if ((serial)); then
 	lane_host
 	for s in bookworm trixie; do lane_root "$s"; done
 	for s in "${suites[@]}"; do lane_suite "$s"; done
+	for s in "${suites[@]}"; do lane_dkms "$s"; done
 else
 	# Downloads and roots (network, unpacking) while the tool compiles.
 	for s in "${suites[@]}"; do
@@ -239,6 +247,8 @@ else
 	done
 	for s in "${suites[@]}"; do
 		lane_suite "$s" &
+		lanes+=($!)
+		lane_dkms "$s" &
 		lanes+=($!)
 	done
 	wait "${lanes[@]}"

@@ -67,16 +67,28 @@ lab_elapsed() { awk -v a="$1" -v b="$(lab_now)" 'BEGIN { printf "%.1f", b - a }'
 
 # RDMASTAT_LAB_GUEST_LOCKS: lock files of which a run or a pair holds one while
 # its guests run (make check's guest slots: scripts/check.sh); unset, none.
-# The guests' processes keep the lock until they end.
+# The guests' processes keep the lock until they end. While it holds a slot,
+# lab.sh runs at normal priority even if its caller runs at SCHED_IDLE (make
+# check runs the DKMS builds so): the scenarios time real events.
 lab_take_guest_slot() {
 	local f
 	[ -n "${RDMASTAT_LAB_GUEST_LOCKS:-}" ] || return 0
 	while :; do
 		for f in $RDMASTAT_LAB_GUEST_LOCKS; do
 			exec 19>"$f"
-			flock -n 19 && return 0
+			if flock -n 19; then
+				LAB_WAS_IDLE=
+				if chrt -p "$BASHPID" | grep -q SCHED_IDLE; then
+					LAB_WAS_IDLE=1
+					chrt --other -p 0 "$BASHPID"
+				fi
+				return 0
+			fi
 		done
 		sleep 1
 	done
 }
-lab_drop_guest_slot() { exec 19>&-; }
+lab_drop_guest_slot() {
+	exec 19>&-
+	[ -z "${LAB_WAS_IDLE:-}" ] || chrt --idle -p 0 "$BASHPID"
+}
