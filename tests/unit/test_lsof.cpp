@@ -394,10 +394,9 @@ TEST_CASE("lsof warns when the snapshot lacks what it needs", "[lsof][cli]") {
 
 TEST_CASE("-i @ADDR does not match a listener's placeholder peer", "[lsof]") {
     // The lab snapshot's listeners carry the kernel's 0.0.0.0:0 / [::]:0 as peer.
-    std::string snap = fixtures_dir() + "/snapshot-host.json";
     for (const char* any : {"6@[::]", "4@0.0.0.0"}) {
         std::ostringstream o, e;
-        int rc = rdmastat::run_cli({"lsof", "--input", snap, "-i", any}, o, e);
+        int rc = rdmastat::run_cli({"lsof", "--input", host_fixture, "-i", any}, o, e);
         INFO(any << ": " << o.str());
         CHECK(rc != 2);
         // The rdma_cm listeners are bound to specific addresses; only their peer
