@@ -202,4 +202,3 @@ module_exit(kping_exit);
 MODULE_LICENSE("GPL");
 MODULE_AUTHOR("The rdmastat authors");
 MODULE_DESCRIPTION("RDMA ping, latency and bandwidth from the kernel over generic netlink");
-MODULE_ALIAS_GENL_FAMILY("rdmastat_kping");

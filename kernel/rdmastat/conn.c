@@ -41,7 +41,7 @@ static_assert(__same_type(((struct rdma_id_private *)0)->id, struct rdma_cm_id))
 static_assert(__same_type(((struct rdma_id_private *)0)->state, enum rdma_cm_state));
 static_assert(__same_type(((struct rdma_id_private *)0)->internal_id, int));
 static_assert(__same_type(((struct rdma_id_private *)0)->qp_num, u32));
-static_assert(__same_type(((struct rdma_id_private *)0)->qp_mutex, struct mutex));
+static_assert(__same_type(((struct rdma_id_private *)0)->handler_mutex, struct mutex));
 static_assert(__same_type(((struct rdma_id_private *)0)->cm_id.iw, struct iw_cm_id *));
 static_assert(__same_type(((struct rdma_id_private *)0)->res, struct rdma_restrack_entry));
 static_assert(__same_type(((struct rdma_restrack_root *)0)->xa, struct xarray));
@@ -81,23 +81,30 @@ static int put_sockaddr(struct sk_buff *skb, int type,
 /*
  * Which QP an id names, and when the driver is asked for its state.
  *
- * An id holds only a QP number. A user id's number is whatever the
- * application passed to rdma_connect() or rdma_accept(), and it is not
- * cleared when that QP is destroyed, so the number joins a QP only when the
- * QP is on the id's device and has the id's owner: the same process (threads
- * folded, by their shared signal_struct), or the same kernel owner name.
+ * An id holds only a QP number, and nothing about it proves the QP alive. A
+ * user id's number is whatever the application passed to rdma_connect() or
+ * rdma_accept(), and it is not cleared when that QP is destroyed. A kernel
+ * id's id.qp is no better: the NFS/RDMA server (svc_rdma_free(), or
+ * __svc_rdma_free() in 6.1) and 9p (rdma_destroy_trans()) free their QP with
+ * a bare ib_destroy_qp() and only later call rdma_destroy_id(), so in 6.1,
+ * 6.12 and 7.2 id.qp dangles while the id is still in restrack. We never
+ * dereference id.qp.
  *
- * Asking the driver (ib_query_qp) is not safe for every QP we can reference:
- * ib_destroy_qp_user() calls the driver's destroy_qp before
- * rdma_restrack_del(), so a restrack reference keeps struct ib_qp alive but
- * not the driver's QP behind it. NLDEV queries anyway, in 6.1, 6.12 and the
- * newest kernels. No lock we can take excludes the destruction of a user QP,
- * so we never query one: the tool reads user QPs' state from NLDEV, which
- * everyone can dump already. A kernel id's own QP (rdma_create_qp) is
- * destroyed by rdma_destroy_qp() with the id's qp_mutex held, and rdma_cm
- * itself modifies and queries it under that mutex; under it, the QP cannot be
- * mid-destruction. We query it so, and only for CAP_NET_ADMIN callers: an
- * unprivileged caller never makes us call into a driver.
+ * Every id's QP is found as NLDEV finds QPs: by number (restrack's id of a
+ * QP is its qp_num), in the device's restrack, with a reference. In 6.1, 6.12
+ * and 7.2 ib_destroy_qp_user() starts with rdma_restrack_begin_del(), which
+ * takes the QP out of the xarray and waits for every reference before the
+ * driver's destroy_qp and the kfree(). So while we hold one, struct ib_qp and
+ * the driver's QP behind it are alive, and ib_query_qp() is safe, as it is for
+ * NLDEV. We still ask the driver only for CAP_NET_ADMIN callers: an
+ * unprivileged caller never makes us call into a driver (the tool takes
+ * their states from NLDEV's QP dump).
+ *
+ * The number joins the id only when the QP is the id's: a user QP of the same
+ * process (threads folded, by their shared signal_struct); for a kernel id,
+ * the QP id.qp points to (compared as a pointer, never read: a number reused
+ * after the id's QP was destroyed is another QP), or when the id has no
+ * id.qp (the ULP made its QP itself), a QP of the same kernel owner.
  */
 static atomic_long_t rdmastat_qp_queries = ATOMIC_LONG_INIT(0);
 
@@ -120,60 +127,52 @@ struct rdmastat_qp {
 	u8 state;
 };
 
-static bool same_owner(const struct rdma_restrack_entry *id,
-		       const struct rdma_restrack_entry *qp)
+static bool qp_of_id(struct rdma_id_private *id_priv, struct ib_qp *qp)
 {
-	if (id->user != qp->user)
+	const struct rdma_restrack_entry *id = &id_priv->res;
+	struct ib_qp *own;
+
+	if (id->user != qp->res.user)
 		return false;
 	if (id->user)
-		return id->task && qp->task &&
-		       same_thread_group(id->task, qp->task);
-	return id->kern_name && qp->kern_name &&
-	       !strcmp(id->kern_name, qp->kern_name);
+		return id->task && qp->res.task &&
+		       same_thread_group(id->task, qp->res.task);
+	own = READ_ONCE(id_priv->id.qp);
+	if (own)
+		return own == qp;
+	return id->kern_name && qp->res.kern_name &&
+	       !strcmp(id->kern_name, qp->res.kern_name);
 }
 
-/* A kernel id's own QP, under the mutex rdma_destroy_qp() holds. */
-static bool own_kernel_qp(struct rdma_id_private *id_priv, u32 qpn,
-			  const struct rdmastat_caller *caller,
-			  struct rdmastat_qp *out)
+/* The QP numbered qpn on dev, if it is the id's; its state for the privileged. */
+static void lookup_qp(struct ib_device *dev, struct rdma_id_private *id_priv,
+		      u32 qpn, const struct rdmastat_caller *caller,
+		      struct rdmastat_qp *out)
 {
 	struct ib_qp_init_attr init_attr;
+	struct rdma_restrack_entry *res;
 	struct ib_qp_attr attr;
 	struct ib_qp *qp;
-	bool found = false;
-
-	mutex_lock(&id_priv->qp_mutex);
-	qp = id_priv->id.qp;
-	if (qp && qp->qp_num == qpn) {
-		found = true;
-		out->type = qp->qp_type;
-		if (caller->net_admin) {
-			atomic_long_inc(&rdmastat_qp_queries);
-			if (!ib_query_qp(qp, &attr, IB_QP_STATE, &init_attr)) {
-				out->has_state = true;
-				out->state = attr.qp_state;
-			}
-		}
-	}
-	mutex_unlock(&id_priv->qp_mutex);
-	return found;
-}
-
-/* The QP numbered qpn on dev, if it has the id's owner; never the driver. */
-static void lookup_qp(struct ib_device *dev, struct rdma_id_private *id_priv,
-		      u32 qpn, struct rdmastat_qp *out)
-{
-	struct rdma_restrack_entry *res;
 
 	res = rdma_restrack_get_byid(dev, RDMA_RESTRACK_QP, qpn);
 	if (IS_ERR(res)) {
 		out->unjoined = RDMASTAT_QP_UNJOINED_GONE;
 		return;
 	}
-	if (same_owner(&id_priv->res, res))
-		out->type = container_of(res, struct ib_qp, res)->qp_type;
-	else
+	qp = container_of(res, struct ib_qp, res);
+	if (!qp_of_id(id_priv, qp)) {
 		out->unjoined = RDMASTAT_QP_UNJOINED_OTHER_OWNER;
+		goto out;
+	}
+	out->type = qp->qp_type;
+	if (caller->net_admin) {
+		atomic_long_inc(&rdmastat_qp_queries);
+		if (!ib_query_qp(qp, &attr, IB_QP_STATE, &init_attr)) {
+			out->has_state = true;
+			out->state = attr.qp_state;
+		}
+	}
+out:
 	rdma_restrack_put(res);
 }
 
@@ -187,8 +186,7 @@ static int put_qp(struct sk_buff *skb, struct ib_device *dev,
 
 	if (!qpn)
 		return 0;
-	if (id_priv->res.user || !own_kernel_qp(id_priv, qpn, caller, &qp))
-		lookup_qp(dev, id_priv, qpn, &qp);
+	lookup_qp(dev, id_priv, qpn, caller, &qp);
 
 	nest = nla_nest_start(skb, RDMASTAT_A_QP);
 	if (!nest || nla_put_u32(skb, RDMASTAT_QP_A_NUM, qpn))
@@ -203,6 +201,28 @@ static int put_qp(struct sk_buff *skb, struct ib_device *dev,
 	}
 	nla_nest_end(skb, nest);
 	return 0;
+}
+
+/*
+ * Whether the caller may see the owner fields of task's id: with
+ * CAP_NET_ADMIN, or when the caller's effective uid is every uid of task's
+ * (real, effective, saved), as ptrace's check compares like with like. A
+ * set-uid process started by the caller is not the caller's.
+ */
+static bool owner_visible(const struct rdmastat_caller *caller,
+			  struct task_struct *task)
+{
+	const struct cred *tcred;
+	bool ok;
+
+	if (caller->net_admin)
+		return true;
+	rcu_read_lock();
+	tcred = __task_cred(task);
+	ok = uid_eq(caller->uid, tcred->uid) && uid_eq(caller->uid, tcred->euid) &&
+	     uid_eq(caller->uid, tcred->suid);
+	rcu_read_unlock();
+	return ok;
 }
 
 /* Owner fields of another user's id go only to CAP_NET_ADMIN callers. */
@@ -225,11 +245,9 @@ static int put_owner(struct sk_buff *skb, const struct rdmastat_caller *caller,
 			return -EMSGSIZE;
 		goto out;
 	}
-	if (!task)
+	if (!task || !owner_visible(caller, task))
 		goto out;
 	kuid = task_uid(task);
-	if (!caller->net_admin && !uid_eq(kuid, caller->uid))
-		goto out;
 
 	pid = task_tgid_nr_ns(task, caller->pid_ns);
 	tid = task_pid_nr_ns(task, caller->pid_ns);
@@ -246,24 +264,55 @@ out:
 }
 
 /*
- * The wire addresses of an iWARP id. The iw_cm_id lives until after the id
- * leaves restrack, which waits for the reference our caller holds.
+ * The wire addresses of an iWARP id, from its iw_cm_id, read only while
+ * cma.c guarantees that iw_cm_id is alive; otherwise the id is sent with
+ * RDMASTAT_A_MAPPING_WITHHELD.
+ *
+ * In 6.1, 6.12 and the newest kernels cma.c frees an id's iw_cm_id
+ * (iw_destroy_cm_id(), or the iWARP CM after a handler failed) in these
+ * places, all but the last while the id is still in restrack:
+ * - cma_connect_iw() on failure, with the id in RDMA_CM_CONNECT and its
+ *   handler_mutex held (rdma_connect() takes it; rdma_connect_locked()'s
+ *   callers hold it);
+ * - cma_iw_handler() and iw_conn_req_handler() when the ULP's handler fails:
+ *   they clear cm_id.iw under handler_mutex, and the iWARP CM frees it once
+ *   they have returned;
+ * - cma_iw_listen() on failure, under no lock, with the id in RDMA_CM_LISTEN
+ *   (rdma_listen() moved it there from RDMA_CM_ADDR_BOUND);
+ * - _destroy_id(), after rdma_restrack_del(), which waits for our reference.
+ * cma_comp_exch() asserts handler_mutex for every move into or out of
+ * RDMA_CM_CONNECT, and the stores that make an id RDMA_CM_CONNECT directly
+ * (a new passive id) hold it too. So with handler_mutex held and the state
+ * RDMA_CM_CONNECT, the id stays RDMA_CM_CONNECT, it is not in the listen
+ * path, and the two other frees wait for the mutex: cm_id.iw is NULL or
+ * alive. Any other id (a listener above all) is withheld.
+ *
+ * Only a trylock: handler_mutex is held across the ULP's event handlers,
+ * which may block (the port mapper waits for its daemon), and a dump does
+ * not wait for them. A busy id is withheld too.
  */
 static int put_iwarp(struct sk_buff *skb, struct ib_device *dev, u32 port,
 		     struct rdma_id_private *id_priv)
 {
 	struct iw_cm_id *iw;
+	int ret = 0;
 
 	if (!rdma_is_port_valid(dev, port) || !rdma_cap_iw_cm(dev, port))
 		return 0;
-	iw = READ_ONCE(id_priv->cm_id.iw);
-	if (!iw)
-		return 0;
-	if (put_sockaddr(skb, RDMASTAT_A_MAPPED_LOCAL, &iw->m_local_addr) ||
-	    put_sockaddr(skb, RDMASTAT_A_MAPPED_PEER, &iw->m_remote_addr) ||
-	    (iw->mapped && nla_put_flag(skb, RDMASTAT_A_MAPPED)))
-		return -EMSGSIZE;
-	return 0;
+	if (!mutex_trylock(&id_priv->handler_mutex))
+		return nla_put_flag(skb, RDMASTAT_A_MAPPING_WITHHELD);
+	if (id_priv->state != RDMA_CM_CONNECT) {
+		ret = nla_put_flag(skb, RDMASTAT_A_MAPPING_WITHHELD);
+		goto out;
+	}
+	iw = id_priv->cm_id.iw;
+	if (iw && (put_sockaddr(skb, RDMASTAT_A_MAPPED_LOCAL, &iw->m_local_addr) ||
+		   put_sockaddr(skb, RDMASTAT_A_MAPPED_PEER, &iw->m_remote_addr) ||
+		   (iw->mapped && nla_put_flag(skb, RDMASTAT_A_MAPPED))))
+		ret = -EMSGSIZE;
+out:
+	mutex_unlock(&id_priv->handler_mutex);
+	return ret;
 }
 
 /*

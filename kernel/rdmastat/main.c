@@ -37,4 +37,3 @@ module_exit(rdmastat_exit);
 MODULE_LICENSE("GPL");
 MODULE_AUTHOR("The rdmastat authors");
 MODULE_DESCRIPTION("rdma_cm connections with QP state and owner over generic netlink");
-MODULE_ALIAS_GENL_FAMILY("rdmastat");

@@ -222,6 +222,15 @@ TEST_CASE("mapping unknown: UNKNOWN from NLDEV, INFO for an id not on the wire",
     s.connections[0].netns = 4026531840u;
     s.connections[0].state = CmState::addr_bound;
     CHECK(verdict_of(s) == Verdict::info);
+    // A listener: the module withheld its mapping, and says so; still UNKNOWN.
+    s.source = SnapshotSource::module;
+    s.connections[0].state = CmState::listen;
+    s.connections[0].mapping_withheld = true;
+    CHECK(verdict_of(s) == Verdict::unknown);
+    CHECK_THAT(only(check_ports(s)).reason,
+               Catch::Contains("rdmastat.ko cannot read a LISTEN id's mapping safely"));
+    s.connections[0].mapping_withheld = false;
+    CHECK(verdict_of(s) == Verdict::info);
 }
 
 TEST_CASE("what check cannot know makes UNKNOWN, with the reason", "[check]") {

@@ -41,6 +41,7 @@ TEST_CASE("lab: the module's dump describes the ids rdma and NLDEV report", "[la
     // The same ids, field by field, as the NLDEV source joined them.
     REQUIRE(mod.connections.size() == nldev.connections.size());
     REQUIRE(mod.connections.size() >= 15);
+    std::size_t iwarp_read = 0, iwarp_withheld = 0;
     for (std::size_t i = 0; i < mod.connections.size(); ++i) {
         const Connection& m = mod.connections[i];
         const Connection& n = nldev.connections[i];
@@ -58,18 +59,46 @@ TEST_CASE("lab: the module's dump describes the ids rdma and NLDEV report", "[la
         CHECK(m.owner.comm == n.owner.comm);
         CHECK(m.owner.uid == n.owner.uid);
         CHECK(m.netns);
-        if (m.transport == Transport::iwarp) {
+        if (m.transport == Transport::iwarp && m.state == CmState::connect) {
             // No port mapper runs in the lab: the wire addresses are the ids' own.
-            // A listener has no peer on the wire (NLDEV shows 0.0.0.0:0 for it).
+            CHECK_FALSE(m.mapping_withheld);
             CHECK(m.mapped_local == m.local);
-            if (has_peer(m))
-                CHECK(m.mapped_peer == m.peer);
-            else
-                CHECK_FALSE(m.mapped_peer);
+            CHECK(m.mapped_peer == m.peer);
+            ++iwarp_read;
+        } else if (m.transport == Transport::iwarp) {
+            // A listener's iw_cm_id may be freed under no lock (a failing
+            // rdma_listen()): its mapping is withheld, and said to be.
+            CHECK(m.mapping_withheld);
+            CHECK_FALSE(m.mapped_local);
+            CHECK_FALSE(m.mapped_peer);
+            CHECK_FALSE(m.mapped);
+            ++iwarp_withheld;
         } else {
+            CHECK_FALSE(m.mapping_withheld);
             CHECK_FALSE(m.mapped_local);
         }
     }
+    // rping on siw: root's and the lab user's, each a listener and both ends.
+    CHECK(iwarp_read >= 4);
+    CHECK(iwarp_withheld >= 2);
+}
+
+TEST_CASE("lab: neither module is loaded by a family lookup, only by an admin",
+          "[lab][module]") {
+    CHECK(evidence("autoload-before") == "no no\n");
+    // The lab user's and root's lookups of both families, with the modules
+    // installed where modprobe finds them: nothing loaded.
+    CHECK(evidence("autoload-after") == "no no\n");
+    CHECK(rc_of("autoload-lab.txt") == 2);
+    CHECK(evidence("autoload-lab.txt.err").find("is not registered") != std::string::npos);
+    CHECK(rc_of("autoload-lab-kping.txt") != 0);
+    CHECK(rc_of("autoload-root.txt") == 2);
+    // The control: with an alias, the same unprivileged lookup loads it.
+    CHECK(evidence("autoload-control") == "yes\n");
+    CHECK(rc_of("autoload-control.txt") == 0);
+    // An admin's modprobe does.
+    CHECK(rc_of("autoload-modprobe.txt") == 0);
+    CHECK(evidence("autoload-modprobe") == "yes\n");
 }
 
 TEST_CASE("lab: --source auto prefers the loaded module", "[lab][module]") {

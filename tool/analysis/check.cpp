@@ -119,9 +119,10 @@ class Judge {
         if (c.mapped.value_or(false) && wire && wire->port != c.local->port)
             return {Finding::rnic_mapped, t, nullptr, 0, wire};
         if (!c.mapped) {
-            // The module sends mapping information for every id with an iWARP CM id.
-            if (c.netns || c.mapped_local || c.mapped_peer ||
-                snap_.source == SnapshotSource::module)
+            // The module sends mapping information for every id with an iWARP CM
+            // id, unless it says it withheld it.
+            if (!c.mapping_withheld && (c.netns || c.mapped_local || c.mapped_peer ||
+                                        snap_.source == SnapshotSource::module))
                 return {Finding::rnic_not_on_wire, t};
             auto [s, others] = overlapping(*c.local);
             return {Finding::rnic_mapping_unknown, t, s, others};
@@ -168,8 +169,12 @@ class Judge {
             return rnic + ": not on the wire yet (no iWARP connection manager id; state " +
                    cm_state_name(c.state) + ")";
         case Finding::rnic_mapping_unknown: {
-            std::string text = rnic + ": whether the iWARP port mapper moved this port is "
-                                      "known only with rdmastat.ko loaded";
+            std::string text =
+                rnic + ": whether the iWARP port mapper moved this port is " +
+                (c.mapping_withheld ? "unknown: rdmastat.ko cannot read a " +
+                                          std::string(cm_state_name(c.state)) +
+                                          " id's mapping safely"
+                                    : "known only with rdmastat.ko loaded");
             if (j.socket) text += "; " + socket() + " is on it (CONFLICT unless mapped)";
             return text;
         }

@@ -167,6 +167,7 @@ Snapshot join_module(const std::vector<ModuleRecord>& records, std::vector<Devic
         c.mapped_local = r.mapped_local;
         c.mapped_peer = r.mapped_peer;
         if (r.mapped || r.mapped_local || r.mapped_peer) c.mapped = r.mapped;
+        c.mapping_withheld = r.mapping_withheld;
         c.internal = r.internal;
         c.netns = r.netns;
         snap.connections.push_back(std::move(c));

@@ -57,6 +57,7 @@ ModuleRecord record_of(const Attrs& a) {
     r.mapped_local = a.sockaddr(RDMASTAT_A_MAPPED_LOCAL, "mapped local address");
     r.mapped_peer = a.sockaddr(RDMASTAT_A_MAPPED_PEER, "mapped peer address");
     r.mapped = a.has(RDMASTAT_A_MAPPED);
+    r.mapping_withheld = a.has(RDMASTAT_A_MAPPING_WITHHELD);
     if (a.has(RDMASTAT_A_QP)) r.qp = in_nest(a, RDMASTAT_A_QP, RDMASTAT_QP_A_MAX, "qp", qp_of);
     if (a.has(RDMASTAT_A_OWNER))
         r.owner = in_nest(a, RDMASTAT_A_OWNER, RDMASTAT_OWNER_A_MAX, "owner", owner_of);

@@ -188,6 +188,9 @@ struct Connection {
     /// Whether port mapping is in effect; known only when the source sent mapping
     /// information for this id (module source, iWARP ids).
     std::optional<bool> mapped;
+    /// An iWARP id whose wire addresses the module could not read safely (a
+    /// listener, or an id busy in an event handler): mapping unknown (module only).
+    bool mapping_withheld = false;
     bool internal = false; ///< kernel-made per-device child of a wildcard listener (module)
     /// Network namespace inode: the module's, or the owning process's
     /// /proc/PID/ns/net with NLDEV (kernel-owned ids have none there).

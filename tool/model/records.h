@@ -75,6 +75,7 @@ struct ModuleRecord {
     std::optional<Endpoint> local, peer;
     std::optional<Endpoint> mapped_local, mapped_peer; ///< iWARP addresses on the wire
     bool mapped = false;                               ///< RDMASTAT_A_MAPPED was present
+    bool mapping_withheld = false; ///< RDMASTAT_A_MAPPING_WITHHELD: not safely readable
     std::optional<QpPart> qp;
     OwnerPart owner;
     std::optional<std::uint32_t> netns; ///< inode number of the id's network namespace

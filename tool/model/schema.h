@@ -109,6 +109,7 @@ void describe(S& c, V&& v) {
     v("mapped_local", c.mapped_local, Presence::optional);
     v("mapped_peer", c.mapped_peer, Presence::optional);
     v("mapped", c.mapped, Presence::optional);
+    v("mapping_withheld", c.mapping_withheld, Presence::if_true);
     v("qp", c.qp, Presence::nullable);
     v("qp_unjoined", c.qp_unjoined, Presence::optional);
     v("owner", c.owner, Presence::defaulted);

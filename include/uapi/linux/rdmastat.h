@@ -37,12 +37,19 @@
  * any attribute, and a non-zero reserved field of the generic netlink
  * header, are refused.
  *
+ * Loading
+ * -------
+ * The module carries no alias for its family: asking for the family never
+ * loads it. Only an administrator does (modprobe rdmastat).
+ *
  * Permissions
  * -----------
  * Any user may dump the cm_ids of their own network namespace. The owner
- * fields (RDMASTAT_OWNER_A_PID, _TID, _UID and _COMM) of an id owned by a
- * process of another user are sent only to callers with CAP_NET_ADMIN, as
- * ss -p shows other users' sockets only to the privileged. A kernel owner's
+ * fields (RDMASTAT_OWNER_A_PID, _TID, _UID and _COMM) of an id are sent to
+ * callers with CAP_NET_ADMIN, and otherwise only when the caller's effective
+ * uid is the owner's real, effective and saved uid (ptrace's test), as ss -p
+ * shows other users' sockets only to the privileged. Only a request with
+ * CAP_NET_ADMIN makes the module call into a driver. A kernel owner's
  * name (RDMASTAT_OWNER_A_KERN_NAME) is sent to everyone. Pids are in the
  * caller's pid namespace and uids in the caller's user namespace; an owner
  * not visible there is sent without that field.
@@ -71,12 +78,22 @@
  * RDMASTAT_A_MAPPED_LOCAL, RDMASTAT_A_MAPPED_PEER: binary, as above: the
  *   addresses on the wire of an iWARP id, which differ from RDMASTAT_A_LOCAL
  *   and RDMASTAT_A_PEER when the iWARP port mapper assigned other ones.
- *   Only for ids on iWARP devices that have an iWARP connection manager id.
+ *   Only for ids on iWARP devices that have an iWARP connection manager id,
+ *   and only when it can be read safely (see RDMASTAT_A_MAPPING_WITHHELD).
  * RDMASTAT_A_MAPPED: flag, present when port mapping is in effect for the id.
+ * RDMASTAT_A_MAPPING_WITHHELD: flag, present on an id of an iWARP port whose
+ *   wire addresses (the three attributes above) are not sent because the
+ *   kernel gives no guarantee that its iWARP connection manager id is alive
+ *   while the dump reads it: any id not in state CONNECT (listeners above
+ *   all, since a failing rdma_listen() frees that id under no lock), and an
+ *   id busy in an event handler at the moment of the dump. Absent when the
+ *   module read the id's mapping (an id without an iWARP connection manager
+ *   id then has none of the three).
  * RDMASTAT_A_QP: nested, enum rdmastat_qp_attr; absent while the id has no QP.
  * RDMASTAT_A_OWNER: nested, enum rdmastat_owner_attr.
  * RDMASTAT_A_NETNS: u32, the inode number of the id's network namespace,
  *   as /proc/PID/ns/net shows it.
+ * (RDMASTAT_A_MAPPING_WITHHELD: described above, with the mapped addresses.)
  *
  * Attributes of RDMASTAT_A_QP (enum rdmastat_qp_attr)
  * ---------------------------------------------------
@@ -84,21 +101,22 @@
  * RDMASTAT_QP_A_TYPE: u8, enum ib_qp_type (2 RC, 3 UC, 4 UD, ...) of the
  *   QP, present when the QP is the id's own (RDMASTAT_QP_A_UNJOINED absent).
  * RDMASTAT_QP_A_STATE: u8, enum ib_qp_state (0 RESET, 1 INIT, 2 RTR, 3 RTS,
- *   4 SQD, 5 SQE, 6 ERR), as the driver reports it now. The module asks a
- *   driver only where no destruction of the QP can race with the question:
- *   for a kernel id's own QP (created with rdma_create_qp()), under the lock
- *   rdma_destroy_qp() takes, and only for callers with CAP_NET_ADMIN. So it
- *   is absent for user QPs (their state is in NLDEV's QP dump, which
- *   rdmastat reads for them), for unprivileged callers, and when the query
- *   failed. The module parameter qp_queries counts the driver queries made.
+ *   4 SQD, 5 SQE, 6 ERR), as the driver reports it now; only to callers
+ *   with CAP_NET_ADMIN (no other caller makes the module call into a
+ *   driver), and absent when the query failed. The module asks while it
+ *   holds a restrack reference on the QP, which the QP's destruction waits
+ *   for before it reaches the driver, as NLDEV does. The module parameter
+ *   qp_queries counts the driver queries made.
  * RDMASTAT_QP_A_UNJOINED: u8, enum rdmastat_qp_unjoined: present when the id
  *   names a QP number (RDMASTAT_QP_A_NUM) that is not its own QP, and then
  *   RDMASTAT_QP_A_TYPE and RDMASTAT_QP_A_STATE are absent. A user-space id's
  *   QP number is whatever the application passed to rdma_connect() or
  *   rdma_accept(), and it is not cleared when that QP is destroyed, so a QP
  *   is the id's only when it exists on the id's device and has the id's owner
- *   (the same process, threads included, or the same kernel owner name; a
- *   kernel id's QP made by rdma_create_qp() is the one the id points to).
+ *   (the same process, threads included, or the same kernel owner name, or
+ *   rdma_cm, whose name rdma_create_qp() gives the QPs it makes for kernel
+ *   ids). A kernel id's QP is found by number too, never through the id's
+ *   own QP pointer, which some kernel users leave dangling.
  *
  * Attributes of RDMASTAT_A_OWNER (enum rdmastat_owner_attr)
  * --------------------------------------------------------
@@ -146,6 +164,7 @@ enum rdmastat_attr {
 	RDMASTAT_A_QP,
 	RDMASTAT_A_OWNER,
 	RDMASTAT_A_NETNS,
+	RDMASTAT_A_MAPPING_WITHHELD,
 	__RDMASTAT_A_LAST
 };
 #define RDMASTAT_A_MAX (__RDMASTAT_A_LAST - 1)

@@ -7,6 +7,34 @@ mkdir -p "$R/fixtures"
 capture() { lab_capture "$R" "$@"; }
 
 lab_setup || exit 1
+
+lab_section "no autoload: a family lookup does not load an installed module"
+# Installed where modprobe finds them, as DKMS installs them.
+loaded() { [ -d "/sys/module/$1" ] && echo yes || echo no; }
+echo "$(loaded rdmastat) $(loaded rdmastat_kping)" >"$R/autoload-before"
+kdir=/lib/modules/$(uname -r)
+mkdir -p "$kdir/extra" /etc/modprobe.d
+cp /lib/modules/extra/rdmastat.ko /lib/modules/extra/rdmastat_kping.ko "$kdir/extra/"
+cp "$kdir/modules.dep" /tmp/modules.dep.orig
+printf 'extra/rdmastat.ko:\nextra/rdmastat_kping.ko:\n' >>"$kdir/modules.dep"
+capture autoload-lab.txt su lab -c "rdmastat --source module -a"
+capture autoload-lab-kping.txt su lab -c "rdmastat kping show"
+capture autoload-root.txt rdmastat --source module -a
+echo "$(loaded rdmastat) $(loaded rdmastat_kping)" >"$R/autoload-after"
+# The control: given the alias the modules no longer carry, the same lookup
+# loads rdmastat, so the check above can fail.
+echo "alias net-pf-16-proto-16-family-rdmastat rdmastat" >/etc/modprobe.d/lab-autoload.conf
+capture autoload-control.txt su lab -c "rdmastat --source module -a"
+loaded rdmastat >"$R/autoload-control"
+rm -f /etc/modprobe.d/lab-autoload.conf
+rmmod rdmastat 2>/dev/null
+# What an admin does instead.
+capture autoload-modprobe.txt modprobe rdmastat
+loaded rdmastat >"$R/autoload-modprobe"
+rmmod rdmastat 2>/dev/null
+cp /tmp/modules.dep.orig "$kdir/modules.dep"
+rm -rf "$kdir/extra"
+
 insmod /lib/modules/extra/rdmastat.ko || exit 1
 lab_rping_all || exit 1
 # A connection of the unprivileged user's own, beside root's.

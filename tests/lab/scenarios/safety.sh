@@ -68,6 +68,42 @@ id=$(sed -n 's/.*"id":\([0-9]*\).*/\1/p' "$R/kping-start.json")
 rdmastat kping stop "$id" >/dev/null
 kill "$rs" 2>/dev/null
 
+lab_section "iWARP ids whose iw_cm_id dies early, while users dump"
+# On siw, a connect to a closed port fails in cma_connect_iw(), and a listen on
+# a port a host TCP socket holds fails in cma_iw_listen(): each frees the id's
+# iw_cm_id while the id is still listed. Both in a loop for a while, with the
+# lab user and root dumping all along. Nothing may fail but the RDMA calls.
+rdmastat-bind 10.9.0.1 7700 120 >"$R/iwfail-bind.txt" 2>&1 &
+binder=$!
+lab_wait_wall 10 grep -q bound "$R/iwfail-bind.txt" || exit 1
+iwfail_end=$(($(cut -d. -f1 /proc/uptime) + 20))
+(
+	c=0 l=0 i=0
+	while [ "$(cut -d. -f1 /proc/uptime)" -lt "$iwfail_end" ]; do
+		timeout 5 rdmastat ping -c -a 10.9.0.1 -p 7701 -C 1 >/dev/null 2>"/tmp/iwfail-c.err" &&
+			c=$((c + 1))
+		timeout 5 rdmastat ping -s -a 10.9.0.1 -p 7700 -C 1 >/dev/null 2>"/tmp/iwfail-l.err" &&
+			l=$((l + 1))
+		i=$((i + 1))
+	done
+	echo "$i $c $l" >"$R/iwfail-loops"
+	cp /tmp/iwfail-c.err "$R/iwfail-connect.err"
+	cp /tmp/iwfail-l.err "$R/iwfail-listen.err"
+) &
+loops=$!
+n=0
+bad=0
+while [ "$(cut -d. -f1 /proc/uptime)" -lt "$iwfail_end" ]; do
+	su lab -c "rdmastat --source module -a -j" >/dev/null 2>>"$R/iwfail-dump.err" ||
+		bad=$((bad + 1))
+	rdmastat --source module -a -j >/dev/null 2>>"$R/iwfail-dump.err" || bad=$((bad + 1))
+	n=$((n + 2))
+done
+wait "$loops"
+kill "$binder" 2>/dev/null
+wait "$binder" 2>/dev/null
+echo "$n $bad" >"$R/iwfail-dumps"
+
 lab_section "kping's memory: a hostile rping server reads outside the advertised buffer"
 addr_of() { [ "$1" = siw ] && echo 10.9.0.1 || echo 10.9.0.2; }
 # oob DEV MEM OFFSET PORT: rdmastat-oob serves one kping client (MEM "default":
