@@ -47,12 +47,16 @@ build: configure
 
 # The lab's kernel by default (built in its suite's root, RDMASTAT_LAB_SUITE);
 # on a host, KBUILD=/lib/modules/$(uname -r)/build and KSRC=<that kernel's
-# source tree> (see Kbuild).
+# source tree> (see Kbuild). Either way with the layout guard where the
+# target's BTF is found (kernel/rdmastat/btf-layout.sh).
 module:
 	if [ -n "$${KBUILD:-}" ]; then \
-		$(MAKE) -C "$$KBUILD" M=$(CURDIR) KSRC=$${KSRC:-} modules; \
+		kernel/rdmastat/btf-layout.sh btf-layout.h "$$($(MAKE) -s -C "$$KBUILD" kernelrelease)" && \
+		$(MAKE) -C "$$KBUILD" M=$(CURDIR) KSRC=$${KSRC:-} RDMASTAT_BTF_LAYOUT=$(CURDIR)/btf-layout.h modules; \
 	else \
-		tests/lab/lab.sh kmake M=$(CURDIR) KSRC=$${KSRC:-$$(tests/lab/lab.sh ksrc)} modules; \
+		kernel/rdmastat/btf-layout.sh btf-layout.h "$$(tests/lab/lab.sh kver)" "$$(tests/lab/lab.sh kdir)" && \
+		tests/lab/lab.sh kmake M=$(CURDIR) KSRC=$${KSRC:-$$(tests/lab/lab.sh ksrc)} \
+			RDMASTAT_BTF_LAYOUT=$(CURDIR)/btf-layout.h modules; \
 	fi
 
 unit: build

@@ -11,7 +11,9 @@
 # The source must be of exactly the target's release: for Debian packages the
 # source and headers packages must have the same version (e.g. 6.1.158-1), and
 # Kbuild checks VERSION.PATCHLEVEL.SUBLEVEL for any tree. Otherwise the build
-# fails instead of producing a module that would misread kernel memory.
+# fails instead of producing a module that would misread kernel memory. Where
+# bpftool and the target's BTF exist, every member of rdma_cm's private
+# structures is checked against that BTF too (kernel/rdmastat/btf-layout.sh).
 # dkms.conf applies the same rule to decide which modules it expects.
 set -eu
 kver=$1
@@ -46,7 +48,10 @@ if [ -z "$ksrc" ]; then
 fi
 
 if [ -n "$ksrc" ]; then
-	exec make -C "$kdir" M="$here" KSRC="$ksrc" modules
+	# The layout guard, from the target's BTF where bpftool finds it.
+	"$here/kernel/rdmastat/btf-layout.sh" "$here/btf-layout.h" "$kver" ||
+		fail "cannot write the layout guard's header"
+	exec make -C "$kdir" M="$here" KSRC="$ksrc" RDMASTAT_BTF_LAYOUT="$here/btf-layout.h" modules
 fi
 echo "rdmastat: no kernel source for $kver (linux-source-$series): building rdmastat_kping.ko alone"
 exec make -C "$kdir" M="$here" RDMASTAT_KPING_ONLY=1 modules

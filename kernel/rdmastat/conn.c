@@ -6,7 +6,8 @@
  * The id's private structure comes from the kernel source tree given as KSRC
  * (drivers/infiniband/core/cma_priv.h and restrack.h, which no header package
  * ships). The checks below make a KSRC of another kernel fail the build
- * rather than read another layout.
+ * rather than read another layout: its version, and where the target's BTF
+ * is given (Kbuild's RDMASTAT_BTF_LAYOUT), every member's offset and size.
  */
 #include <linux/build_bug.h>
 #include <linux/moduleparam.h>
@@ -45,6 +46,22 @@ static_assert(__same_type(((struct rdma_id_private *)0)->handler_mutex, struct m
 static_assert(__same_type(((struct rdma_id_private *)0)->cm_id.iw, struct iw_cm_id *));
 static_assert(__same_type(((struct rdma_id_private *)0)->res, struct rdma_restrack_entry));
 static_assert(__same_type(((struct rdma_restrack_root *)0)->xa, struct xarray));
+/*
+ * The layout guard: with RDMASTAT_BTF_LAYOUT_H, a header btf-layout.sh made
+ * from the target rdma_cm's BTF, every member of the two private structures
+ * must have the offset and size it has in the kernel that runs them.
+ */
+#define RDMASTAT_BTF_SIZE(s, size) \
+	static_assert(sizeof(struct s) == (size), \
+		      "struct " #s ": its size in KSRC differs from the target rdma_cm BTF (" #size ")")
+#define RDMASTAT_BTF_FIELD(s, f, off, size) \
+	static_assert(offsetof(struct s, f) == (off) && sizeof_field(struct s, f) == (size), \
+		      #s "." #f ": offset or size in KSRC differs from the target rdma_cm BTF (offset " \
+		      #off ", size " #size ")")
+#ifdef RDMASTAT_BTF_LAYOUT_H
+#include RDMASTAT_BTF_LAYOUT_H
+#endif
+
 /* The UAPI documents the kernel's numbering of these. */
 static_assert(RDMA_CM_LISTEN == 8 && RDMA_CM_DESTROYING == 10);
 static_assert(IB_QPS_RTS == 3 && IB_QPS_ERR == 6);

@@ -36,7 +36,7 @@ rm -rf "$src"
 mkdir -p "$src"
 cp "$repo/Kbuild" "$repo/dkms.conf" "$repo/dkms-make.sh" "$src/"
 cp -r "$repo/kernel" "$src/"
-find "$src/kernel" -type f ! -name '*.[ch]' -delete
+find "$src/kernel" -type f ! -name '*.[ch]' ! -name btf-layout.sh -delete
 cp -r "$repo/include" "$src/"
 in_root dkms add "rdmastat/$ver" >/dev/null
 

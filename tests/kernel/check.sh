@@ -25,8 +25,13 @@ copy_sources() {
 mkdir -p "$1"
 out=$(realpath "$1")
 copy_sources "$out"
-echo "== build against $("$lab" kver) (${RDMASTAT_LAB_SUITE:-bookworm}) with KSRC=$ksrc"
-"$lab" kmake -s M="$out" KSRC="$ksrc" modules
+kver=$("$lab" kver)
+echo "== the layout guard's input: rdma_cm's BTF of $kver"
+"$repo/kernel/rdmastat/btf-layout.sh" "$out/btf-layout.h" "$kver" "$("$lab" kdir)"
+grep -q '^RDMASTAT_BTF_FIELD(rdma_id_private, state, ' "$out/btf-layout.h" ||
+	{ cat "$out/btf-layout.h"; echo "FAIL: no layout from the lab kernel's BTF"; exit 1; }
+echo "== build against $kver (${RDMASTAT_LAB_SUITE:-bookworm}) with KSRC=$ksrc"
+"$lab" kmake -s M="$out" KSRC="$ksrc" RDMASTAT_BTF_LAYOUT="$out/btf-layout.h" modules
 for ko in rdmastat rdmastat_kping; do
 	modinfo "$out/$ko.ko" | grep -E '^(vermagic|license|alias):'
 	# No alias: a family lookup by anyone must not load the module.
@@ -38,7 +43,7 @@ done
 
 echo "== a KSRC of another version must not build"
 fake=$(mktemp -d)
-trap 'rm -rf "$fake"' EXIT
+trap '[ -n "${RDMASTAT_KEEP:-}" ] || rm -rf "$fake"' EXIT
 ln -s "$ksrc/drivers" "$fake/drivers"
 sed 's/^SUBLEVEL = .*/SUBLEVEL = 0/' "$ksrc/Makefile" >"$fake/Makefile"
 scratch=$fake/tree
@@ -50,6 +55,27 @@ fi
 grep -q 'KSRC is the source of another kernel version' "$fake/log" ||
 	{ cat "$fake/log"; echo "FAIL: the mismatch was not the reason"; exit 1; }
 echo "refused, as it should"
+
+echo "== a KSRC of the same version with another rdma_id_private must not build"
+# A patched copy: one more member before state moves every member after it.
+patched=$fake/patched
+mkdir -p "$patched/drivers/infiniband"
+cp "$ksrc/Makefile" "$patched/"
+cp -r "$ksrc/drivers/infiniband/core" "$patched/drivers/infiniband/"
+sed -i 's/^\tenum rdma_cm_state\s*state;/\tint rdmastat_test_pad;\n&/' \
+	"$patched/drivers/infiniband/core/cma_priv.h"
+grep -q rdmastat_test_pad "$patched/drivers/infiniband/core/cma_priv.h" ||
+	{ echo "FAIL: the test could not patch cma_priv.h"; exit 1; }
+copy_sources "$scratch"
+cp "$out/btf-layout.h" "$scratch/"
+if "$lab" kmake -s M="$scratch" KSRC="$patched" RDMASTAT_BTF_LAYOUT="$scratch/btf-layout.h" \
+	modules >"$fake/log" 2>&1; then
+	echo "FAIL: built against a KSRC whose rdma_id_private differs from the kernel's BTF"
+	exit 1
+fi
+grep -o 'rdma_id_private\.state: offset or size in KSRC differs[^"]*' "$fake/log" ||
+	{ cat "$fake/log"; echo "FAIL: the layout was not the reason, or the member not named"; exit 1; }
+echo "refused, naming the member, as it should"
 
 echo "== checkpatch (errors and warnings)"
 # Deliberate exceptions, by file and checkpatch type, each with its reason:

@@ -5,7 +5,8 @@
 set -euo pipefail
 [ $# -eq 7 ] || { echo "usage: $0 RDMASTAT CAPTURE CMIDS TESTS MODULE KPING OUTDIR" >&2; exit 2; }
 rdmastat=$1 capture=$2 cmids=$3 tests=$4 module=$5 kping=$6 out=$7
-for ko in "$module" "$kping"; do
+ulp=$(dirname "$module")/ulp/rdmastat_ulp_test.ko
+for ko in "$module" "$kping" "$ulp"; do
 	[ -f "$ko" ] || { echo "lab: $ko missing (the kernel test builds it)" >&2; exit 1; }
 done
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,7 +25,7 @@ status=0
 	--bin "$(dirname "$capture")/rdmastat-qpnum" --bin "$(dirname "$capture")/rdmastat-genlprobe" \
 	--bin "$(dirname "$capture")/rdmastat-oob" --bin "$(dirname "$capture")/rdmastat-reject" \
 	--bin /usr/bin/prometheus \
-	--ko "$module" --ko "$kping" "$here/scenarios/crosscheck.sh" "$here/scenarios/smoke.sh" \
+	--ko "$module" --ko "$kping" --ko "$ulp" "$here/scenarios/crosscheck.sh" "$here/scenarios/smoke.sh" \
 	"$here/scenarios/capture.sh" "$here/scenarios/portshare.sh" \
 	"$here/scenarios/module.sh" "$here/scenarios/safety.sh" "$here/scenarios/netns.sh" \
 	"$here/scenarios/containers.sh" \

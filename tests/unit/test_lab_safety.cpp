@@ -7,6 +7,7 @@
 #include "support.h"
 
 #include "catch_compat.hpp"
+#include <algorithm>
 #include <cerrno>
 #include <linux/rdmastat.h>
 #include <linux/rdmastat_kping.h>
@@ -79,6 +80,36 @@ TEST_CASE("lab: ids whose iWARP CM id dies early are dumped safely", "[lab][safe
     INFO(evidence("iwfail-dump.err"));
     CHECK(n >= 10);
     CHECK(bad == 0);
+}
+
+TEST_CASE("lab: a kernel id whose QP was destroyed behind rdma_cm lists it gone",
+          "[lab][safety]") {
+    // rdmastat_ulp_test frees its QPs as the NFS/RDMA server does: the ids
+    // keep the numbers, and their id->qp points at freed memory.
+    std::vector<long> destroyed;
+    for (const auto& line : lines_of(evidence("ulp-dmesg.txt"))) {
+        static const std::regex qp(R"(rdmastat_ulp_test: qp (\d+) destroyed, id kept on (\w+))");
+        std::smatch m;
+        if (std::regex_search(line, m, qp)) destroyed.push_back(std::stol(m[1]));
+    }
+    REQUIRE(destroyed.size() == 2); // siw0 and rxe0
+    for (const std::string name : {"ulp-root.json", "ulp-lab.json"}) {
+        INFO(name);
+        REQUIRE(rc_of(name) == 0);
+        const auto doc = nlohmann::json::parse(evidence(name));
+        std::size_t seen = 0;
+        for (const auto& c : doc["connections"]) {
+            if (c["owner"].value("kernel", "") != "rdmastat_ulp_test") continue;
+            ++seen;
+            INFO(c.dump());
+            CHECK(c["qp"].is_null());
+            REQUIRE(c.contains("qp_unjoined"));
+            CHECK(c["qp_unjoined"]["reason"] == "gone");
+            const long n = c["qp_unjoined"]["number"];
+            CHECK(std::find(destroyed.begin(), destroyed.end(), n) != destroyed.end());
+        }
+        CHECK(seen == 2);
+    }
 }
 
 TEST_CASE("lab: the family refuses every attribute, naming it, and its reserved field",

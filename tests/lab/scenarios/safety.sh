@@ -104,6 +104,16 @@ kill "$binder" 2>/dev/null
 wait "$binder" 2>/dev/null
 echo "$n $bad" >"$R/iwfail-dumps"
 
+lab_section "a kernel user that destroys its QP behind rdma_cm, as NFS/RDMA's server does"
+# rdmastat_ulp_test makes a QP per address with rdma_create_qp(), frees it with
+# a bare ib_destroy_qp() and keeps the id, whose id->qp then dangles.
+dmesg -c >/dev/null
+insmod /lib/modules/extra/rdmastat_ulp_test.ko addrs=10.9.0.1,10.9.0.2 || exit 1
+dmesg | grep 'rdmastat_ulp_test: qp ' >"$R/ulp-dmesg.txt"
+capture ulp-root.json rdmastat --source module -a -j
+capture ulp-lab.json su lab -c "rdmastat --source module -a -j"
+rmmod rdmastat_ulp_test
+
 lab_section "kping's memory: a hostile rping server reads outside the advertised buffer"
 addr_of() { [ "$1" = siw ] && echo 10.9.0.1 || echo 10.9.0.2; }
 # oob DEV MEM OFFSET PORT: rdmastat-oob serves one kping client (MEM "default":
