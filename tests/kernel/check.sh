@@ -32,6 +32,12 @@ grep -q '^RDMASTAT_BTF_FIELD(rdma_id_private, state, ' "$out/btf-layout.h" ||
 	{ cat "$out/btf-layout.h"; echo "FAIL: no layout from the lab kernel's BTF"; exit 1; }
 echo "== build against $kver (${RDMASTAT_LAB_SUITE:-bookworm}) with KSRC=$ksrc"
 "$lab" kmake -s M="$out" KSRC="$ksrc" RDMASTAT_BTF_LAYOUT="$out/btf-layout.h" modules
+# The lab's imitation of NFS/RDMA's server: a kernel user of rdma_cm that
+# destroys its QP behind rdma_cm's back (tests/kernel/ulp).
+rm -rf "$out/ulp"
+mkdir -p "$out/ulp"
+cp "$repo/tests/kernel/ulp/Kbuild" "$repo/tests/kernel/ulp/"*.c "$out/ulp/"
+"$lab" kmake -s M="$out/ulp" modules
 for ko in rdmastat rdmastat_kping; do
 	modinfo "$out/$ko.ko" | grep -E '^(vermagic|license|alias):'
 	# No alias: a family lookup by anyone must not load the module.
@@ -86,7 +92,7 @@ allowed=(
 	"kernel/rdmastat/conn.c:LINUX_VERSION_CODE"
 )
 out=$(cd "$repo" && perl "$ksrc/scripts/checkpatch.pl" --no-tree --terse --show-types \
-	-f kernel/*.h kernel/*/*.[ch] include/uapi/linux/rdmastat*.h || true)
+	-f kernel/*.h kernel/*/*.[ch] tests/kernel/ulp/*.c include/uapi/linux/rdmastat*.h || true)
 echo "$out"
 bad=0
 while IFS= read -r line; do
