@@ -17,7 +17,7 @@ declare -gA _rdmastat_opts=(
 		-v --verbose -V --validate -q -d --debug --quiet -j --json --pretty --timeout"
 	[rdmastat kping]="-h --help -j --json --pretty"
 	[rdmastat kping start]="-h --help -s --server -c --client -a --address -p --port -C --count
-		-S --size -V --validate --mode --depth --mem -w --wait --wait-timeout
+		-S --size -V --validate --mode --depth --mem --timeout -w --wait --wait-timeout
 		-j --json --pretty"
 	[rdmastat kping stop]="-h --help -j --json --pretty"
 	[rdmastat kping show]="-h --help -j --json --pretty"
@@ -48,7 +48,7 @@ declare -gA _rdmastat_valued=(
 	[rdmastat ping]="-a --address -I --source -p --port -S --size -C --count --duration --depth
 		--timeout"
 	[rdmastat kping start]="-a --address -p --port -C --count -S --size --mode --depth --mem
-		--wait-timeout"
+		--timeout --wait-timeout"
 	[rdmastat check]="--input --source"
 	[rdmastat export]="--input --source"
 	[rdmastat fabric]="--prometheus --timeout --port"

@@ -12,8 +12,6 @@
 
 #include "kping.h"
 
-#define KPING_CM_TIMEOUT_MS	5000
-
 /* rdmastat's hello: "RDST", version, mode, two zero bytes, be32 size. */
 static void kping_hello_encode(u8 *out, u8 mode, u32 size)
 {
@@ -42,6 +40,14 @@ static void kping_hello_parse(struct kping_run *run, const u8 *data, u8 len)
 	run->peer_size = be32_to_cpu(be);
 }
 
+/*
+ * Events of three kinds of ids arrive here, all with the run as context: a
+ * server's listener, the connect requests it spawns (new ids, each offered
+ * as the run's connection) and the run's connection. Only the connection's
+ * events are the run's: one on the listener matters only while the server
+ * still waits for its client (its device went away), and one on any other
+ * id (a client refused as the second) is none of the run's business.
+ */
 static int kping_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 {
 	struct kping_run *run = id->context;
@@ -49,17 +55,26 @@ static int kping_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	int ret = 0;
 
 	spin_lock_irqsave(&run->lock, flags);
-	switch (ev->event) {
-	case RDMA_CM_EVENT_CONNECT_REQUEST:
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
 		/* One client per run; a non-zero return destroys (rejects) it. */
-		if (run->child || run->cm_id || run->state != RDMASTAT_KPING_STATE_CONNECTING) {
+		if (run->conn || run->state != RDMASTAT_KPING_STATE_CONNECTING) {
 			ret = -EBUSY;
-			break;
+			goto out;
 		}
 		run->child = id;
+		run->conn = id;
 		kping_hello_parse(run, ev->param.conn.private_data,
 				  ev->param.conn.private_data_len);
-		break;
+		goto out;
+	}
+	if (id == run->listener) {
+		if (ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL && !run->conn)
+			run->listener_gone = true;
+		goto out;
+	}
+	if (id != run->conn)
+		goto out;
+	switch (ev->event) {
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 	case RDMA_CM_EVENT_ADDR_CHANGE:
@@ -77,6 +92,7 @@ static int kping_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		run->cm_status = ev->status;
 		break;
 	}
+out:
 	spin_unlock_irqrestore(&run->lock, flags);
 	wake_up(&run->wq);
 	return ret;
@@ -89,13 +105,11 @@ static bool kping_should_wake(struct kping_run *run, const u64 *counter, u64 tar
 }
 
 int kping_wait_count(struct kping_run *run, const u64 *counter, u64 target,
-		     unsigned int ms, const char *what)
+		     const char *what)
 {
-	long left = ms ? msecs_to_jiffies(ms) : MAX_SCHEDULE_TIMEOUT;
-
-	left = wait_event_interruptible_timeout(run->wq,
-						kping_should_wake(run, counter, target),
-						left);
+	wait_event_interruptible_timeout(run->wq,
+					 kping_should_wake(run, counter, target),
+					 msecs_to_jiffies(run->p.timeout_ms));
 	if (kthread_should_stop())
 		return -EINTR;
 	if (READ_ONCE(*counter) >= target)
@@ -119,7 +133,7 @@ static int kping_wait_cm(struct kping_run *run, int want, const char *what)
 						READ_ONCE(run->cm_event) >= 0 ||
 						READ_ONCE(run->disconnected) ||
 						kthread_should_stop(),
-						msecs_to_jiffies(KPING_CM_TIMEOUT_MS));
+						msecs_to_jiffies(run->p.timeout_ms));
 	if (kthread_should_stop())
 		return -EINTR;
 	spin_lock_irqsave(&run->lock, flags);
@@ -157,6 +171,7 @@ static int kping_buf_init(struct kping_run *run, struct kping_buf *buf, u32 size
 		buf->data = NULL;
 		return -ENOMEM;
 	}
+	buf->addr = buf->dma;
 	buf->lkey = run->pd->local_dma_lkey;
 	buf->rkey = run->pd->unsafe_global_rkey;
 	if (run->p.mem == RDMASTAT_KPING_MEM_DMA)
@@ -272,13 +287,24 @@ static void kping_connected(struct kping_run *run)
 	spin_unlock_irqrestore(&run->lock, flags);
 }
 
+/* The run's first id: a client's connection, or a server's listener. */
 static struct rdma_cm_id *kping_create_id(struct kping_run *run)
 {
 	struct rdma_cm_id *id;
+	unsigned long flags;
 
 	id = rdma_create_id(run->net, kping_cm_handler, run, RDMA_PS_TCP, IB_QPT_RC);
-	if (IS_ERR(id))
+	if (IS_ERR(id)) {
 		kping_fail(run, -PTR_ERR(id), "creating the rdma_cm id");
+		return id;
+	}
+	/* No event comes before the thread resolves, binds or listens. */
+	spin_lock_irqsave(&run->lock, flags);
+	if (run->p.role == RDMASTAT_KPING_ROLE_SERVER)
+		run->listener = id;
+	else
+		run->conn = id;
+	spin_unlock_irqrestore(&run->lock, flags);
 	return id;
 }
 
@@ -294,7 +320,7 @@ static int kping_connect(struct kping_run *run)
 		return PTR_ERR(id);
 	run->listen_id = id;	/* until it has a QP: destroyed in teardown */
 	ret = rdma_resolve_addr(id, NULL, (struct sockaddr *)&run->p.addr,
-				KPING_CM_TIMEOUT_MS);
+				run->p.timeout_ms);
 	if (ret) {
 		kping_fail(run, -ret, "resolving the address");
 		return ret;
@@ -302,7 +328,7 @@ static int kping_connect(struct kping_run *run)
 	ret = kping_wait_cm(run, RDMA_CM_EVENT_ADDR_RESOLVED, "resolving the address");
 	if (ret)
 		return ret;
-	ret = rdma_resolve_route(id, KPING_CM_TIMEOUT_MS);
+	ret = rdma_resolve_route(id, run->p.timeout_ms);
 	if (ret) {
 		kping_fail(run, -ret, "resolving the route");
 		return ret;
@@ -359,16 +385,22 @@ static int kping_accept(struct kping_run *run)
 		return ret;
 	}
 	/*
-	 * A server waits for its client without a limit, until stopped or its
-	 * device goes away (whose removal waits for us to destroy the listener).
+	 * A server waits for its client until stopped, its device goes away
+	 * (whose removal waits for us to destroy the listener) or the timeout.
 	 */
-	wait_event_interruptible(run->wq, READ_ONCE(run->child) ||
-				 READ_ONCE(run->disconnected) || kthread_should_stop());
+	wait_event_interruptible_timeout(run->wq, READ_ONCE(run->child) ||
+					 READ_ONCE(run->listener_gone) ||
+					 kthread_should_stop(),
+					 msecs_to_jiffies(run->p.timeout_ms));
 	if (kthread_should_stop())
 		return -EINTR;
 	if (!READ_ONCE(run->child)) {
-		kping_fail(run, ENODEV, "the device went away while listening");
-		return -ENODEV;
+		if (READ_ONCE(run->listener_gone)) {
+			kping_fail(run, ENODEV, "the device went away while listening");
+			return -ENODEV;
+		}
+		kping_fail(run, ETIMEDOUT, "waiting for a client");
+		return -ETIMEDOUT;
 	}
 	spin_lock_irqsave(&run->lock, flags);
 	id = run->child;

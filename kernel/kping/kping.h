@@ -28,6 +28,7 @@ struct kping_params {
 	u32 count;
 	u32 size;
 	u32 depth;
+	u32 timeout_ms;			/* the longest any step waits */
 };
 
 /* Counters; written by the run's thread and completion handlers. */
@@ -45,6 +46,7 @@ struct kping_buf {
 	void *data;
 	u32 size;
 	u64 dma;
+	u64 addr;			/* in lkey's (and rkey's) address space */
 	enum dma_data_direction dir;
 	struct ib_mr *mr;		/* fast-registration modes */
 	struct scatterlist sg;
@@ -90,7 +92,10 @@ struct kping_run {
 	u8 state;			/* enum rdmastat_kping_state */
 	int cm_event;			/* last rdma_cm event, -1: consumed */
 	int cm_status;
+	struct rdma_cm_id *listener;	/* a server's listening id */
+	struct rdma_cm_id *conn;	/* the id of the run's connection */
 	struct rdma_cm_id *child;	/* a server's pending client */
+	bool listener_gone;		/* its device went away */
 	bool disconnected;
 	u64 rx_done, tx_done, rdma_done;	/* completions seen */
 	bool rx_inv;			/* the last receive invalidated ... */
@@ -109,21 +114,24 @@ extern struct mutex kping_mutex;
 extern struct list_head kping_runs;
 extern bool kping_allow_unsafe_global_rkey;
 extern unsigned int kping_generation;
+/*
+ * A new run on the list, its thread created but not started: the caller
+ * starts it (kping_run_go) or takes it back (unlink, stop, free).
+ */
 int kping_run_start(struct net *net, const struct kping_params *p,
 		    struct kping_run **out);
 struct kping_run *kping_run_find(struct net *net, u32 id);
+void kping_run_go(struct kping_run *run);
 void kping_run_unlink(struct kping_run *run);
 void kping_run_stop(struct kping_run *run);
 void kping_run_free(struct kping_run *run);
 void kping_fail(struct kping_run *run, int err, const char *what);
 
-/* How long a client waits for its server's next message. */
-#define KPING_PEER_TIMEOUT_MS	5000
-
 /* conn.c: the connection (the run's thread). */
 int kping_thread(void *arg);
+/* Waits, at most the run's timeout, until *counter reaches target. */
 int kping_wait_count(struct kping_run *run, const u64 *counter, u64 target,
-		     unsigned int ms, const char *what);
+		     const char *what);
 
 /* traffic.c: work requests and their completions (the run's thread). */
 int kping_post_recv(struct kping_run *run);
@@ -132,9 +140,8 @@ int kping_send(struct kping_run *run, const struct kping_buf *buf,
 	       u32 inv_rkey, const char *what);
 /* Sends a go-ahead, invalidating the peer's key in the FRWR_REMOTE mode. */
 int kping_go_ahead(struct kping_run *run, const struct kping_msg *adv);
-/* Waits for the peer's next message (ms 0: no limit), posts the next receive. */
-int kping_recv(struct kping_run *run, struct kping_msg *msg, unsigned int ms,
-	       const char *what);
+/* Waits for the peer's next message, posts the next receive. */
+int kping_recv(struct kping_run *run, struct kping_msg *msg, const char *what);
 /* A fresh key for buf and a fast registration of it (no-op in DMA mode). */
 int kping_reg(struct kping_run *run, struct kping_buf *buf, int access);
 /* Invalidates buf's key unless the peer already did (no-op in DMA mode). */

@@ -72,9 +72,22 @@ int kping_run_start(struct net *net, const struct kping_params *p,
 		return -ENOMEM;
 	run->p = *p;
 	/*
-	 * Not a counted reference: the thread holds one while it runs (its
-	 * rdma_cm ids hold theirs), and a namespace going away takes its runs
-	 * with it (kping_net_exit), so an ended run never keeps it alive.
+	 * Not a counted reference. While the thread lives, it holds one
+	 * (kping_thread) and every rdma_cm id it creates holds another:
+	 * __rdma_create_id() takes get_net() and the id's destruction drops
+	 * it, in 6.1, 6.12 and the newest cma.c alike, for kernel ids too.
+	 * A namespace's pre_exit and exit methods run only from cleanup_net(),
+	 * once its count reached zero, so no pernet method can see a namespace
+	 * that was deleted (ip netns del, its last process gone) while one of
+	 * its runs is live: no notification exists for "only kernel references
+	 * are left", and counting them would depend on how many ids rdma_cm
+	 * creates inside (a wildcard listener makes one per device). What ends
+	 * such a run is its own deadline: every wait is bounded by the run's
+	 * timeout, so a run whose peer went with the namespace ends within one
+	 * timeout of the last thing it heard, tears its ids down and drops its
+	 * references; the namespace is then freed and kping_net_exit() frees
+	 * the ended run. A peer that keeps talking from another namespace keeps
+	 * its run (and so the namespace) alive until it stops; rmmod ends it.
 	 */
 	run->net = net;
 	spin_lock_init(&run->lock);
@@ -93,9 +106,15 @@ int kping_run_start(struct net *net, const struct kping_params *p,
 	list_add_tail(&run->node, &kping_runs);
 	kping_nr_runs++;
 	kping_runs_changed();
-	wake_up_process(task);
 	*out = run;
 	return 0;
+}
+
+/* Starts a listed run's thread; kping_mutex keeps STOP from freeing it first. */
+void kping_run_go(struct kping_run *run)
+{
+	lockdep_assert_held(&kping_mutex);
+	wake_up_process(run->task);
 }
 
 struct kping_run *kping_run_find(struct net *net, u32 id)
@@ -118,7 +137,10 @@ void kping_run_unlink(struct kping_run *run)
 	kping_runs_changed();
 }
 
-/* Stops the thread, which tears its connection down before it exits. */
+/*
+ * Stops the thread, which tears its connection down before it exits; a
+ * thread never started does not run kping_thread() at all.
+ */
 void kping_run_stop(struct kping_run *run)
 {
 	unsigned long flags;
@@ -138,7 +160,11 @@ void kping_run_free(struct kping_run *run)
 	kfree(run);
 }
 
-/* The runs of a namespace that is going away: off the list, stopped, freed. */
+/*
+ * The runs of a namespace that is going away: off the list, stopped, freed.
+ * Only ended runs are left by then (see kping_run_start()); a thread that
+ * never started holds nothing either.
+ */
 static void __net_exit kping_net_exit(struct net *net)
 {
 	struct kping_run *run, *next;

@@ -13,6 +13,10 @@
 #include "kping.h"
 
 #define KPING_IWARP_SETTLE_MS	100
+/* kping_await(): spin this long, then sleep between checks, up to the max. */
+#define KPING_AWAIT_SPIN_NS	(1 * NSEC_PER_MSEC)
+#define KPING_AWAIT_SLEEP_MIN_US	50
+#define KPING_AWAIT_SLEEP_MAX_US	10000
 
 /* rping's server: READ the client's source, go ahead, WRITE it back, go ahead. */
 static int kping_ping_server(struct kping_run *run)
@@ -22,7 +26,7 @@ static int kping_ping_server(struct kping_run *run)
 	int len, ret;
 
 	for (i = 0; kping_more(run, i); i++) {
-		ret = kping_recv(run, &adv, 0, "waiting for the client's source buffer");
+		ret = kping_recv(run, &adv, "waiting for the client's source buffer");
 		if (ret == -ENOTCONN)
 			return 0;	/* the client left between pings */
 		len = ret ? ret : kping_peer_len(run, &adv, 1, run->local.size);
@@ -34,7 +38,7 @@ static int kping_ping_server(struct kping_run *run)
 		if (!ret)
 			ret = kping_go_ahead(run, &adv);
 		if (!ret)
-			ret = kping_recv(run, &adv, 0, "waiting for the client's sink buffer");
+			ret = kping_recv(run, &adv, "waiting for the client's sink buffer");
 		if (ret)
 			return ret;
 		len = kping_peer_len(run, &adv, 1, run->local.size);
@@ -105,13 +109,11 @@ static int kping_ping_client(struct kping_run *run)
 		if (!ret)
 			ret = kping_send(run, &run->local, 0, "advertising the source buffer");
 		if (!ret)
-			ret = kping_recv(run, &ack, KPING_PEER_TIMEOUT_MS,
-					 "waiting for the server's first go-ahead");
+			ret = kping_recv(run, &ack, "waiting for the server's first go-ahead");
 		if (!ret)
 			ret = kping_send(run, &run->sink, 0, "advertising the sink buffer");
 		if (!ret)
-			ret = kping_recv(run, &ack, KPING_PEER_TIMEOUT_MS,
-					 "waiting for the server's second go-ahead");
+			ret = kping_recv(run, &ack, "waiting for the server's second go-ahead");
 		if (!ret)
 			ret = kping_inv(run, &run->local);
 		if (!ret)
@@ -150,7 +152,8 @@ static int kping_passive_server(struct kping_run *run)
 		ret = kping_send(run, &run->local, 0, "advertising the buffer");
 	if (ret)
 		return ret;
-	ret = kping_recv(run, &none, 0, "waiting for the client to leave");
+	/* RDMA WRITEs and READs land silently: the client must end in time. */
+	ret = kping_recv(run, &none, "waiting for the client to finish and leave");
 	if (ret == -ENOTCONN)
 		return 0;
 	if (!ret) {
@@ -163,8 +166,7 @@ static int kping_passive_server(struct kping_run *run)
 /* A write or read client's first step: the server's buffer, of at least size bytes. */
 static int kping_server_buffer(struct kping_run *run, struct kping_msg *adv)
 {
-	int ret = kping_recv(run, adv, KPING_PEER_TIMEOUT_MS,
-			     "waiting for the server's buffer");
+	int ret = kping_recv(run, adv, "waiting for the server's buffer");
 
 	if (!ret && kping_peer_len(run, adv, run->p.size, INT_MAX) < 0)
 		ret = -EPROTO;
@@ -189,8 +191,7 @@ static int kping_bw_client(struct kping_run *run)
 			if (ret)
 				return ret;
 		}
-		ret = kping_wait_count(run, &run->rdma_done, done + 1,
-				       KPING_PEER_TIMEOUT_MS, "rdma write");
+		ret = kping_wait_count(run, &run->rdma_done, done + 1, "rdma write");
 		if (ret)
 			return ret;
 		for (; done < READ_ONCE(run->rdma_done); done++)
@@ -219,24 +220,44 @@ static int kping_read_lat_client(struct kping_run *run)
 	return ret;
 }
 
-/* Spins (yielding) until buf's last byte is marker. */
-static int kping_await(struct kping_run *run, struct kping_buf *buf, u8 marker)
+/*
+ * Waits until buf's last byte is marker: the peer's RDMA WRITE lands with no
+ * completion on this side, so the thread polls memory. It spins (yielding)
+ * for KPING_AWAIT_SPIN_NS, which keeps a round trip's latency, then sleeps
+ * between checks, twice as long each time up to KPING_AWAIT_SLEEP_MAX_US,
+ * so a silent peer costs little CPU; after the run's timeout it fails.
+ */
+static int kping_await(struct kping_run *run, struct kping_buf *buf, u8 marker,
+		       const char *what)
 {
 	const u8 *last = (const u8 *)buf->data + buf->size - 1;
-	unsigned long spins;
+	u64 limit = (u64)run->p.timeout_ms * NSEC_PER_MSEC;
+	unsigned int us = KPING_AWAIT_SLEEP_MIN_US;
+	u64 start = ktime_get_ns(), waited;
 
-	for (spins = 0; READ_ONCE(*last) != marker; spins++) {
+	for (;;) {
+		ib_dma_sync_single_for_cpu(run->pd->device, buf->dma, buf->size,
+					   DMA_BIDIRECTIONAL);
+		if (READ_ONCE(*last) == marker)
+			return 0;
 		if (kthread_should_stop())
 			return -EINTR;
 		if (READ_ONCE(run->error))
 			return -READ_ONCE(run->error);
 		if (READ_ONCE(run->disconnected))
 			return -ENOTCONN;
-		cond_resched();
-		ib_dma_sync_single_for_cpu(run->pd->device, buf->dma, buf->size,
-					   DMA_BIDIRECTIONAL);
+		waited = ktime_get_ns() - start;
+		if (waited >= limit) {
+			kping_fail(run, ETIMEDOUT, what);
+			return -ETIMEDOUT;
+		}
+		if (waited < KPING_AWAIT_SPIN_NS) {
+			cond_resched();
+			continue;
+		}
+		usleep_range(us, 2 * us);
+		us = min_t(unsigned int, 2 * us, KPING_AWAIT_SLEEP_MAX_US);
 	}
-	return 0;
 }
 
 static u8 kping_marker(u64 round)
@@ -264,8 +285,7 @@ static int kping_write_lat(struct kping_run *run)
 	if (!ret && !client)
 		ret = kping_send(run, in, 0, "advertising the buffer");
 	if (!ret)
-		ret = kping_recv(run, &adv, client ? KPING_PEER_TIMEOUT_MS : 0,
-				 "waiting for the peer's buffer");
+		ret = kping_recv(run, &adv, "waiting for the peer's buffer");
 	if (!ret && kping_peer_len(run, &adv, size, INT_MAX) < 0)
 		ret = -EPROTO;
 	if (!ret && client)
@@ -282,7 +302,8 @@ static int kping_write_lat(struct kping_run *run)
 			ib_dma_sync_single_for_device(run->pd->device, run->local.dma,
 						      size, DMA_BIDIRECTIONAL);
 		} else {
-			ret = kping_await(run, in, kping_marker(round));
+			ret = kping_await(run, in, kping_marker(round),
+					  "waiting for the client's rdma write");
 			if (ret == -ENOTCONN)
 				return 0;
 			if (ret)
@@ -291,7 +312,8 @@ static int kping_write_lat(struct kping_run *run)
 		t0 = ktime_get_ns();
 		ret = kping_rdma(run, IB_WR_RDMA_WRITE, &run->local, size, &adv);
 		if (!ret && client)
-			ret = kping_await(run, in, kping_marker(round));
+			ret = kping_await(run, in, kping_marker(round),
+					  "waiting for the server's rdma write");
 		if (!ret && client && run->p.validate)
 			ret = kping_compare(run, round);
 		if (ret)

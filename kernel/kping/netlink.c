@@ -75,6 +75,7 @@ static int kping_put_run(struct sk_buff *skb, const struct kping_run *run)
 	    nla_put_u8(skb, RDMASTAT_KPING_A_MODE, run->p.mode) ||
 	    nla_put_u32(skb, RDMASTAT_KPING_A_DEPTH, run->p.depth) ||
 	    nla_put_u8(skb, RDMASTAT_KPING_A_MEM, run->p.mem) ||
+	    nla_put_u32(skb, RDMASTAT_KPING_A_TIMEOUT_MS, run->p.timeout_ms) ||
 	    nla_put_u8(skb, RDMASTAT_KPING_A_STATE, run->state))
 		return -EMSGSIZE;
 	if (run->error &&
@@ -212,6 +213,8 @@ static int kping_parse(struct genl_info *info, struct kping_params *p)
 	p->count = kping_u32(info, RDMASTAT_KPING_A_COUNT, 0);
 	p->validate = nla_get_flag(info->attrs[RDMASTAT_KPING_A_VALIDATE]);
 	p->depth = kping_u32(info, RDMASTAT_KPING_A_DEPTH, RDMASTAT_KPING_DEPTH_DEFAULT);
+	p->timeout_ms = kping_u32(info, RDMASTAT_KPING_A_TIMEOUT_MS,
+				  RDMASTAT_KPING_TIMEOUT_DEFAULT_MS);
 	p->size = kping_u32(info, RDMASTAT_KPING_A_SIZE,
 			    p->role == RDMASTAT_KPING_ROLE_SERVER ?
 			    RDMASTAT_KPING_PING_MAX_SIZE : RDMASTAT_KPING_CLIENT_SIZE);
@@ -224,22 +227,50 @@ static int kping_parse(struct genl_info *info, struct kping_params *p)
 	return 0;
 }
 
+/*
+ * START answers with the run's id or leaves no run: the run's thread starts
+ * only once the reply is on its way; a reply that cannot be built or sent
+ * takes the run back (its thread never ran). kping_mutex, held until the
+ * thread starts, keeps a STOP of the id just sent from freeing it first.
+ */
 static int kping_start_doit(struct sk_buff *skb, struct genl_info *info)
 {
+	struct kping_run *run, *gone = NULL;
 	struct kping_params p;
-	struct kping_run *run;
+	struct sk_buff *msg;
 	int ret;
 
 	ret = kping_parse(info, &p);
 	if (ret)
 		return ret;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
 	mutex_lock(&kping_mutex);
 	ret = kping_run_start(genl_info_net(info), &p, &run);
 	if (ret == -ENOSPC)
 		NL_SET_ERR_MSG(info->extack, "too many runs: stop some first");
-	if (!ret)
-		ret = kping_reply(info, run);
+	if (!ret) {
+		ret = kping_fill(msg, run, info->snd_portid, info->snd_seq, 0,
+				 info->genlhdr->cmd, NULL);
+		if (!ret) {
+			/* Consumes msg, sent or not. */
+			ret = genlmsg_reply(msg, info);
+			msg = NULL;
+		}
+		if (!ret) {
+			kping_run_go(run);
+		} else {
+			kping_run_unlink(run);
+			gone = run;
+		}
+	}
 	mutex_unlock(&kping_mutex);
+	nlmsg_free(msg);
+	if (gone) {
+		kping_run_stop(gone);
+		kping_run_free(gone);
+	}
 	return ret;
 }
 
@@ -328,7 +359,13 @@ static struct netlink_range_validation kping_size_range = {
 	.max = RDMASTAT_KPING_MAX_SIZE,
 };
 
-static const struct nla_policy kping_start_policy[RDMASTAT_KPING_A_MEM + 1] = {
+static struct netlink_range_validation kping_timeout_range = {
+	.min = RDMASTAT_KPING_TIMEOUT_MIN_MS,
+	.max = RDMASTAT_KPING_TIMEOUT_MAX_MS,
+};
+
+/* The reply's attributes in between are NLA_UNSPEC here: refused. */
+static const struct nla_policy kping_start_policy[RDMASTAT_KPING_A_TIMEOUT_MS + 1] = {
 	[RDMASTAT_KPING_A_ROLE] = NLA_POLICY_MAX(NLA_U8, RDMASTAT_KPING_ROLE_MAX),
 	[RDMASTAT_KPING_A_ADDR] = NLA_POLICY_RANGE(NLA_BINARY, 4, 16),
 	[RDMASTAT_KPING_A_PORT] = NLA_POLICY_MIN(NLA_U16, 1),
@@ -339,6 +376,7 @@ static const struct nla_policy kping_start_policy[RDMASTAT_KPING_A_MEM + 1] = {
 	[RDMASTAT_KPING_A_DEPTH] = NLA_POLICY_RANGE(NLA_U32, RDMASTAT_KPING_DEPTH_MIN,
 						    RDMASTAT_KPING_DEPTH_MAX),
 	[RDMASTAT_KPING_A_MEM] = NLA_POLICY_MAX(NLA_U8, RDMASTAT_KPING_MEM_MAX),
+	[RDMASTAT_KPING_A_TIMEOUT_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &kping_timeout_range),
 };
 
 static const struct nla_policy kping_id_policy[RDMASTAT_KPING_A_ID + 1] = {

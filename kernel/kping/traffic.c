@@ -40,6 +40,19 @@ static void kping_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (wc->status != IB_WC_SUCCESS)
 		return kping_wc_error(run, wc, "receive");
+	/*
+	 * Every message is 16 bytes; a shorter one would leave the previous
+	 * one's address and key in the buffer (a longer one does not fit and
+	 * completes in error).
+	 */
+	if (wc->byte_len != KPING_MSG_SIZE) {
+		char msg[64];
+
+		snprintf(msg, sizeof(msg), "the peer sent a message of %u bytes, not %zu",
+			 wc->byte_len, KPING_MSG_SIZE);
+		kping_fail(run, EPROTO, msg);
+		return;
+	}
 	ib_dma_sync_single_for_cpu(run->pd->device, run->rx.dma, KPING_MSG_SIZE,
 				   DMA_BIDIRECTIONAL);
 	spin_lock_irqsave(&run->lock, flags);
@@ -144,7 +157,7 @@ int kping_send(struct kping_run *run, const struct kping_buf *buf,
 
 	memset(run->tx_msg, 0, KPING_MSG_SIZE);
 	if (buf) {
-		run->tx_msg->addr = cpu_to_be64(buf->dma);
+		run->tx_msg->addr = cpu_to_be64(buf->addr);
 		run->tx_msg->rkey = cpu_to_be32(buf->rkey);
 		run->tx_msg->len = cpu_to_be32(buf->size);
 	}
@@ -153,12 +166,10 @@ int kping_send(struct kping_run *run, const struct kping_buf *buf,
 	ret = kping_posted(run, ib_post_send(run->cm_id->qp, &wr, NULL), what);
 	if (ret)
 		return ret;
-	return kping_wait_count(run, &run->tx_done, ++run->tx_posted,
-				KPING_PEER_TIMEOUT_MS, what);
+	return kping_wait_count(run, &run->tx_done, ++run->tx_posted, what);
 }
 
-int kping_recv(struct kping_run *run, struct kping_msg *msg, unsigned int ms,
-		      const char *what)
+int kping_recv(struct kping_run *run, struct kping_msg *msg, const char *what)
 {
 	struct kping_buf *bufs[] = { &run->local, &run->sink };
 	unsigned long flags;
@@ -166,7 +177,7 @@ int kping_recv(struct kping_run *run, struct kping_msg *msg, unsigned int ms,
 	u32 rkey;
 	int ret, i;
 
-	ret = kping_wait_count(run, &run->rx_done, run->rx_seen + 1, ms, what);
+	ret = kping_wait_count(run, &run->rx_done, run->rx_seen + 1, what);
 	if (ret)
 		return ret;
 	run->rx_seen++;
@@ -208,11 +219,20 @@ int kping_reg(struct kping_run *run, struct kping_buf *buf, int access)
 		kping_fail(run, EINVAL, "mapping a buffer for fast registration");
 		return -EINVAL;
 	}
+	/*
+	 * ib_map_mr_sg() set the iova to the buffer's DMA address, on siw and
+	 * rxe its kernel virtual address: the peer would learn where the heap
+	 * is. Registered zero-based instead, keeping only the offset within
+	 * the first page, which rxe's page lookup takes from the iova
+	 * (siw takes any iova); IB_WR_REG_MR installs it.
+	 */
+	buf->mr->iova &= PAGE_SIZE - 1;
 	wr.mr = buf->mr;
 	wr.key = buf->mr->rkey;
 	if (kping_posted(run, ib_post_send(run->cm_id->qp, &wr.wr, NULL),
 			 "posting a fast registration"))
 		return -EIO;
+	buf->addr = buf->mr->iova;
 	buf->lkey = buf->mr->lkey;
 	buf->rkey = buf->mr->rkey;
 	buf->registered = true;
@@ -239,7 +259,7 @@ int kping_inv(struct kping_run *run, struct kping_buf *buf)
 int kping_post_rdma(struct kping_run *run, enum ib_wr_opcode op,
 			   struct kping_buf *buf, u32 len, const struct kping_msg *peer)
 {
-	struct ib_sge sge = { .addr = buf->dma, .length = len, .lkey = buf->lkey };
+	struct ib_sge sge = { .addr = buf->addr, .length = len, .lkey = buf->lkey };
 	struct ib_rdma_wr wr = {
 		.wr.opcode = op,
 		.wr.send_flags = IB_SEND_SIGNALED,
@@ -268,7 +288,6 @@ int kping_rdma(struct kping_run *run, enum ib_wr_opcode op,
 	if (ret)
 		return ret;
 	return kping_wait_count(run, &run->rdma_done, run->rdma_posted,
-				KPING_PEER_TIMEOUT_MS,
 				op == IB_WR_RDMA_READ ? "rdma read" : "rdma write");
 }
 

@@ -10,6 +10,11 @@
  *   badkey    a plausible advertisement whose rkey and address are made up
  *   badhello  nothing: its connect request carries a malformed rdmastat hello
  *   silent    nothing: it stays connected for -t SECONDS, then leaves
+ *   onceping  one whole rping cycle (source and sink advertised, both
+ *             go-aheads received), then nothing: a client gone between pings
+ *   latsilent rdmastat's hello for the write-latency mode; it receives the
+ *             server's advertisement and advertises its sink, then nothing:
+ *             the server waits for an RDMA WRITE that never comes
  * then waits up to -t SECONDS for the server to close the connection.
  * Exit 0: the server closed it (or rejected it: badhello; or silent ended),
  * 1: it did not, 2: this program could not set up.
@@ -25,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static struct rdma_event_channel *ch;
@@ -58,6 +64,75 @@ static int expect(enum rdma_cm_event_type want, const char *step)
 	return 0;
 }
 
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* The next completion of cq within 10 s: its status, or -1. */
+static int completion(struct ibv_cq *cq, enum ibv_wc_opcode *op)
+{
+	double end = now_s() + 10;
+	struct ibv_wc wc;
+	int n;
+
+	while (now_s() < end) {
+		n = ibv_poll_cq(cq, 1, &wc);
+		if (n < 0)
+			return -1;
+		if (n > 0) {
+			*op = wc.opcode;
+			return wc.status;
+		}
+		usleep(1000);
+	}
+	return -1;
+}
+
+/* Waits for a completion of kind want (others, of earlier sends, pass). */
+static int await_completion(struct ibv_cq *cq, enum ibv_wc_opcode want, const char *step)
+{
+	enum ibv_wc_opcode op;
+	int status;
+
+	do {
+		status = completion(cq, &op);
+		if (status) {
+			fprintf(stderr, "hostile: %s: %s\n", step,
+				status < 0 ? "no completion" : ibv_wc_status_str(status));
+			return -1;
+		}
+	} while (op != want);
+	return 0;
+}
+
+static int post_recv(struct ibv_qp *qp, struct ibv_mr *mr, uint8_t *at)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)at, .length = 16, .lkey = mr->lkey };
+	struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
+
+	return ibv_post_recv(qp, &wr, &bad);
+}
+
+/* Sends an advertisement of len bytes at addr under rkey, from at. */
+static int advertise(struct ibv_qp *qp, struct ibv_mr *mr, uint8_t *at, uint64_t addr,
+		     uint32_t rkey, uint32_t len)
+{
+	uint64_t a = htobe64(addr);
+	uint32_t k = htobe32(rkey), l = htobe32(len);
+	struct ibv_sge sge = { .addr = (uintptr_t)at, .length = 16, .lkey = mr->lkey };
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+	memcpy(at, &a, 8);
+	memcpy(at + 8, &k, 4);
+	memcpy(at + 12, &l, 4);
+	return ibv_post_send(qp, &wr, &bad);
+}
+
 int main(int argc, char **argv)
 {
 	const char *addr = NULL, *mode = NULL;
@@ -76,6 +151,12 @@ int main(int argc, char **argv)
 	enum rdma_cm_event_type got;
 	static uint8_t buf[64];
 	uint8_t hello[12] = { 'R', 'D', 'S', 'T', 9, 0, 0, 0, 0, 0, 0, 64 };
+	/* rdmastat's hello: version 1, the write-latency mode, 64 bytes. */
+	uint8_t lat_hello[12] = { 'R', 'D', 'S', 'T', 1, 1, 0, 0, 0, 0, 0, 64 };
+	/* [0, 16): receive, [16, 32): send, [32, 96): source, [96, 160): sink */
+	static uint8_t ctl[160];
+	struct ibv_mr *cmr = NULL;
+	double t0;
 
 	while ((op = getopt(argc, argv, "a:p:m:t:")) != -1) {
 		switch (op) {
@@ -110,7 +191,10 @@ int main(int argc, char **argv)
 	pd = ibv_alloc_pd(id->verbs);
 	cq = pd ? ibv_create_cq(id->verbs, 8, NULL, NULL, 0) : NULL;
 	mr = cq ? ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE) : NULL;
-	if (!mr)
+	if (mr)
+		cmr = ibv_reg_mr(pd, ctl, sizeof(ctl), IBV_ACCESS_LOCAL_WRITE |
+				 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE);
+	if (!cmr)
 		return 2;
 	qpa.send_cq = qpa.recv_cq = cq;
 	qpa.qp_type = IBV_QPT_RC;
@@ -125,6 +209,13 @@ int main(int argc, char **argv)
 		cp.private_data = hello;
 		cp.private_data_len = sizeof(hello);
 	}
+	if (!strcmp(mode, "latsilent")) {
+		cp.private_data = lat_hello;
+		cp.private_data_len = sizeof(lat_hello);
+	}
+	/* The server may speak first: a receive is posted before connecting. */
+	if (post_recv(id->qp, cmr, ctl))
+		return 2;
 	if (rdma_connect(id, &cp))
 		return 2;
 	if (next_event(10000, &got))
@@ -140,6 +231,48 @@ int main(int argc, char **argv)
 		rdma_disconnect(id);
 		printf("silent: left after %d s\n", secs);
 		return 0;
+	}
+	if (!strcmp(mode, "onceping") || !strcmp(mode, "latsilent")) {
+		int ping = !strcmp(mode, "onceping");
+
+		if (ping) {
+			/* rping's cycle: source, go-ahead, sink, go-ahead. */
+			memset(ctl + 32, 'A', 64);
+			if (advertise(id->qp, cmr, ctl + 16, (uintptr_t)(ctl + 32), cmr->rkey, 64) ||
+			    await_completion(cq, IBV_WC_RECV, "first go-ahead") ||
+			    post_recv(id->qp, cmr, ctl) ||
+			    advertise(id->qp, cmr, ctl + 16, (uintptr_t)(ctl + 96), cmr->rkey, 64) ||
+			    await_completion(cq, IBV_WC_RECV, "second go-ahead"))
+				return 2;
+			printf("onceping: one ping done, now silent\n");
+		} else {
+			/* The server's buffer, then ours; then no RDMA WRITE. */
+			uint64_t sa;
+			uint32_t sk, sl;
+
+			if (await_completion(cq, IBV_WC_RECV, "the server's buffer"))
+				return 2;
+			memcpy(&sa, ctl, 8);
+			memcpy(&sk, ctl + 8, 4);
+			memcpy(&sl, ctl + 12, 4);
+			printf("latsilent: the server advertised addr %#llx rkey %#x len %u\n",
+			       (unsigned long long)be64toh(sa), be32toh(sk), be32toh(sl));
+			if (advertise(id->qp, cmr, ctl + 16, (uintptr_t)(ctl + 96), cmr->rkey, 64) ||
+			    await_completion(cq, IBV_WC_SEND, "advertising the sink"))
+				return 2;
+			printf("latsilent: advertised, now silent\n");
+		}
+		fflush(stdout);
+		t0 = now_s();
+		while (!next_event(secs * 1000, &got)) {
+			if (got == RDMA_CM_EVENT_DISCONNECTED) {
+				printf("%s: the server disconnected after %.1f s\n", mode,
+				       now_s() - t0);
+				return 0;
+			}
+		}
+		printf("%s: still connected after %d s\n", mode, secs);
+		return 1;
 	}
 
 	/* 16 bytes: address, rkey, length (big-endian), as rping sends them. */

@@ -127,7 +127,12 @@ TEST_CASE("kping arguments: start, stop and show, and what is refused", "[kping]
     auto server = parse_kping_args({"start", "-s"});
     REQUIRE(server.ok());
     CHECK(server.value().start.address.is_any());
-    CHECK_FALSE(server.value().start.size); // the kernel's default
+    CHECK_FALSE(server.value().start.size);       // the kernel's default
+    CHECK_FALSE(server.value().start.timeout_ms); // the kernel's default
+
+    auto timed = parse_kping_args({"start", "-s", "--timeout", "2500"});
+    REQUIRE(timed.ok());
+    CHECK(timed.value().start.timeout_ms == 2500u);
 
     auto stop = parse_kping_args({"stop", "7", "-j"});
     REQUIRE(stop.ok());
@@ -144,6 +149,8 @@ TEST_CASE("kping arguments: start, stop and show, and what is refused", "[kping]
         {{"start", "-c", "-a", "10.9.0.1", "--mem", "user"}, "unknown --mem 'user'"},
         {{"start", "-s", "--mode", "write-bw"}, "a server follows its client"},
         {{"start", "-s", "-c"}, "excludes"},
+        {{"start", "-s", "--timeout", "-1"}, "--timeout"},
+        {{"start", "-s", "--timeout", "soon"}, "--timeout"},
         {{"stop"}, "id is required"},
         {{"stop", "x"}, "kping: "},
     };

@@ -290,3 +290,178 @@ TEST_CASE("lab: unprivileged users and bad parameters are refused clearly", "[la
     // Nothing was started by the refused requests.
     CHECK(json_of("after-bad.json")["runs"].empty());
 }
+
+namespace {
+
+// A number the scenario wrote alone in a file (an uptime in seconds).
+double number_in(const std::string& name) {
+    return std::stod(evidence(name));
+}
+
+// A failed run's record: the errno and the step its message names.
+void check_failed(const json& r, int errnum, const std::string& says) {
+    INFO(r.dump());
+    CHECK(r["state"] == "failed");
+    REQUIRE(r.contains("error"));
+    CHECK(r["error"]["errno"] == errnum);
+    CHECK_THAT(r["error"]["message"].get<std::string>(), Catch::Contains(says));
+}
+
+// The kernel thread's CPU while it waited: "uptime_s cpu_ns utime stime"
+// lines, one each 0.2 s until the thread ended.
+struct CpuWatch {
+    double seconds = 0;      // wall time the samples span
+    double cpu_ms = 0;       // the thread's time on a CPU meanwhile (schedstat)
+    double total_cpu_ms = 0; // since the thread started
+    std::size_t samples = 0;
+};
+CpuWatch cpu_watch(const std::string& name) {
+    std::istringstream in(evidence(name));
+    CpuWatch w;
+    double t, first_t = 0, ns, first_ns = 0;
+    long utime, stime;
+    while (in >> t >> ns >> utime >> stime) {
+        if (!w.samples++) {
+            first_t = t;
+            first_ns = ns;
+        }
+        w.seconds = t - first_t;
+        w.cpu_ms = (ns - first_ns) / 1e6;
+        w.total_cpu_ms = ns / 1e6;
+    }
+    return w;
+}
+
+const int etimedout = 110, eproto = 71;
+
+} // namespace
+
+// rdmastat-hostile -m latsilent: rdmastat's hello for the write-latency mode,
+// the server's advertisement taken and the client's sink advertised, then no
+// RDMA WRITE. The server polls its buffer for the write: with a 2 s timeout
+// the run fails with ETIMEDOUT about 2 s after it connected, and the thread,
+// which used to spin on a CPU for ever, spends a small part of that on one.
+TEST_CASE("lab: a kping peer that advertises and goes silent times out, at little CPU",
+          "[lab][kping]") {
+    for (const auto& d : devices) {
+        const std::string tag = std::string("silent-lat-") + d.name;
+        INFO(tag << "\n" << evidence(tag + ".peer"));
+        CHECK(json_of(tag + ".start.json")["timeout_ms"] == 2000);
+        json r = json_of(tag + ".json");
+        check_failed(r, etimedout, "waiting for the client's rdma write");
+        CHECK(r["mode"] == "write-lat");
+        CHECK(r["device"] == d.device);
+        CHECK(r["iters"] == 0);
+        // From the connection to the end: the advertisements and the 2 s wait.
+        CHECK(r["seconds"].get<double>() >= 2.0);
+        CHECK(r["seconds"].get<double>() < 5.0);
+        // The peer saw the server leave, well within its 15 s.
+        CHECK(rc_of(tag + ".peer") == 0);
+        CHECK_THAT(evidence(tag + ".peer"), Catch::Contains("the server disconnected"));
+        CpuWatch w = cpu_watch(tag + ".cpu");
+        INFO(evidence(tag + ".cpu")
+             << "samples " << w.samples << " over " << w.seconds << " s, cpu " << w.cpu_ms
+             << " ms, total " << w.total_cpu_ms << " ms");
+        REQUIRE(w.samples >= 3);
+        CHECK(w.seconds >= 0.8);
+        // A spinning thread is on a CPU about all the time; a sleeping poll is not.
+        CHECK(w.cpu_ms < 0.2 * w.seconds * 1000);
+        CHECK(w.total_cpu_ms < 1000);
+    }
+}
+
+// rdmastat-hostile -m latsilent printed the address the kernel server
+// advertised: a fast registration's, zero-based (an offset within a page),
+// never the buffer's kernel virtual address.
+TEST_CASE("lab: kping advertises fast-registered buffers at a zero-based address", "[lab][kping]") {
+    for (const auto& d : devices) {
+        const std::string said = evidence(std::string("silent-lat-") + d.name + ".peer");
+        INFO(d.name << "\n" << said);
+        auto adv = lines_starting(said, "latsilent: the server advertised addr ");
+        REQUIRE(adv.size() == 1);
+        const std::uint64_t addr = std::stoull(adv[0], nullptr, 16);
+        CHECK(addr < 4096);
+    }
+}
+
+// rdmastat-hostile -m onceping: one whole rping cycle, then nothing, as a
+// client whose host went away between pings. The server used to wait for the
+// next source buffer without a limit.
+TEST_CASE("lab: a kping peer that vanishes between pings times out", "[lab][kping]") {
+    for (const auto& d : devices) {
+        const std::string tag = std::string("vanished-") + d.name;
+        INFO(tag << "\n" << evidence(tag + ".peer"));
+        json r = json_of(tag + ".json");
+        check_failed(r, etimedout, "waiting for the client's source buffer");
+        CHECK(r["iters"] == 1);
+        CHECK(r["seconds"].get<double>() >= 2.0);
+        CHECK(r["seconds"].get<double>() < 5.0);
+        CHECK(rc_of(tag + ".peer") == 0);
+        CpuWatch w = cpu_watch(tag + ".cpu");
+        INFO(evidence(tag + ".cpu"));
+        REQUIRE(w.samples >= 3);
+        CHECK(w.cpu_ms < 0.2 * w.seconds * 1000);
+    }
+    // A server whose client never comes gives up after its timeout (1 s).
+    json alone = json_of("alone.json");
+    check_failed(alone, etimedout, "waiting for a client");
+    const double waited = number_in("alone.ended-at") - number_in("alone.started-at");
+    INFO("alone: ended " << waited << " s after start");
+    CHECK(waited >= 1.0);
+    CHECK(waited < 6.0);
+}
+
+// rdmastat-hostile -m short: a 12-byte SEND where a 16-byte advertisement
+// belongs. It used to be taken with the previous message's address and key.
+TEST_CASE("lab: a short send to a kping server fails the run with EPROTO", "[lab][kping]") {
+    for (const auto& d : devices) {
+        const std::string tag = std::string("short-") + d.name;
+        INFO(tag << "\n" << evidence(tag + ".peer"));
+        json r = json_of(tag + ".json");
+        check_failed(r, eproto, "a message of 12 bytes, not 16");
+        CHECK(r["iters"] == 0);
+        CHECK(r["read"]["ops"] == 0);
+        CHECK(rc_of(tag + ".peer") == 0);
+        CHECK_THAT(evidence(tag + ".peer"), Catch::Contains("the server disconnected"));
+    }
+}
+
+TEST_CASE("lab: kping's timeout is a START attribute the kernel's policy bounds", "[lab][kping]") {
+    CHECK(json_of("ks-rping-siw-dma.start.json")["timeout_ms"] == 10000); // the default
+    for (const char* name : {"bad-timeout-low.txt", "bad-timeout-high.txt"}) {
+        INFO(name);
+        CHECK(rc_of(name) == 2);
+        CHECK_THAT(evidence(std::string(name) + ".err"),
+                   Catch::Contains("RDMASTAT_KPING_A_TIMEOUT_MS"));
+    }
+    // Refused STARTs left no run; every run of this section was stopped.
+    CHECK(json_of("after-deadlines.json")["runs"].empty());
+}
+
+// Two servers waiting for their client in namespace kpns (one on its rxe
+// device, one on every address), then `ip netns del kpns`. Their threads and
+// rdma_cm ids hold kpns, as a live run's do, so it is not freed at once; the
+// runs end by their 6 s timeout, drop their references, and kpns is freed:
+// its vk0 and the veth peer vk1 left here go away, and with vk0 rxek.
+TEST_CASE("lab: a namespace deleted under live kping runs is freed once they end", "[lab][kping]") {
+    INFO("kpns was " << evidence("ns-inode"));
+    json before = json_of("ns-before.json");
+    REQUIRE(before["runs"].size() == 2);
+    for (const json& r : before["runs"]) {
+        INFO(r.dump());
+        CHECK(r["state"] == "connecting");
+        CHECK(r["timeout_ms"] == 6000);
+    }
+    // The host's namespace does not list kpns's runs.
+    CHECK(json_of("ns-host.json")["runs"].empty());
+    CHECK_FALSE(evidence("ns-thread1").empty());
+    CHECK_FALSE(evidence("ns-thread2").empty());
+    CHECK(evidence("ns-held-after-del") == "yes\n");
+    CHECK(evidence("ns-freed") == "yes\n");
+    const double freed = number_in("ns-freed-at") - number_in("ns-deleted-at");
+    INFO("kpns freed " << freed << " s after ip netns del");
+    CHECK(freed < 12.0);
+    CHECK(evidence("ns-threads-left").empty());
+    CHECK(evidence("ns-rdma-link.txt").find("rxek") == std::string::npos);
+    CHECK(evidence("ns-after-cm_id.json").find("rdmastat_kping") == std::string::npos);
+}

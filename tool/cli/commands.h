@@ -145,7 +145,7 @@ struct KpingArgs {
 };
 
 /// Parses the words after "kping": start (-s | -c -a ADDR, -p, -C, -S, -V, --mode,
-/// --depth, --mem, --wait, --wait-timeout), stop ID, show [ID]; each with -j and
+/// --depth, --mem, --timeout, --wait, --wait-timeout), stop ID, show [ID]; each with -j and
 /// --pretty. A Failure starts "kping: ".
 Result<KpingArgs> parse_kping_args(const std::vector<std::string>& args);
 

@@ -20,6 +20,7 @@ struct KpingApp {
     bool client = false;
     std::string address, mode = "ping", mem = "frwr-local";
     std::uint32_t count = 0, size = 0, depth = 0;
+    std::uint32_t timeout_ms = 0;
     CLI::App *start, *stop, *show;
 
     KpingApp() {
@@ -52,6 +53,11 @@ struct KpingApp {
                          "frwr-local (default), frwr-remote or dma (needs the module parameter "
                          "allow_unsafe_global_rkey=1)")
             ->type_name("MEM");
+        start
+            ->add_option("--timeout", timeout_ms,
+                         "Milliseconds any step of the run waits for its peer before the run "
+                         "fails, as rdmastat ping's (100 to 3600000, default 10000)")
+            ->type_name("MS");
         start->add_flag("-w,--wait", a.wait, "Wait for the run to end and show its last record");
         start
             ->add_option("--wait-timeout", a.wait_timeout_s,
@@ -131,6 +137,8 @@ Result<KpingArgs> parse_kping_args(const std::vector<std::string>& args) {
     if (p.start->count("-C")) a.start.count = p.count;
     if (p.start->count("-S")) a.start.size = p.size;
     if (p.start->count("--depth")) a.start.depth = p.depth;
+    // The kernel's policy refuses a value out of its range, naming the attribute.
+    if (p.start->count("--timeout")) a.start.timeout_ms = p.timeout_ms;
     return a;
 }
 

@@ -33,6 +33,7 @@ KpingRun run_of(const Attrs& a) {
     r.count = a.u32(RDMASTAT_KPING_A_COUNT, "count").value_or(0);
     r.size = a.u32(RDMASTAT_KPING_A_SIZE, "size").value_or(0);
     r.depth = a.u32(RDMASTAT_KPING_A_DEPTH, "depth").value_or(0);
+    r.timeout_ms = a.u32(RDMASTAT_KPING_A_TIMEOUT_MS, "timeout");
     r.validate = a.has(RDMASTAT_KPING_A_VALIDATE);
     r.mode = a.u8(RDMASTAT_KPING_A_MODE, "mode").value_or(0);
     r.mem = a.u8(RDMASTAT_KPING_A_MEM, "memory mode").value_or(0);
@@ -87,6 +88,8 @@ const char* request_attr_name(unsigned type) {
         return "RDMASTAT_KPING_A_DEPTH";
     case RDMASTAT_KPING_A_MEM:
         return "RDMASTAT_KPING_A_MEM";
+    case RDMASTAT_KPING_A_TIMEOUT_MS:
+        return "RDMASTAT_KPING_A_TIMEOUT_MS";
     default:
         return nullptr;
     }
@@ -170,6 +173,7 @@ Result<KpingRun> KpingSource::start(const KpingStart& s) {
         if (s.count) mnl_attr_put_u32(nlh, RDMASTAT_KPING_A_COUNT, *s.count);
         if (s.size) mnl_attr_put_u32(nlh, RDMASTAT_KPING_A_SIZE, *s.size);
         if (s.depth) mnl_attr_put_u32(nlh, RDMASTAT_KPING_A_DEPTH, *s.depth);
+        if (s.timeout_ms) mnl_attr_put_u32(nlh, RDMASTAT_KPING_A_TIMEOUT_MS, *s.timeout_ms);
         if (s.validate) mnl_attr_put(nlh, RDMASTAT_KPING_A_VALIDATE, 0, nullptr);
         mnl_attr_put_u8(nlh, RDMASTAT_KPING_A_MODE, s.mode);
         mnl_attr_put_u8(nlh, RDMASTAT_KPING_A_MEM, s.mem);

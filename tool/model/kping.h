@@ -18,6 +18,7 @@ struct KpingStart {
     IpAddress address;
     std::uint16_t port = 7174;
     std::optional<std::uint32_t> count, size, depth;
+    std::optional<std::uint32_t> timeout_ms; ///< each step's deadline; unset: the kernel's default
     bool validate = false;
     std::uint8_t mode = 0; ///< enum rdmastat_kping_mode
     std::uint8_t mem = 0;  ///< enum rdmastat_kping_mem
@@ -30,6 +31,7 @@ struct KpingRun {
     IpAddress address;
     std::uint16_t port = 0;
     std::uint32_t count = 0, size = 0, depth = 0;
+    std::optional<std::uint32_t> timeout_ms; ///< absent from modules before the timeout
     bool validate = false;
     std::uint8_t mode = 0, mem = 0, state = 0;
     std::optional<std::uint32_t> error; ///< positive errno

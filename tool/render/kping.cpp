@@ -47,6 +47,7 @@ json run_json(const KpingRun& r) {
            {"size", r.size},
            {"depth", r.depth},
            {"validate", r.validate}};
+    if (r.timeout_ms) j["timeout_ms"] = *r.timeout_ms;
     if (r.peer) j["peer"] = json_common::endpoint(*r.peer);
     if (!r.device.empty()) j["device"] = r.device;
     j["iters"] = r.iters;
@@ -83,8 +84,9 @@ void write_kping_text(std::ostream& out, const std::vector<KpingRun>& runs) {
             << kping_state_name(r.state) << '\n';
         out << "  iters " << r.iters << "  count " << r.count << "  size " << r.size;
         if (r.mode == 2) out << "  depth " << r.depth; // RDMASTAT_KPING_MODE_WRITE_BW
-        out << "  validate " << (r.validate ? "yes" : "no") << "  seconds " << fixed(seconds(r), 3)
-            << '\n';
+        out << "  validate " << (r.validate ? "yes" : "no");
+        if (r.timeout_ms) out << "  timeout " << fixed(*r.timeout_ms / 1000.0, 1) << " s";
+        out << "  seconds " << fixed(seconds(r), 3) << '\n';
         for (const OpCount& c : counters(r))
             out << "  " << c.name << ' ' << c.ops << " ops " << c.bytes << " bytes";
         out << '\n';

@@ -23,7 +23,8 @@
  * RDMASTAT_KPING_CMD_START (CAP_NET_ADMIN)
  *   Starts a run. Required: RDMASTAT_KPING_A_ROLE, RDMASTAT_KPING_A_ADDR,
  *   RDMASTAT_KPING_A_PORT. Optional: the other request attributes below.
- *   The reply is the new run's record (as a dump's). Errors: -EPERM without
+ *   The reply is the new run's record (as a dump's); a START that fails
+ *   leaves no run behind. Errors: -EPERM without
  *   CAP_NET_ADMIN, or for the DMA memory mode without the module parameter;
  *   -EINVAL or -ERANGE with an extended ack pointing at the attribute that
  *   is missing, malformed or out of range; -ENOSPC when
@@ -46,15 +47,29 @@
  * has no legacy operations): an attribute a command does not take, one of
  * the wrong size and one outside the limits below are refused.
  *
- * Runs and namespaces
- * -------------------
+ * Runs, deadlines and namespaces
+ * ------------------------------
+ * Every step of a run that waits (resolving, connecting, a server's wait for
+ * its client, each message, completion or RDMA WRITE it expects from the
+ * peer) waits at most RDMASTAT_KPING_A_TIMEOUT_MS; one that waits longer
+ * fails the run with ETIMEDOUT and names the step. RC connections have no
+ * keepalive: the deadline is what ends a run whose peer went silent or
+ * vanished. A server of the write and read modes hears nothing from its
+ * client while the client works, so its client must finish within it.
+ *
  * A run belongs to the network namespace it was started in: only that
- * namespace lists and stops it. Its rdma_cm ids keep the namespace alive
- * while the run's thread has them; an ended run does not, and when the
- * namespace goes away its runs go with it. A run ends DONE when it did what
- * it was asked (COUNT operations, or a server's client left); STOPPED by
- * STOP; FAILED with RDMASTAT_KPING_A_ERROR and _ERROR_MSG otherwise (the
- * peer left early, a completion failed, a step timed out).
+ * namespace lists and stops it. While the run's thread lives, the thread and
+ * its rdma_cm ids hold references on the namespace (rdma_cm takes one for
+ * every id), so deleting the namespace (ip netns del) does not free it and
+ * cannot stop the run: the run ends by itself, at the latest one timeout
+ * after the last thing it heard from its peer (a peer that keeps talking
+ * from another namespace keeps it running until that peer stops, or until
+ * the module is unloaded). Once the run has ended it holds no reference;
+ * the namespace is then freed and takes its runs with it. A run ends DONE
+ * when it did what it was asked (COUNT operations, or a server's client
+ * left); STOPPED by STOP; FAILED with RDMASTAT_KPING_A_ERROR and _ERROR_MSG
+ * otherwise (the peer left early, a completion failed, a step timed out, the
+ * peer sent a message of the wrong length: EPROTO).
  *
  * Attributes of a request (enum rdmastat_kping_attr)
  * --------------------------------------------------
@@ -82,11 +97,14 @@
  *   peer can read and write all memory of the host; START refuses it with
  *   -EPERM (extended ack naming the module parameter) unless the module was
  *   loaded with allow_unsafe_global_rkey=1.
+ * RDMASTAT_KPING_A_TIMEOUT_MS: u32, milliseconds, how long each step may
+ *   wait (see above), RDMASTAT_KPING_TIMEOUT_MIN_MS to _MAX_MS, default
+ *   _DEFAULT_MS.
  *
  * Attributes of a reply
  * ---------------------
  * The request attributes as the run uses them (ID, ROLE, ADDR, PORT, COUNT,
- * SIZE, VALIDATE, MODE, DEPTH, MEM), and:
+ * SIZE, VALIDATE, MODE, DEPTH, MEM, TIMEOUT_MS), and:
  * RDMASTAT_KPING_A_STATE: u8, enum rdmastat_kping_state.
  * RDMASTAT_KPING_A_ERROR: u32, the positive errno that ended the run; absent
  *   while there is none.
@@ -145,6 +163,11 @@
 #define RDMASTAT_KPING_DEPTH_MAX 1024
 #define RDMASTAT_KPING_DEPTH_DEFAULT 128
 
+/* RDMASTAT_KPING_A_TIMEOUT_MS's limits and default. */
+#define RDMASTAT_KPING_TIMEOUT_MIN_MS 100
+#define RDMASTAT_KPING_TIMEOUT_MAX_MS 3600000
+#define RDMASTAT_KPING_TIMEOUT_DEFAULT_MS 10000
+
 /* The longest RDMASTAT_KPING_A_ERROR_MSG, its NUL included. */
 #define RDMASTAT_KPING_ERROR_MSG_LEN 96
 
@@ -194,6 +217,7 @@ enum rdmastat_kping_attr {
 	RDMASTAT_KPING_A_LAT_MAX_NS,
 	RDMASTAT_KPING_A_LAT_SUM_NS,
 	RDMASTAT_KPING_A_ELAPSED_NS,
+	RDMASTAT_KPING_A_TIMEOUT_MS,
 	__RDMASTAT_KPING_A_LAST
 };
 #define RDMASTAT_KPING_A_MAX (__RDMASTAT_KPING_A_LAST - 1)
@@ -226,7 +250,8 @@ enum rdmastat_kping_mode {
  * How buffers are registered. DMA: the protection domain's local DMA key,
  * and for buffers the peer accesses its unsafe global rkey. FRWR_LOCAL: a
  * fast registration (IB_WR_REG_MR) of each buffer before each use, a local
- * invalidation after it. FRWR_REMOTE: as FRWR_LOCAL, but a server sends its
+ * invalidation after it; the buffer is advertised at a zero-based address
+ * (its offset within its first page), never at a host address. FRWR_REMOTE: as FRWR_LOCAL, but a server sends its
  * go-aheads with IB_WR_SEND_WITH_INV of the key it just used, and a client
  * invalidates locally only keys the server did not (so a FRWR_REMOTE client
  * works with any server, a FRWR_REMOTE server only with kping clients whose

@@ -2,8 +2,10 @@
 # rdmastat ping, both ways, with validation, on siw and rxe, in the DMA and
 # fast-registration modes), kernel-to-kernel remote invalidation, the write and
 # read modes, the listing of kernel-owned ends, stop and rmmod in the middle of
-# runs, the unprivileged user and bad parameters. Writes its evidence to
-# $OUT/kping; the host-side [lab][kping] tests judge it.
+# runs, the unprivileged user and bad parameters, and the deadlines: silent and
+# vanished peers (rdmastat-hostile), a short SEND, a namespace deleted under a
+# live run. Writes its evidence to $OUT/kping; the host-side [lab][kping] tests
+# judge it.
 . "$LAB/lib.sh"
 R="$OUT/kping"
 mkdir -p "$R/fixtures"
@@ -104,8 +106,9 @@ for dev in siw rxe; do
 	kill -INT $s
 	lab_reap $s "$R/modes-$dev-server.rc" 30
 	p=$((p + 1))
-	# a kping server follows the client's hello
-	id=$(kstart "bw-kserver-$dev.start.json" -s -a "$a" -p $p)
+	# a kping server follows the client's hello; it hears nothing while the
+	# client writes, so its timeout covers the whole run
+	id=$(kstart "bw-kserver-$dev.start.json" -s -a "$a" -p $p --timeout 60000)
 	lab_wait 10 lab_cm_listening $p
 	capture "bw-kserver-$dev-client.json" rdmastat ping -c -a "$a" -p $p --bw -C 2000 \
 		-S 65536 --depth 64 -j
@@ -164,6 +167,108 @@ capture bad-depth.txt rdmastat kping start -c -a 10.9.0.1 -p 7491 --mode write-b
 capture bad-stop.txt rdmastat kping stop 99999
 capture bad-show.txt rdmastat kping show 99999
 capture after-bad.json rdmastat kping show -j
+
+lab_section "deadlines: silent and vanished peers, a short send, a server alone"
+# kthread_pid ID: the pid of run ID's thread (kping/ID), or nothing.
+kthread_pid() {
+	_c=$(grep -lx "kping/$1" /proc/[0-9]*/comm 2>/dev/null | head -n 1)
+	_c=${_c#/proc/}
+	echo "${_c%/comm}"
+}
+# cpu_watch PID FILE: while thread PID lives, a line every 0.2 s: uptime (s),
+# the thread's time on a CPU (ns, schedstat) and its utime + stime (ticks).
+cpu_watch() {
+	_pid=$1
+	[ -n "$_pid" ] || { echo "no thread" >"$2.err"; return; }
+	while _ss=$(cat "/proc/$_pid/schedstat" 2>/dev/null) &&
+		_st=$(cut -d' ' -f14,15 "/proc/$_pid/stat" 2>/dev/null); do
+		echo "$(cut -d' ' -f1 /proc/uptime) ${_ss%% *} ${_st% *} ${_st#* }" >>"$2"
+		sleep 0.2
+	done
+}
+now() { cut -d' ' -f1 /proc/uptime; }
+# deadline NAME ADDR PORT MODE: a kping server with a 2 s timeout and
+# rdmastat-hostile -m MODE as its client; the thread's CPU watched until the
+# run ends.
+deadline() {
+	_id=$(kstart "$1.start.json" -s -a "$2" -p "$3" --timeout 2000)
+	_tid=$(kthread_pid "$_id")
+	lab_wait 10 lab_cm_listening "$3"
+	rdmastat-hostile -a "$2" -p "$3" -m "$4" -t 15 >"$R/$1.peer" 2>&1 &
+	_h=$!
+	lab_wait_wall 10 grep -q "now silent" "$R/$1.peer"
+	cpu_watch "$_tid" "$R/$1.cpu" &
+	_w=$!
+	lab_wait_wall 10 kended "$_id" || echo "run $_id did not end"
+	now >"$R/$1.ended-at"
+	wait $_w
+	lab_reap $_h "$R/$1.peer.rc" 20
+	capture "$1.json" rdmastat kping stop "$_id" -j
+}
+for dev in siw rxe; do
+	a=$(addr_of $dev)
+	# A write-latency client that advertises its sink and never writes.
+	deadline "silent-lat-$dev" "$a" $p latsilent
+	p=$((p + 1))
+	# A client gone after one ping: the server waits for the next source.
+	deadline "vanished-$dev" "$a" $p onceping
+	p=$((p + 1))
+	# A 12-byte advertisement to a kping server.
+	id=$(kstart "short-$dev.start.json" -s -a "$a" -p $p)
+	lab_wait 10 lab_cm_listening $p
+	capture "short-$dev.peer" rdmastat-hostile -a "$a" -p $p -m short -t 10
+	lab_wait_wall 10 kended "$id"
+	capture "short-$dev.json" rdmastat kping stop "$id" -j
+	p=$((p + 1))
+done
+# A server whose client never comes: 1 s.
+now >"$R/alone.started-at"
+id=$(kstart alone.start.json -s -a 10.9.0.1 -p $p --timeout 1000)
+lab_wait_wall 10 kended "$id"
+now >"$R/alone.ended-at"
+capture alone.json rdmastat kping stop "$id" -j
+p=$((p + 1))
+capture bad-timeout-low.txt rdmastat kping start -s -a 10.9.0.1 -p $p --timeout 50
+capture bad-timeout-high.txt rdmastat kping start -s -a 10.9.0.1 -p $p --timeout 3601000
+capture after-deadlines.json rdmastat kping show -j
+
+lab_section "a namespace deleted under live runs"
+# kpns holds vk0 (10.7.0.1, with rxek on it) and a wildcard listener; vk0's
+# veth peer vk1 stays here: veth deletes a pair together, so vk1 goes away
+# when kpns is freed, and not before. In 6.1 and 6.12 no connection inside a
+# namespace works in the lab (rxe answers from init_net, siw opens its
+# sockets in the caller's namespace, here the kernel thread's), so the live
+# runs are servers waiting for their client, holding their ids as any run does.
+kpx() { "$LAB_IP" netns exec kpns "$@"; }
+"$LAB_IP" netns add kpns &&
+	"$LAB_IP" link add vk1 type veth peer name vk0 &&
+	"$LAB_IP" link set vk0 netns kpns &&
+	kpx "$LAB_IP" addr add 10.7.0.1/24 dev vk0 && kpx "$LAB_IP" link set lo up &&
+	kpx "$LAB_IP" link set vk0 up && "$LAB_IP" link set vk1 up &&
+	kpx "$LAB_RDMA" link add rxek type rxe netdev vk0 ||
+	echo "kpns setup failed"
+kpx readlink /proc/self/ns/net >"$R/ns-inode"
+kpx rdmastat kping start -s -a 10.7.0.1 -p 7470 --timeout 6000 -j >"$R/ns-run1.json" 2>&1
+kpx rdmastat kping start -s -a 0.0.0.0 -p 7471 --timeout 6000 -j >"$R/ns-run2.json" 2>&1
+capture ns-before.json kpx rdmastat kping show -j
+capture ns-host.json rdmastat kping show -j
+for n in 1 2; do
+	kthread_pid "$(sed -n 's/.*"id":\([0-9]*\).*/\1/p' "$R/ns-run$n.json")" >"$R/ns-thread$n"
+done
+now >"$R/ns-deleted-at"
+"$LAB_IP" netns del kpns
+# Still there: the live runs hold kpns (their 6 s have not run out yet).
+"$LAB_IP" link show vk1 >/dev/null 2>&1 && echo yes >"$R/ns-held-after-del" ||
+	echo no >"$R/ns-held-after-del"
+vk1_gone() { ! "$LAB_IP" link show vk1 >/dev/null 2>&1; }
+if lab_wait_wall 20 vk1_gone; then echo yes; else echo no; fi >"$R/ns-freed"
+now >"$R/ns-freed-at"
+for n in 1 2; do
+	t=$(cat "$R/ns-thread$n")
+	[ -n "$t" ] && [ -d "/proc/$t" ] && echo "thread $t still there"
+done >"$R/ns-threads-left"
+capture ns-rdma-link.txt "$LAB_RDMA" link show
+capture ns-after-cm_id.json "$LAB_RDMA" -j res show cm_id
 
 lab_section "rmmod during runs"
 kstart rmmod-listen.json -s -a 10.9.0.1 -p 7495 >/dev/null
