@@ -31,7 +31,7 @@ status=0
 	"$here/scenarios/containers.sh" \
 	"$here/scenarios/monitor.sh" "$here/scenarios/events.sh" "$here/scenarios/eventsedge.sh" \
 	"$here/scenarios/ping.sh" "$here/scenarios/pingopts.sh" \
-	"$here/scenarios/kping.sh" "$here/scenarios/churn.sh" ||
+	"$here/scenarios/kping.sh" "$here/scenarios/churn.sh" "$here/scenarios/nfs.sh" ||
 	status=$?
 for log in "$out"/*.log; do
 	name=$(basename "$log" .log)

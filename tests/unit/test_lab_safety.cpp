@@ -64,7 +64,7 @@ TEST_CASE("lab: unprivileged listing never makes the module query a driver", "[l
 
 TEST_CASE("lab: ids whose iWARP CM id dies early are dumped safely", "[lab][safety]") {
     // Connects to a closed port and listens on a port a TCP socket holds, on
-    // siw, in a loop for 20 s, while the lab user and root dump.
+    // siw, in a loop for 12 s, while the lab user and root dump.
     std::istringstream loops(evidence("iwfail-loops"));
     long rounds = 0, connected = 0, listened = 0;
     loops >> rounds >> connected >> listened;

@@ -72,11 +72,11 @@ lab_section "iWARP ids whose iw_cm_id dies early, while users dump"
 # On siw, a connect to a closed port fails in cma_connect_iw(), and a listen on
 # a port a host TCP socket holds fails in cma_iw_listen(): each frees the id's
 # iw_cm_id while the id is still listed. Both in a loop for a while, with the
-# lab user and root dumping all along. Nothing may fail but the RDMA calls.
+# lab user and root dumping all along (12 s). Nothing may fail but the RDMA calls.
 rdmastat-bind 10.9.0.1 7700 120 >"$R/iwfail-bind.txt" 2>&1 &
 binder=$!
 lab_wait_wall 10 grep -q bound "$R/iwfail-bind.txt" || exit 1
-iwfail_end=$(($(cut -d. -f1 /proc/uptime) + 20))
+iwfail_end=$(($(cut -d. -f1 /proc/uptime) + 12))
 (
 	c=0 l=0 i=0
 	while [ "$(cut -d. -f1 /proc/uptime)" -lt "$iwfail_end" ]; do

@@ -14,6 +14,8 @@ LAB_MODS_9P=(virtio_pci 9pnet_virtio 9p)
 # Fabrics on RDMA (target, host, and null_blk to back the namespace).
 LAB_MODS_NET=(virtio_net)
 LAB_MODS_NVME=(null_blk nvmet_rdma nvme_rdma)
+# NFS over RDMA: the kernel server (nfsd), client (nfsv4) and their RDMA transport.
+LAB_MODS_NFS=(nfsd rpcrdma nfsv4)
 # Staged, never insmodded: the kernel loads them (request_module, busybox modprobe)
 # on the first sock_diag TCP request, as on a Debian host (rdmastat's host sockets).
 LAB_MODS_DIAG=(inet_diag tcp_diag)
@@ -188,6 +190,7 @@ lab_base_stage() {
 	lab_stage_mods "$stage" "$moddir" "$kver" diag "${LAB_MODS_DIAG[@]}"
 	lab_stage_mods "$stage" "$moddir" "$kver" net "${LAB_MODS_NET[@]}"
 	lab_stage_mods "$stage" "$moddir" "$kver" nvme "${LAB_MODS_NVME[@]}"
+	lab_stage_mods "$stage" "$moddir" "$kver" nfs "${LAB_MODS_NFS[@]}"
 	cp "$moddir"/modules.{order,builtin,builtin.modinfo} "$stage/usr/lib/modules/$kver/"
 	depmod -b "$stage" "$kver"
 }
