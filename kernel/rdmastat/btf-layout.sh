@@ -46,7 +46,9 @@ decompress() {
 vmlinux_of() {
 	for c in '28b52ffd zstd -qdc' 'fd377a585a00 xz -dc' '1f8b08 gzip -dc'; do
 		magic=${c%% *}
-		off=$(od -An -v -tx1 "$1" | tr -d ' \n' | grep -bo "$magic" | head -n1 | cut -d: -f1) || true
+		# Offsets in the hex text: only even ones start on a byte.
+		off=$(od -An -v -tx1 "$1" | tr -d ' \n' | grep -bo "$magic" |
+			awk -F: '$1 % 2 == 0 { print $1; exit }') || true
 		[ -n "$off" ] || continue
 		cmd=${c#* }
 		# shellcheck disable=SC2086 # cmd is a command and its options
