@@ -230,7 +230,8 @@ TEST_CASE("lab: an NFS id shows a QP only when NLDEV has that QP on that device"
             }
             // And NLDEV's cm_id names the same QP number.
             for (const auto& r : referee)
-                if (r.ifname == c["device"] && r.cm_idn == c["cm_id"].get<std::uint32_t>())
+                if (r.ifname == c["device"].get<std::string>() &&
+                    r.cm_idn == c["cm_id"].get<std::uint32_t>())
                     CHECK(r.lqpn == std::optional<std::uint32_t>(static_cast<std::uint32_t>(qpn)));
         }
         // Client and server end on siw and on rxe.

@@ -78,8 +78,10 @@ a)
 	ping_server=$!
 	rping -s -a 10.8.2.1 -p 7404 -V >"$F/rping-server.out" 2>&1 &
 	rping_server=$!
-	lab_capture "$F" kping-server-start.json rdmastat kping start -s -a 10.8.1.1 -p 7405 -j ||
-		true
+	# The client comes after b's other runs, and under make check's load one
+	# message across hosts was seen to take over kping's default 10 s: 60 s.
+	lab_capture "$F" kping-server-start.json rdmastat kping start -s -a 10.8.1.1 -p 7405 \
+		--timeout 60000 -j || true
 	kping_server=$(sed -n 's/.*"id":\([0-9]*\).*/\1/p' "$F/kping-server-start.json")
 	for p in 7400 7401 7402 7403 7404 7405; do
 		lab_wait 10 lab_cm_listening "$p" || echo "nothing listens on $p"
@@ -132,8 +134,8 @@ b)
 	lab_capture "$F" ping-to-rping.json timeout 60 rdmastat ping -c -a 10.8.2.1 -p 7404 -C 20 -V -j ||
 		true
 	# Kernel to kernel: rdmastat_kping on both hosts.
-	lab_capture "$F" kping-client.json timeout 60 rdmastat kping start -c -a 10.8.1.1 -p 7405 -C 20 \
-		-V --wait -j || true
+	lab_capture "$F" kping-client.json timeout 90 rdmastat kping start -c -a 10.8.1.1 -p 7405 -C 20 \
+		-V --timeout 60000 --wait -j || true
 	lab_pair_signal connected-b
 	save 1
 	lab_pair_signal saved-b-1
