@@ -6,7 +6,8 @@
 #                   dependencies, the gcc build and its unit tests, make sanitize,
 #                   make check-suite, Prometheus, and each kernel's lab, DKMS and
 #                   Debian packages; the stage table is kept in build/check-times.txt
-#   make check-matrix  make check plus the lane of Debian's newest kernel (sid)
+#   make check-matrix  make check plus the lanes of Debian's newest kernel (sid) and of
+#                   the debug kernel (Debian 13's source with KASAN and lockdep)
 #   make unit       the gcc build and its unit tests, no lab (the inner loop)
 #   make check-suite  the tool and unit tests in a debootstrapped Debian root
 #                   (SUITE=trixie by default; tests/suites/check.sh)
@@ -79,7 +80,8 @@ sanitize: asan-build
 check:
 	BUILD=$(BUILD) ASAN_BUILD=$(ASAN_BUILD) SUITE=$(SUITE) scripts/check.sh
 
-# make check plus the lab, DKMS and module build on Debian's newest kernel (sid).
+# make check plus the lab, DKMS and module build on Debian's newest kernel (sid),
+# and the debug kernel's build and lab (tests/lab/sh/debug.sh, tests/lab/debug/).
 check-matrix:
 	BUILD=$(BUILD) ASAN_BUILD=$(ASAN_BUILD) SUITE=$(SUITE) scripts/check.sh --matrix
 

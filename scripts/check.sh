@@ -16,7 +16,9 @@
 # (CHECK_GUESTS=2 lets two guests run at once). --serial (or CHECK_SERIAL=1)
 # runs the lanes one after another instead, the same stages in the same order.
 #
-# --matrix adds the lane of Debian's newest kernel (sid): make check-matrix.
+# --matrix adds the lane of Debian's newest kernel (sid) and the lane of the
+# debug kernel (trixie's source with KASAN and lockdep: its build, then its
+# guest): make check-matrix.
 #
 # At the end, a table of every stage (its lane, when it started, its wall time,
 # its result, and what it found cached: ccache hits for a compile, the lab
@@ -86,6 +88,13 @@ cache_note() {
 			echo "lab cache warm"
 		fi
 		;;
+	debug-kernel-*)
+		if grep -q "debug kernel .* built\|building .* debug kernel" "$logs/$name.log"; then
+			echo "debug kernel built"
+		else
+			echo "debug kernel warm"
+		fi
+		;;
 	esac
 }
 
@@ -102,7 +111,8 @@ cache_note() {
 #              serve (a real scraper against 1000 slow clients; it passed
 #              beside three guests, and lost scrapes at SCHED_IDLE): normal
 #              priority.
-#   background everything else (the other builds, DKMS's, the unit tests,
+#   background everything else (the other builds, DKMS's, the debug kernel's
+#              cold build (most of an hour), the unit tests,
 #              the fuzzers, which run a fixed number of executions, the packages):
 #              SCHED_IDLE, so it takes only the CPU that the guests leave.
 #              Niced (10) instead, a cold suite build beside the trixie lab
@@ -200,6 +210,15 @@ lane_suite() { # SUITE: its modules, then its guests
 	stage "$s" "pair-$s" build "kernel-$s" -- ctest_one "pair-$s"
 }
 
+# The debug kernel of SUITE (tests/lab/sh/debug.sh): its build, in the
+# background (a cold one takes most of an hour), then its guests.
+lane_debug() { # SUITE
+	local s=$1
+	stage "$s-debug" "debug-kernel-$s" "prepare-$s" -- \
+		env RDMASTAT_LAB_SUITE="$s-debug" tests/lab/lab.sh prepare
+	stage "$s-debug" "lab-debug-$s" build "debug-kernel-$s" -- ctest_one "lab-debug-$s"
+}
+
 # DKMS's builds in SUITE's root, in the background from the start, then its
 # guest, which takes a guest slot like the others (and normal priority with it).
 lane_dkms() { # SUITE
@@ -220,7 +239,8 @@ lane_root() { # SUITE
 }
 
 suites=(bookworm trixie)
-((matrix)) && suites+=(sid)
+debug_suites=()
+((matrix)) && suites+=(sid) && debug_suites+=(trixie)
 mode=parallel
 ((serial)) && mode=serial
 echo "check: $mode lanes; logs in $logs"
@@ -233,6 +253,7 @@ if ((serial)); then
 	for s in bookworm trixie; do lane_root "$s"; done
 	for s in "${suites[@]}"; do lane_suite "$s"; done
 	for s in "${suites[@]}"; do lane_dkms "$s"; done
+	for s in "${debug_suites[@]}"; do lane_debug "$s"; done
 else
 	# Downloads and roots (network, unpacking) while the tool compiles.
 	for s in "${suites[@]}"; do
@@ -249,6 +270,10 @@ else
 		lane_suite "$s" &
 		lanes+=($!)
 		lane_dkms "$s" &
+		lanes+=($!)
+	done
+	for s in "${debug_suites[@]}"; do
+		lane_debug "$s" &
 		lanes+=($!)
 	done
 	wait "${lanes[@]}"

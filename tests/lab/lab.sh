@@ -9,15 +9,18 @@
 #                               two guests joined by siw and rxe links, and a host driver
 #   lab.sh kmake ARGS...        make -C <guest kernel's headers> ARGS in the suite's root
 #   lab.sh kver | ksrc | kdir   print guest kernel version / source subset / unpacked kernel
-# RDMASTAT_LAB_SUITE (bookworm, trixie, sid; default bookworm) picks the kernel.
+# RDMASTAT_LAB_SUITE (bookworm, trixie, sid; default bookworm) picks the kernel;
+# RDMASTAT_LAB_DEBUG=1 (or a suite named SUITE-debug) its debug build (sh/debug.sh).
 set -euo pipefail
 
 LAB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=tests/lab/sh/common.sh
 . "$LAB_DIR/sh/common.sh"
+# shellcheck source=tests/lab/sh/debug.sh
+. "$LAB_DIR/sh/debug.sh"
 
 usage() {
-	sed -n '2,13s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+	sed -n '2,14s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 	exit 2
 }
 
@@ -26,7 +29,10 @@ cmd=${1:-}
 shift
 case $cmd in
 deps | -h | --help | help) ;;
-*) _LAB_KVER=$(lab_kver) ;; # resolve once (apt-cache takes ~0.5 s)
+*) # resolve once (apt-cache takes ~0.5 s)
+	_LAB_BASE_KVER=$(lab_base_kver)
+	_LAB_KVER=$(lab_kver)
+	;;
 esac
 case $cmd in
 deps)
@@ -43,19 +49,24 @@ prepare)
 	{
 		flock 9
 		lab_prepare
-		lab_base_initramfs >/dev/null
+		((LAB_DEBUG)) || lab_base_initramfs >/dev/null
 	} 9>"$LAB_CACHE/.lock"
+	if ((LAB_DEBUG)); then
+		lab_debug_locked
+		lab_base_locked >/dev/null
+	fi
 	;;
 run | pair)
 	# shellcheck source=tests/lab/sh/prepare.sh
 	. "$LAB_DIR/sh/prepare.sh"
+	# shellcheck source=tests/lab/sh/initramfs.sh
+	. "$LAB_DIR/sh/initramfs.sh"
 	mkdir -p "$LAB_CACHE"
 	{
 		flock 9
 		lab_prepare quiet # a no-op when the cache is warm
 	} 9>"$LAB_CACHE/.lock"
-	# shellcheck source=tests/lab/sh/initramfs.sh
-	. "$LAB_DIR/sh/initramfs.sh"
+	((LAB_DEBUG == 0)) || lab_debug_locked
 	# shellcheck source=tests/lab/sh/run.sh
 	. "$LAB_DIR/sh/run.sh"
 	# shellcheck source=tests/lab/sh/pair.sh

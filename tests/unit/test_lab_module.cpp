@@ -161,6 +161,9 @@ TEST_CASE("lab: churn while dumping and unloading while dumping stay clean", "[l
     std::string line;
     while (std::getline(dmesg, line)) {
         INFO(line);
+        // (The kernel's taint notice names the first out-of-tree module: ours
+        // on a kernel whose siw is in-tree, as the lab's debug kernel.)
+        if (line.find("loading out-of-tree module taints kernel") != std::string::npos) continue;
         for (const char* bad_word : {"WARNING:", "BUG:", "Oops", "refcount_t", "general protection",
                                      "list_del corruption", "use-after-free", "rdmastat: "})
             CHECK(line.find(bad_word) == std::string::npos);

@@ -9,6 +9,8 @@
 #include "catch_compat.hpp"
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
+#include <filesystem>
 #include <linux/rdmastat.h>
 #include <linux/rdmastat_kping.h>
 #include <regex>
@@ -181,6 +183,10 @@ TEST_CASE("lab: kping's default memory gives a hostile peer its buffer only", "[
         // The same reader gets through the dma mode's global rkey: the reads
         // above failed because of the key, not the reader. kping's 64-byte
         // buffer leaves room beside it in its page: before it (-64) or after (64).
+        // (Not made on a KASAN kernel, where the read is rightly a report.)
+        if (const char* out = std::getenv("RDMASTAT_LAB_OUT");
+            out && std::filesystem::exists(std::string(out) + "/safety/dma-skipped"))
+            continue;
         const std::string n = "oob-" + dev + "-dma-edge";
         const std::string out = evidence(n + ".out");
         INFO(n << ":\n" << out);

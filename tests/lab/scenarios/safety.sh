@@ -147,14 +147,20 @@ capture dma-refused.txt rdmastat kping start -c -a 10.9.0.1 -p 7699 --mem dma
 # read succeeds, which shows the reads above failed for the right reason. Only
 # the edge: its page is mapped, while 1 MiB away may be a hole in the kernel's
 # map, and a peer reading there faults the guest's siw (seen in CI).
-rmmod rdmastat_kping
-insmod /lib/modules/extra/rdmastat_kping.ko allow_unsafe_global_rkey=1 || exit 1
-for dev in siw rxe; do
-	oob $dev dma edge $p
-	p=$((p + 1))
-done
-rmmod rdmastat_kping
-insmod /lib/modules/extra/rdmastat_kping.ko || exit 1
+# Not on a KASAN kernel (the lab's debug kernel): there that read is, rightly,
+# a slab-out-of-bounds report, which would fail the debug lane's log check.
+if grep -q kasan /proc/cmdline; then
+	echo "KASAN kernel: the unsafe mode's edge read is not made" >"$R/dma-skipped"
+else
+	rmmod rdmastat_kping
+	insmod /lib/modules/extra/rdmastat_kping.ko allow_unsafe_global_rkey=1 || exit 1
+	for dev in siw rxe; do
+		oob $dev dma edge $p
+		p=$((p + 1))
+	done
+	rmmod rdmastat_kping
+	insmod /lib/modules/extra/rdmastat_kping.ko || exit 1
+fi
 
 lab_section "kping: a run whose peer is killed ends failed, with the reason"
 rping -s -a 10.9.0.1 -p 7640 >/dev/null 2>&1 &

@@ -16,29 +16,47 @@ die() {
 # sid: the newest). Its kernel modules (siw, ours) are built in a cached
 # debootstrap root of that suite, with that suite's compiler (tests/roots/root.sh).
 LAB_SUITE=${RDMASTAT_LAB_SUITE:-bookworm}
+# The suite's debug kernel (tests/lab/sh/debug.sh) instead of Debian's build:
+# RDMASTAT_LAB_DEBUG=1, or a suite named SUITE-debug (trixie-debug).
+LAB_DEBUG=0
+case ${RDMASTAT_LAB_DEBUG:-0} in 0 | "") ;; *) LAB_DEBUG=1 ;; esac
+if [ "${LAB_SUITE%-debug}" != "$LAB_SUITE" ]; then
+	LAB_SUITE=${LAB_SUITE%-debug}
+	LAB_DEBUG=1
+fi
 LAB_ROOTSH=$LAB_REPO/tests/roots/root.sh
 
 # Run a command in the suite's root; --bind DIR arguments first.
 lab_root() { "$LAB_ROOTSH" run "$LAB_SUITE" "$@"; }
 
-# The guest kernel version, e.g. 6.1.0-56-amd64. RDMASTAT_LAB_KVER overrides;
-# otherwise what the suite's linux-image-amd64 depends on; otherwise the one
-# last prepared for the suite (lists stale or no network).
-lab_kver() {
+# The version of the suite's Debian kernel, e.g. 6.1.0-56-amd64.
+# RDMASTAT_LAB_KVER overrides; otherwise what the suite's linux-image-amd64
+# depends on; otherwise the one last prepared for the suite (lists stale or no network).
+lab_base_kver() {
 	if [ -n "${RDMASTAT_LAB_KVER:-}" ]; then
 		echo "$RDMASTAT_LAB_KVER"
 		return
 	fi
-	if [ -z "${_LAB_KVER:-}" ]; then
+	if [ -z "${_LAB_BASE_KVER:-}" ]; then
 		"$LAB_ROOTSH" path "$LAB_SUITE" >/dev/null || die "no $LAB_SUITE root"
-		_LAB_KVER=$(lab_root apt-cache depends linux-image-amd64 2>/dev/null |
+		_LAB_BASE_KVER=$(lab_root apt-cache depends linux-image-amd64 2>/dev/null |
 			sed -n 's/^ *Depends: linux-image-\([0-9][^ ]*-amd64\)$/\1/p' | head -n1)
-		if [ -z "$_LAB_KVER" ]; then
-			_LAB_KVER=$(cat "$LAB_CACHE/$LAB_SUITE.kver" 2>/dev/null || true)
+		if [ -z "$_LAB_BASE_KVER" ]; then
+			_LAB_BASE_KVER=$(cat "$LAB_CACHE/$LAB_SUITE.kver" 2>/dev/null || true)
 		fi
-		[ -n "$_LAB_KVER" ] || die "cannot resolve $LAB_SUITE's kernel (tests/roots/root.sh)"
+		[ -n "$_LAB_BASE_KVER" ] || die "cannot resolve $LAB_SUITE's kernel (tests/roots/root.sh)"
 	fi
-	echo "$_LAB_KVER"
+	echo "$_LAB_BASE_KVER"
+}
+
+# The guest kernel version: the suite's Debian kernel, or its debug build
+# (lab_debug_kver: the source's version and -rdmastat-debug, e.g. 6.12.118-rdmastat-debug).
+lab_kver() {
+	if ((LAB_DEBUG)); then
+		lab_debug_kver
+	else
+		lab_base_kver
+	fi
 }
 
 # Per-kernel cache directory.

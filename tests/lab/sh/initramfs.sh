@@ -114,11 +114,13 @@ lab_cpio() {
 
 # Build the cached base archive if needed; print its path.
 lab_base_initramfs() {
-	local kver kdir moddir key stage f a
+	local kver kdir moddir key stage f a siw
 	kver=$(lab_kver)
 	kdir=$LAB_CACHE/$kver
 	moddir=$kdir/root/lib/modules/$kver
-	if [ ! -f "$kdir/.image.done" ] || [ ! -f "$moddir/updates/siw.ko" ]; then
+	# siw.ko: built out of tree into updates/ (Debian's kernels), or in-tree (the debug kernel).
+	siw=$(sed -n 's,^\([^:]*/siw\.ko\):.*,\1,p' "$moddir/modules.dep" 2>/dev/null | head -n1)
+	if [ ! -f "$kdir/.image.done" ] || [ -z "$siw" ] || [ ! -f "$moddir/$siw" ]; then
 		die "guest kernel not prepared: run tests/lab/lab.sh prepare"
 	fi
 	# The key covers the builder itself and every host file that goes in.
@@ -126,7 +128,7 @@ lab_base_initramfs() {
 		cat "$LAB_DIR/sh/initramfs.sh"
 		echo "${LAB_MODS_RDMA[*]} ${LAB_MODS_9P[*]} ${LAB_MODS_DIAG[*]} ${LAB_MODS_NET[*]} ${LAB_MODS_NVME[*]}"
 		lab_guest_programs | xargs stat -L -c '%n %s %Y'
-		stat -L -c '%n %s %Y' /usr/bin/busybox "$moddir/modules.dep" "$moddir/updates/siw.ko"
+		stat -L -c '%n %s %Y' /usr/bin/busybox "$moddir/modules.dep" "$moddir/$siw"
 	} | sha256sum | cut -c1-16)
 	f=$kdir/initramfs/base-$key.cpio
 	if [ ! -f "$f" ]; then

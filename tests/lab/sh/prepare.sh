@@ -100,12 +100,21 @@ lab_prep_ksrc() {
 # make -C <the kernel's headers> ARGS..., in the suite's root, with that
 # suite's compiler. The repository, the kernel's cache directory and any
 # M=/KSRC= directory are visible in the root at their own paths.
+# The debug kernel (RDMASTAT_LAB_DEBUG): make -C its built tree, with the
+# compiler it was built with.
 lab_kmake() {
 	local kver a binds=(--bind "$LAB_REPO" --bind "$(lab_kdir)")
 	kver=$(lab_kver)
 	for a in "$@"; do
 		case $a in M=* | KSRC=*) binds+=(--bind "${a#*=}") ;; esac
 	done
+	if ((LAB_DEBUG)); then
+		[ -f "$(lab_kdir)/.image.done" ] || die "no debug kernel $kver: run tests/lab/lab.sh prepare"
+		local cc
+		cc=$(cat "$(lab_kdir)/cc")
+		lab_root "${binds[@]}" make -C "$(lab_kdir)/ksrc" CC="$cc" HOSTCC="$cc" "$@"
+		return
+	fi
 	lab_root "${binds[@]}" make -C "/usr/src/linux-headers-$kver" "$@"
 }
 
@@ -135,10 +144,12 @@ lab_build_siw() {
 	cp "$b/siw.ko" "$kdir/siw.ko"
 }
 
+# The suite's Debian kernel; its debug build is lab_prep_debug's (debug.sh),
+# which lab.sh runs after this, under a lock of its own.
 lab_prepare() {
 	local kver kdir t0
 	t0=$(lab_now)
-	kver=$(lab_kver)
+	kver=$(lab_base_kver)
 	kdir=$LAB_CACHE/$kver
 	mkdir -p "$kdir"
 	"$LAB_ROOTSH" install "$LAB_SUITE" "${LAB_ROOT_PACKAGES[@]}" "linux-headers-$kver" ||

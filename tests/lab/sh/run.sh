@@ -18,7 +18,7 @@ lab_item() {
 }
 
 lab_run() {
-	local out="" names=() n kver kdir base run accel rc t0 secs
+	local out="" names=() n kver kdir base run accel append rc t0 secs
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--out) out=${2:?--out needs a directory} && shift ;;
@@ -53,6 +53,8 @@ lab_run() {
 	# TCG by default: where /dev/kvm exists it may be nested KVM that cannot
 	# run this guest (seen: "failed to set MSR 0x10a", or a silent hang).
 	accel=${RDMASTAT_LAB_ACCEL:-tcg}
+	append="console=ttyS0 quiet panic=-1 rdinit=/init"
+	((LAB_DEBUG == 0)) || append+=" $LAB_DEBUG_APPEND" # the debug kernel's (debug.sh)
 	lab_take_guest_slot
 	log "booting $kver (accel=$accel) with ${names[*]}; output in $out"
 	t0=$(lab_now)
@@ -61,7 +63,7 @@ lab_run() {
 		-machine "q35,accel=$accel" -cpu max -smp "${RDMASTAT_LAB_CPUS:-2}" -m "${RDMASTAT_LAB_MEM:-2048}" \
 		-nographic -no-reboot -nic none \
 		-kernel "$kdir/root/boot/vmlinuz-$kver" -initrd "$run" \
-		-append "console=ttyS0 quiet panic=-1 rdinit=/init" \
+		-append "$append" \
 		-virtfs "local,path=$out,mount_tag=out,security_model=none" \
 		</dev/null >"$out/console.log" 2>&1 || rc=$?
 	lab_drop_guest_slot
