@@ -6,7 +6,7 @@
 #     tree), and so does tests/kernel/fault's deliberate use after free;
 #  2. a boot that loads the fault must fail the log check with a KASAN report
 #     (the check can fail);
-#  3. one boot runs the module, safety, churn, netns and kping scenarios; the
+#  3. one boot runs the module, safety, churn, netns, kping and nfs scenarios; the
 #     log check (logcheck.sh: KASAN, lockdep, refcount, WARN, BUG lines, each
 #     counted and printed) must find nothing, and the scenarios' [lab] tests
 #     judge what they wrote, as on Debian's kernels.
@@ -20,7 +20,7 @@ lab=$repo/tests/lab/lab.sh
 bin=$(dirname "$capture")
 # ctest sets RDMASTAT_LAB_SUITE=SUITE-debug; by hand, trixie's.
 export RDMASTAT_LAB_DEBUG=1 RDMASTAT_LAB_SUITE=${RDMASTAT_LAB_SUITE:-trixie}
-scenarios=(module safety churn netns kping)
+scenarios=(module safety churn netns kping nfs)
 
 rm -rf "$out"
 mkdir -p "$out"

@@ -10,8 +10,9 @@
 # (.debug.key): a warm prepare does nothing, a changed recipe, module list or
 # Debian config reconfigures and rebuilds in place, through ccache.
 
-# Modules kept besides the lab's own (initramfs.sh): what NFS over RDMA needs.
-LAB_DEBUG_EXTRA_MODS=(sunrpc rpcrdma nfsd nfs nfsv3 nfsv4 udp_diag)
+# Modules kept besides the lab's own (initramfs.sh, NFS over RDMA's included):
+# the NFS client's other versions and the UDP socket diag, for a later scenario.
+LAB_DEBUG_EXTRA_MODS=(sunrpc nfs nfsv3 udp_diag)
 
 # The kernel release's suffix (CONFIG_LOCALVERSION): KVER is the source's version and this.
 LAB_DEBUG_SUFFIX=-rdmastat-debug
@@ -85,7 +86,7 @@ lab_debug_kver() {
 lab_debug_lsmod() {
 	local moddir=$1
 	lab_mod_closure "$moddir" "${LAB_MODS_RDMA[@]}" "${LAB_MODS_9P[@]}" "${LAB_MODS_NET[@]}" \
-		"${LAB_MODS_NVME[@]}" "${LAB_MODS_DIAG[@]}" "${LAB_DEBUG_EXTRA_MODS[@]}" |
+		"${LAB_MODS_NVME[@]}" "${LAB_MODS_DIAG[@]}" "${LAB_MODS_NFS[@]}" "${LAB_DEBUG_EXTRA_MODS[@]}" |
 		sed 's,.*/,,; s,\.ko$,,; s,-,_,g' | LC_ALL=C sort -u
 }
 
