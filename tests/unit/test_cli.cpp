@@ -165,7 +165,7 @@ TEST_CASE("--source module without the module is a runtime error", "[cli]") {
     CHECK(r.rc == 2);
     CHECK(r.out.empty());
     CHECK(r.err == "rdmastat: module source: the rdmastat generic netlink family is not "
-                   "registered (load rdmastat.ko)\n");
+                   "registered (load it as root: modprobe rdmastat)\n");
     CHECK(run({"--source", "module", "devices"}).rc == 2);
 }
 

@@ -151,7 +151,7 @@ TEST_CASE("lab: churn while dumping and unloading while dumping stay clean", "[l
     CHECK(rc_of("gone.txt") == 2);
     CHECK(evidence("gone.txt.err") ==
           "rdmastat: module source: the rdmastat generic netlink family "
-          "is not registered (load rdmastat.ko)\n");
+          "is not registered (load it as root: modprobe rdmastat)\n");
     CHECK(rc_of("gone-auto.txt") == 0);
     CHECK(json::parse(evidence("gone-auto.txt"))["source"] == "nldev");
     REQUIRE(rc_of("reloaded.json") == 0);

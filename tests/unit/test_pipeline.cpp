@@ -196,7 +196,7 @@ TEST_CASE("pipeline: --source module without the module fails the connections on
     REQUIRE(c.errors.size() == 1);
     CHECK(c.errors[0].part == Part::connections);
     CHECK(c.errors[0].message == "module source: the rdmastat generic netlink family is not "
-                                 "registered (load rdmastat.ko)");
+                                 "registered (load it as root: modprobe rdmastat)");
     CHECK(sys.nldev_calls.empty()); // no fallback when the module was asked for
     CHECK(c.snapshot.connections.empty());
     // Each part fails on its own: the host sockets are there.

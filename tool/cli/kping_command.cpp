@@ -81,7 +81,9 @@ struct KpingApp {
 Result<KpingSource> open_source() {
     auto src = KpingSource::open();
     if (!src) return Failure{"kping: " + src.error(), src.error_code()};
-    if (!src.value()) return Failure{"kping: rdmastat_kping.ko is not loaded"};
+    if (!src.value())
+        return Failure{
+            "kping: rdmastat_kping.ko is not loaded (load it as root: modprobe rdmastat_kping)"};
     return std::move(*src.value());
 }
 

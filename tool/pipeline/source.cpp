@@ -66,8 +66,8 @@ class SystemSource final : public Source {
         if (!dump.value()) {
             if (choice_ == SourceChoice::automatic) return false;
             fail(c, Part::connections,
-                 "module source: the rdmastat generic netlink family is not registered (load "
-                 "rdmastat.ko)");
+                 "module source: the rdmastat generic netlink family is not registered "
+                 "(load it as root: modprobe rdmastat)");
             return true;
         }
         std::vector<ModuleRecord>& records = dump.value()->records;
