@@ -92,6 +92,12 @@ struct kping_run {
 	u8 state;			/* enum rdmastat_kping_state */
 	int cm_event;			/* last rdma_cm event, -1: consumed */
 	int cm_status;
+	/*
+	 * The handler's view of the ids: listener and conn only identify which
+	 * id an event concerns and are never dereferenced, so they may outlive
+	 * what listen_id and cm_id (the thread's, which owns and destroys the
+	 * ids) point to. child is handed from the handler to the thread.
+	 */
 	struct rdma_cm_id *listener;	/* a server's listening id */
 	struct rdma_cm_id *conn;	/* the id of the run's connection */
 	struct rdma_cm_id *child;	/* a server's pending client */
