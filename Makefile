@@ -4,8 +4,9 @@
 #   make demo       boot the lab, start rping over siw and rxe, show rdmastat's views
 #   make check      every test, in timed stages run side by side (scripts/check.sh):
 #                   dependencies, the gcc build and its unit tests, make sanitize,
-#                   make check-suite, Prometheus, and each kernel's lab, DKMS and
-#                   Debian packages; the stage table is kept in build/check-times.txt
+#                   Prometheus, and each kernel's lab, DKMS and Debian packages (the
+#                   trixie package build is make check-suite's build and unit tests,
+#                   with -Werror); the stage table is kept in build/check-times.txt
 #   make check-matrix  make check plus the lanes of Debian's newest kernel (sid) and of
 #                   the debug kernel (Debian 13's source with KASAN and lockdep)
 #   make unit       the gcc build and its unit tests, no lab (the inner loop)

@@ -7,8 +7,9 @@
 # defines it) whose output goes to BUILD/check/NAME.log. Stages run in lanes: a
 # lane runs its stages in order, and lanes run side by side: one prepares
 # each suite's lab cache (its root, kernel, source, siw.ko), the host lane
-# builds and tests on the host, a lane per suite's root builds in it (make
-# check-suite, the Debian packages), each suite's lane builds its modules and
+# builds and tests on the host, a lane per suite's root builds in it (the
+# Debian packages; for make check-suite's suite, its install-deps.sh, and the
+# package build runs the unit tests), each suite's lane builds its modules and
 # boots its guests, and its DKMS lane builds with dkms, then boots. A stage
 # that needs another stage's result (the labs need the gcc build and their
 # suite's lab cache) waits for it, and is
@@ -225,17 +226,20 @@ lane_dkms() { # SUITE
 	stage "dkms-$1" "dkms-$1" build "prepare-$1" -- ctest_one "dkms-$1"
 }
 
-# The builds in a suite's root, beside that suite's guests: for SUITE, the tool
-# and unit tests with its toolchain (make check-suite), then the suite's Debian
-# packages. Each root has a lane: the suite lanes share it (apt and dpkg one at
-# a time: root.sh run --exclusive), not the guests.
+# The builds in a suite's root, beside that suite's guests: the suite's Debian
+# packages. For SUITE (make check-suite's), scripts/install-deps.sh first, and
+# the package build is check-suite's build and unit tests, with -Werror
+# (CMakeLists.txt: RDMASTAT_DEB_CHECK_SUITES), so the tool is compiled there
+# once, not twice. Each root has a lane: the suite lanes share it (apt and
+# dpkg one at a time: root.sh run --exclusive), not the guests.
 lane_root() { # SUITE
-	local s=$1
+	local s=$1 after="prepare-$s"
 	if [ "$s" = "$SUITE" ]; then
-		stage "root-$s" "suite-$s" "prepare-$s" -- \
-			make --no-print-directory check-suite SUITE="$s" BUILD="$BUILD"
+		stage "root-$s" "deps-$s" "prepare-$s" -- \
+			tests/suites/check.sh --deps-only "$s" "$BUILD/suite-$s"
+		after="deps-$s"
 	fi
-	stage "root-$s" "deb-$s" configure "prepare-$s" -- ctest_one "deb-$s"
+	stage "root-$s" "deb-$s" configure "$after" -- ctest_one "deb-$s"
 }
 
 suites=(bookworm trixie)
