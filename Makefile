@@ -39,8 +39,19 @@ deps:
 	scripts/install-deps.sh
 	tests/lab/lab.sh deps
 
+# Where dpkg-buildflags exists, the build is compiled as debian/rules compiles
+# the package (hardening=+all, CPPFLAGS in CXXFLAGS as debhelper's cmake does,
+# CMAKE_BUILD_TYPE=None): the lab tests the tool as users get it, and a package
+# build with the host's compiler hits this build's ccache (tests/deb/check.sh).
 $(BUILD)/build.ninja:
-	cmake -S . -B $(BUILD) -G Ninja -DRDMASTAT_WERROR=ON -DRDMASTAT_CCACHE=ON $(CMAKE_FLAGS)
+	set -e; type=; \
+	if command -v dpkg-buildflags >/dev/null 2>&1; then \
+		f() { DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get "$$1"; }; \
+		export CFLAGS="$$(f CFLAGS) $$(f CPPFLAGS)" CXXFLAGS="$$(f CXXFLAGS) $$(f CPPFLAGS)" \
+			LDFLAGS="$$(f LDFLAGS)"; \
+		type=-DCMAKE_BUILD_TYPE=None; \
+	fi; \
+	cmake -S . -B $(BUILD) -G Ninja $$type -DRDMASTAT_WERROR=ON -DRDMASTAT_CCACHE=ON $(CMAKE_FLAGS)
 
 configure: $(BUILD)/build.ninja
 

@@ -239,7 +239,9 @@ lane_root() { # SUITE
 			tests/suites/check.sh --deps-only "$s" "$BUILD/suite-$s"
 		after="deps-$s"
 	fi
-	stage "root-$s" "deb-$s" configure "$after" -- ctest_one "deb-$s"
+	# After the host's build: a package built with the host's compiler hits
+	# its ccache (tests/deb/check.sh), but only once it is filled.
+	stage "root-$s" "deb-$s" configure build "$after" -- ctest_one "deb-$s"
 }
 
 suites=(bookworm trixie)

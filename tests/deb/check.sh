@@ -36,9 +36,21 @@ echo "== $suite: build dependencies and dpkg-buildpackage -b (DEB_BUILD_OPTIONS=
 # Compiled through the suite's ccache: CMake takes the launcher from the
 # environment, and paths are keyed relative to the source tree, so a build from
 # another clone hits what the last one left. The package itself is as without it.
-"$rootsh" run "$suite" --ccache --bind "$out" env DEB_BUILD_OPTIONS="${DEB_BUILD_OPTIONS:-}" \
+# Where the root's compiler and ccache are the host's, that is the host's cache:
+# the host's build (Makefile) compiles with the package's flags, so the package
+# build hits what it compiled (sloppiness as in CMakeLists.txt's launcher).
+cache=--ccache
+version() { "$@" --version 2>/dev/null | head -n1; }
+if command -v ccache >/dev/null 2>&1 && command -v c++ >/dev/null 2>&1 &&
+	[ "$(version c++)" = "$("$rootsh" run "$suite" sh -c 'c++ --version | head -n1')" ] &&
+	[ "$(version ccache)" = "$("$rootsh" run "$suite" --ccache sh -c 'ccache --version | head -n1')" ]; then
+	cache=--ccache=$(ccache -k cache_dir)
+	echo "the root's compiler and ccache are the host's: building through the host's cache"
+fi
+"$rootsh" run "$suite" "$cache" --bind "$out" env DEB_BUILD_OPTIONS="${DEB_BUILD_OPTIONS:-}" \
 	CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache \
 	CCACHE_BASEDIR="$src" CCACHE_NOHASHDIR=true \
+	CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime \
 	sh -c "cd '$src' && dpkg-buildpackage -us -uc -b >'$out/build.log' 2>&1" ||
 	{ tail -n 40 "$out/build.log"; fail "dpkg-buildpackage"; }
 debs=("$out/src/rdmastat_${ver}_"*.deb "$out/src/rdmastat-dkms_${ver}_all.deb")

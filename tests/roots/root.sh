@@ -5,7 +5,7 @@
 #
 #   root.sh path SUITE              create the root if needed; print its directory
 #   root.sh install SUITE PKG...    apt-get install into the root (missing ones only)
-#   root.sh run SUITE [--exclusive] [--ccache] [--bind DIR]... CMD...
+#   root.sh run SUITE [--exclusive] [--ccache[=DIR]] [--bind DIR]... CMD...
 #                                   run CMD in the root: own mount namespace, /proc
 #                                   mounted (objtool needs it), each DIR bind-mounted
 #                                   at the same path, network as on the host;
@@ -14,7 +14,8 @@
 #                                   runs may share a root, one apt at a time);
 #                                   --ccache: with ccache installed in the root and
 #                                   its cache kept in the lab cache (ccache/SUITE),
-#                                   CCACHE_DIR set, CCACHE_STATSLOG's folder bound
+#                                   or in DIR, CCACHE_DIR set, CCACHE_STATSLOG's
+#                                   folder bound
 #   root.sh fresh SUITE DIR         copy of the pristine minbase root into DIR
 #                                   (for installation tests that need a clean system)
 #   root.sh enter DIR [--bind DIR]... CMD...
@@ -152,11 +153,14 @@ run)
 		exclusive=1
 		shift
 	fi
-	if [ "${1:-}" = --ccache ]; then
+	case ${1:-} in --ccache | --ccache=?*) cdir=${1#--ccache} ;; *) cdir=none ;; esac
+	if [ "$cdir" != none ]; then
 		shift
 		install_pkgs "$suite" ccache
-		# Each suite's ccache has a folder of its own: its version may differ from the host's.
-		export CCACHE_DIR=${ROOTS%/roots}/ccache/$suite
+		# Each suite's ccache has a folder of its own (its version may differ
+		# from the host's), unless the caller names one.
+		export CCACHE_DIR=${cdir#=}
+		[ -n "$CCACHE_DIR" ] || CCACHE_DIR=${ROOTS%/roots}/ccache/$suite
 		mkdir -p "$CCACHE_DIR"
 		binds+=(--bind "$CCACHE_DIR")
 		if [ -n "${CCACHE_STATSLOG:-}" ]; then
