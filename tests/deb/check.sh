@@ -38,7 +38,8 @@ echo "== $suite: build dependencies and dpkg-buildpackage -b (DEB_BUILD_OPTIONS=
 # another clone hits what the last one left. The package itself is as without it.
 # Where the root's compiler and ccache are the host's, that is the host's cache:
 # the host's build (Makefile) compiles with the package's flags, so the package
-# build hits what it compiled (sloppiness as in CMakeLists.txt's launcher).
+# build hits what it compiled (sloppiness and LC_ALL as in CMakeLists.txt's
+# launcher: ccache keys on both).
 cache=--ccache
 version() { "$@" --version 2>/dev/null | head -n1; }
 if command -v ccache >/dev/null 2>&1 && command -v c++ >/dev/null 2>&1 &&
@@ -49,7 +50,7 @@ if command -v ccache >/dev/null 2>&1 && command -v c++ >/dev/null 2>&1 &&
 fi
 "$rootsh" run "$suite" "$cache" --bind "$out" env DEB_BUILD_OPTIONS="${DEB_BUILD_OPTIONS:-}" \
 	CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache \
-	CCACHE_BASEDIR="$src" CCACHE_NOHASHDIR=true \
+	CCACHE_BASEDIR="$src" CCACHE_NOHASHDIR=true LC_ALL=C.UTF-8 \
 	CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime \
 	sh -c "cd '$src' && dpkg-buildpackage -us -uc -b >'$out/build.log' 2>&1" ||
 	{ tail -n 40 "$out/build.log"; fail "dpkg-buildpackage"; }
