@@ -12,10 +12,20 @@
 // made invalid against its documented limits, the others valid:
 //   kping start ATTR: ok | error: ...
 //   kping stop/get ID: ...
+// rdmastat-genlprobe kping-unread PORT: a START (a server of 10.9.0.1:PORT)
+// whose answer cannot be delivered: the requesting socket, its receive buffer
+// at the minimum, first asks nlctrl 64 times without reading, so that the
+// kernel drops every further message to it. Then it drains and prints
+//   overrun: yes | no        (the socket reported ENOBUFS: messages dropped)
+//   start reply: none | run ID
+//   control reply: none | run ID   (the same START once drained; then stopped)
+// START must leave no run behind when its reply is lost (the lab lists the
+// runs after it, and starts the same server normally as the control).
 // The lab judges the lines; nothing here knows what the answers should be.
 #include "collect/genl.h"
 #include "collect/netlink.h"
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -25,6 +35,8 @@
 #include <linux/netlink.h>
 #include <linux/rdmastat_kping.h>
 #include <string>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <vector>
 
 using namespace rdmastat;
@@ -96,8 +108,102 @@ int probe_kping(NetlinkSocket& sock, const GenlFamily& f) {
     return 0;
 }
 
+int probe_unread(const GenlFamily& f, std::uint16_t port) {
+    const int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+    sockaddr_nl kernel{};
+    kernel.nl_family = AF_NETLINK;
+    const int one = 1; // the kernel raises it to its minimum
+    if (fd < 0 || bind(fd, reinterpret_cast<const sockaddr*>(&kernel), sizeof kernel) != 0 ||
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &one, sizeof one) != 0) {
+        std::perror("rdmastat-genlprobe: netlink socket");
+        return 1;
+    }
+    std::vector<char> buf(MNL_SOCKET_BUFFER_SIZE);
+    std::uint32_t seq = 0;
+    auto send = [&](std::uint16_t type, std::uint8_t cmd, std::uint8_t version,
+                    const std::vector<Attr>& attrs) {
+        nlmsghdr* nlh = mnl_nlmsg_put_header(buf.data());
+        nlh->nlmsg_type = type;
+        nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+        nlh->nlmsg_seq = ++seq;
+        put_genl_header(nlh, cmd, version);
+        for (const Attr& a : attrs)
+            mnl_attr_put(nlh, a.type, a.payload.size(), a.payload.data());
+        return sendto(fd, nlh, nlh->nlmsg_len, 0, reinterpret_cast<const sockaddr*>(&kernel),
+                      sizeof kernel) == static_cast<ssize_t>(nlh->nlmsg_len);
+    };
+    for (int i = 0; i < 64; ++i)
+        if (!send(GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1,
+                  {{CTRL_ATTR_FAMILY_NAME, std::string("nlctrl") + '\0'}})) {
+            std::perror("rdmastat-genlprobe: send");
+            return 1;
+        }
+    const std::vector<Attr> start = {
+        {RDMASTAT_KPING_A_ROLE, {RDMASTAT_KPING_ROLE_SERVER}},
+        {RDMASTAT_KPING_A_ADDR, {10, 9, 0, 1}},
+        {RDMASTAT_KPING_A_PORT, {static_cast<char>(port >> 8), static_cast<char>(port & 0xff)}}};
+    std::uint32_t start_seq = seq + 1;
+    if (!send(f.id, RDMASTAT_KPING_CMD_START, static_cast<std::uint8_t>(f.version), start)) {
+        std::perror("rdmastat-genlprobe: send START");
+        return 1;
+    }
+    bool overrun = false;
+    long run = -1;
+    // Reads what the socket holds; run is START's answer, if it came.
+    auto drain = [&] {
+        for (;;) {
+            const ssize_t n = recv(fd, buf.data(), buf.size(), MSG_DONTWAIT);
+            if (n < 0 && errno == ENOBUFS) {
+                overrun = true;
+                continue;
+            }
+            if (n <= 0) break;
+            int len = static_cast<int>(n);
+            for (auto* nlh = reinterpret_cast<nlmsghdr*>(buf.data()); mnl_nlmsg_ok(nlh, len);
+                 nlh = mnl_nlmsg_next(nlh, &len)) {
+                if (nlh->nlmsg_seq != start_seq || nlh->nlmsg_type != f.id) continue;
+                mnl_attr_parse(
+                    nlh, GENL_HDRLEN,
+                    [](const nlattr* a, void* out) {
+                        if (mnl_attr_get_type(a) == RDMASTAT_KPING_A_ID &&
+                            mnl_attr_get_payload_len(a) == 4)
+                            *static_cast<long*>(out) = mnl_attr_get_u32(a);
+                        return MNL_CB_OK;
+                    },
+                    &run);
+            }
+        }
+    };
+    drain();
+    std::printf("overrun: %s\n", overrun ? "yes" : "no");
+    if (run < 0)
+        std::printf("start reply: none\n");
+    else
+        std::printf("start reply: run %ld\n", run);
+    // The control: the same START on the drained socket is answered with a
+    // run, which is then stopped.
+    run = -1;
+    start_seq = seq + 1;
+    if (send(f.id, RDMASTAT_KPING_CMD_START, static_cast<std::uint8_t>(f.version), start)) {
+        usleep(200 * 1000);
+        drain();
+    }
+    if (run < 0) {
+        std::printf("control reply: none\n");
+    } else {
+        std::printf("control reply: run %ld\n", run);
+        send(f.id, RDMASTAT_KPING_CMD_STOP, static_cast<std::uint8_t>(f.version),
+             {{RDMASTAT_KPING_A_ID, u32(static_cast<std::uint32_t>(run))}});
+        usleep(200 * 1000);
+        drain();
+    }
+    close(fd);
+    return 0;
+}
+
 int main(int argc, char** argv) {
-    if (argc == 2 && std::string(argv[1]) == "kping") {
+    if ((argc == 2 && std::string(argv[1]) == "kping") ||
+        (argc == 3 && std::string(argv[1]) == "kping-unread")) {
         auto sock = NetlinkSocket::open(NETLINK_GENERIC);
         auto family = sock ? resolve_genl_family(sock.value(), RDMASTAT_KPING_GENL_NAME)
                            : Result<std::optional<GenlFamily>>(sock.failure());
@@ -105,10 +211,13 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "rdmastat-genlprobe: no rdmastat_kping family\n");
             return 1;
         }
+        if (argc == 3)
+            return probe_unread(*family.value(), static_cast<std::uint16_t>(std::atoi(argv[2])));
         return probe_kping(sock.value(), *family.value());
     }
     if (argc != 4) {
-        std::fprintf(stderr, "usage: rdmastat-genlprobe FAMILY CMD MAXATTR | kping\n");
+        std::fprintf(stderr,
+                     "usage: rdmastat-genlprobe FAMILY CMD MAXATTR | kping | kping-unread PORT\n");
         return 2;
     }
     const std::string name = argv[1];

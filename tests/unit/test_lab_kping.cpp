@@ -438,6 +438,28 @@ TEST_CASE("lab: kping's timeout is a START attribute the kernel's policy bounds"
     CHECK(json_of("after-deadlines.json")["runs"].empty());
 }
 
+// rdmastat-genlprobe kping-unread fills its socket's receive queue before a
+// START, so the kernel cannot deliver START's reply: the run must be taken
+// back, its thread never started and no rdma_cm id left. The control starts
+// the same server as usual, and it is a run.
+TEST_CASE("lab: a START whose reply is lost leaves no run", "[lab][kping]") {
+    INFO(evidence("unread.txt"));
+    REQUIRE(rc_of("unread.txt") == 0);
+    CHECK_THAT(evidence("unread.txt"), Catch::Contains("overrun: yes"));
+    CHECK_THAT(evidence("unread.txt"), Catch::Contains("start reply: none"));
+    // The same START, sent again once the socket is drained, was answered.
+    CHECK_THAT(evidence("unread.txt"), Catch::Contains("control reply: run "));
+    CHECK(json_of("unread-after.json")["runs"].empty());
+    CHECK(evidence("unread-cm_id.json").find("rdmastat_kping") == std::string::npos);
+    // The control: the very START, answered, is a run listening on that port.
+    const json control = json_of("unread-control.json");
+    const json runs = json_of("unread-control-show.json")["runs"];
+    REQUIRE(runs.size() == 1);
+    CHECK(runs[0]["id"] == control["id"]);
+    CHECK(runs[0]["role"] == "server");
+    CHECK(std::to_string(runs[0]["address"]["port"].get<int>()) + "\n" == evidence("unread.port"));
+}
+
 // Two servers waiting for their client in namespace kpns (one on its rxe
 // device, one on every address), then `ip netns del kpns`. Their threads and
 // rdma_cm ids hold kpns, as a live run's do, so it is not freed at once; the

@@ -232,6 +232,20 @@ capture bad-timeout-low.txt rdmastat kping start -s -a 10.9.0.1 -p $p --timeout 
 capture bad-timeout-high.txt rdmastat kping start -s -a 10.9.0.1 -p $p --timeout 3601000
 capture after-deadlines.json rdmastat kping show -j
 
+lab_section "a START whose answer cannot be delivered"
+# The requester's socket is full (rdmastat-genlprobe kping-unread): START's
+# reply is lost, and the run must go with it. The control: the same server,
+# started and read as usual, is a run.
+p=$((p + 1))
+echo $p >"$R/unread.port"
+capture unread.txt rdmastat-genlprobe kping-unread $p
+capture unread-after.json rdmastat kping show -j
+capture unread-cm_id.json "$LAB_RDMA" -j res show cm_id
+id=$(kstart unread-control.json -s -a 10.9.0.1 -p $p)
+capture unread-control-show.json rdmastat kping show -j
+rdmastat kping stop "$id" >/dev/null
+p=$((p + 1))
+
 lab_section "a namespace deleted under live runs"
 # kpns holds vk0 (10.7.0.1, with rxek on it) and a wildcard listener; vk0's
 # veth peer vk1 stays here: veth deletes a pair together, so vk1 goes away
