@@ -11,7 +11,9 @@
  *             connected through one listener per address, with an RC QP on both
  *             ends and one message sent from client to server
  * With -c it instead creates and destroys COUNT listening ids in a loop for
- * SECONDS and prints how many it made; -r RATE makes at most RATE ids a second. A lab helper: many ids make multi-message
+ * SECONDS and prints how many it made; -r RATE makes at most RATE ids a second;
+ * -m MIN goes on past SECONDS until it made MIN, for at most three times as
+ * long again (a slow kernel still churns as much). A lab helper: many ids make multi-message
  * NLDEV dumps and the scale benchmark; the loop makes churn.
  */
 #include <arpa/inet.h>
@@ -247,7 +249,7 @@ static int connect_pair(struct rdma_event_channel *cch, struct rdma_event_channe
 static void usage(void)
 {
 	fprintf(stderr, "usage: rdmastat-cmids [-a ADDR]... [-n COUNT] [-P PORT] [-b PCT] "
-			"[-C PAIRS] [-t SECONDS] [-c [-r RATE]]\n");
+			"[-C PAIRS] [-t SECONDS] [-c [-r RATE] [-m MIN]]\n");
 	exit(2);
 }
 
@@ -255,14 +257,14 @@ int main(int argc, char **argv)
 {
 	static struct sockaddr_storage addrs[MAX_ADDRS];
 	long count = 100, seconds = 10, made = 0, pairs = 0, port = 0, bound_pct = 0, rate = 0, i,
-	     total;
+	     total, min = 0;
 	double start;
 	int naddrs = 0, churn = 0, opt, cq_size;
 	struct rdma_event_channel *ch, *cch = NULL;
 	struct rdma_cm_id **ids, *listeners[MAX_ADDRS];
 	time_t end;
 
-	while ((opt = getopt(argc, argv, "a:n:t:cP:b:C:r:")) != -1) {
+	while ((opt = getopt(argc, argv, "a:n:t:cP:b:C:r:m:")) != -1) {
 		switch (opt) {
 		case 'a':
 			if (naddrs == MAX_ADDRS || make_addr(optarg, &addrs[naddrs]))
@@ -276,13 +278,14 @@ int main(int argc, char **argv)
 		case 'b': bound_pct = strtol(optarg, NULL, 10); break;
 		case 'C': pairs = strtol(optarg, NULL, 10); break;
 		case 'r': rate = strtol(optarg, NULL, 10); break;
+		case 'm': min = strtol(optarg, NULL, 10); break;
 		default: usage();
 		}
 	}
 	if (!naddrs && make_addr("10.9.0.1", &addrs[naddrs++]))
 		usage();
 	if (count < 0 || pairs < 0 || port < 0 || bound_pct < 0 || bound_pct > 100 || rate < 0 ||
-	    (rate && !churn) ||
+	    ((rate || min) && !churn) || min < 0 ||
 	    port + count / naddrs >= 65536 || (churn && (pairs || port)))
 		usage();
 	signal(SIGTERM, on_signal);
@@ -314,7 +317,7 @@ int main(int argc, char **argv)
 			if (ids[i])
 				rdma_destroy_id(ids[i]);
 		memset(ids, 0, (size_t)count * sizeof(*ids));
-	} while (!stop && time(NULL) < end);
+	} while (!stop && (time(NULL) < end || (made < min && time(NULL) < end + 3 * seconds)));
 	if (churn) {
 		printf("created %ld\n", made);
 		return 0;

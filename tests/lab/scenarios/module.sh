@@ -62,7 +62,7 @@ sleep 0.5
 
 # Churn: ids created and destroyed in a loop while dumping in a loop; every
 # dump must succeed and parse back (rdmastat --input is the JSON validator).
-rdmastat-cmids -a 10.9.0.1 -n 100 -t 20 -c >"$R/churn-created" &
+rdmastat-cmids -a 10.9.0.1 -n 100 -t 20 -m 1000 -c >"$R/churn-created" &
 churn=$!
 dumps=0
 bad=0
