@@ -6,7 +6,6 @@
 #include "collect/nldev_parse.h"
 #include "collect/snapshot_file.h"
 #include "model/names.h"
-#include "ping/wire.h"
 #include "render/json.h"
 
 #include <algorithm>
@@ -201,52 +200,6 @@ std::vector<std::string> compare_with_referee(const std::vector<Connection>& our
         if (!seen.count({o.device, o.cm_id}))
             diffs.push_back(o.device + "/" + std::to_string(o.cm_id) + ": not listed by rdma");
     return diffs;
-}
-
-std::string lab_evidence(const std::string& dir, const std::string& name) {
-    const char* out = std::getenv("RDMASTAT_LAB_OUT");
-    if (!out) FAIL("RDMASTAT_LAB_OUT is not set: run through tests/lab/check.sh");
-    return read_file(std::string(out) + "/" + dir + "/" + name);
-}
-
-int lab_rc(const std::string& dir, const std::string& name) {
-    return std::stoi(lab_evidence(dir, name + ".rc"));
-}
-
-std::vector<nlohmann::json> lab_json_lines(const std::string& dir, const std::string& name) {
-    std::vector<nlohmann::json> out;
-    std::istringstream in(lab_evidence(dir, name));
-    std::string line;
-    while (std::getline(in, line))
-        out.push_back(nlohmann::json::parse(line));
-    return out;
-}
-
-double prom_value(const std::string& exposition, const std::string& series) {
-    std::istringstream in(exposition);
-    std::string line;
-    while (std::getline(in, line))
-        if (line.rfind(series + " ", 0) == 0) return std::stod(line.substr(series.size() + 1));
-    return -1.0;
-}
-
-unsigned event_port(const nlohmann::json& connection, const char* end) {
-    return connection.contains(end) && connection[end].is_object()
-               ? connection[end]["port"].get<unsigned>()
-               : 0u;
-}
-
-bool rping_ended_ok(int rc, const std::string& said) {
-    if (said.find("mismatch") != std::string::npos || said.find("failed") != std::string::npos)
-        return false;
-    return rc == 0 ||
-           (rc == 255 && said.find("rdma_get_cm_event: Bad file descriptor") != std::string::npos);
-}
-
-std::string our_payload_text(std::uint32_t size, std::uint64_t seq) {
-    std::vector<std::uint8_t> buf(size);
-    ping::fill_rping_payload(buf, seq);
-    return ping::printable_prefix(buf);
 }
 
 std::vector<std::string> lines_starting(const std::string& text, const std::string& prefix) {

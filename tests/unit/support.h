@@ -65,28 +65,6 @@ std::vector<std::string> compare_with_referee(const std::vector<Connection>& our
                                               const nlohmann::json& rdma_cm_id,
                                               const nlohmann::json& rdma_qp);
 
-/// What a lab scenario wrote: $RDMASTAT_LAB_OUT/DIR/NAME (FAILs when the
-/// variable is unset: [lab] tests run through tests/lab/check.sh), and the exit
-/// status lab_capture recorded for it (NAME.rc).
-std::string lab_evidence(const std::string& dir, const std::string& name);
-int lab_rc(const std::string& dir, const std::string& name);
-/// lab_evidence's file as JSON lines (-E -j's output), one value per line.
-std::vector<nlohmann::json> lab_json_lines(const std::string& dir, const std::string& name);
-/// The value of series (name{labels} as written) in a Prometheus exposition;
-/// -1 when it has none.
-double prom_value(const std::string& exposition, const std::string& series);
-/// The port of an event's connection's "local" or "peer" end; 0 when absent.
-unsigned event_port(const nlohmann::json& connection, const char* end);
-
-/// rping's verdict from its exit status and what it said. Its -V makes it fail
-/// on a mismatch ("data mismatch", "rping client failed"). Debian's rping
-/// (rdma-core 44) also races its CM thread against the channel's destruction at
-/// exit ("rdma_get_cm_event: Bad file descriptor", status 255) after its run is
-/// over: that alone is not a failure of its peer.
-bool rping_ended_ok(int rc, const std::string& said);
-
-/// The text rping -v prints for ping seq of size bytes, made by our generator.
-std::string our_payload_text(std::uint32_t size, std::uint64_t seq);
 
 /// Lines of text that start with prefix, without it.
 std::vector<std::string> lines_starting(const std::string& text, const std::string& prefix);

@@ -3,7 +3,7 @@
 // followed through their events (handshake, lifetime, reasons), the lines.
 // Records are built here from trace/bpf/record.h: the malformed ones the lab
 // cannot produce, and one connection's life for the arithmetic; the lab's own
-// records are judged in test_lab_events.cpp.
+// records are judged in tests/lab/judges/events.cpp.
 #include "analysis/cm_trace.h"
 #include "analysis/event_metrics.h"
 #include "catch_compat.hpp"

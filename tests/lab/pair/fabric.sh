@@ -1,7 +1,7 @@
 # shellcheck shell=sh
 # The two-host lab's scenario (lab.sh pair), run in both guests; the host's
 # driver (driver.sh) watches from outside with a real Prometheus and
-# `rdmastat fabric`, and the [pair] tests in tests/unit/test_lab_pair.cpp
+# `rdmastat fabric`, and the [pair] tests in tests/lab/judges/pair.cpp
 # judge what all three wrote.
 # - a serves: rping on siw (10.8.1.1:7400) and on rxe over IPv4
 #   (10.8.2.1:7401) and IPv6 ([fd00:8:2::1]:7402), rdmastat ping on siw

@@ -6,7 +6,7 @@
 # JSON listing, -e, the filters, export with and without --per-container,
 # lsof -j, and -E of clients connecting from the docker container and from
 # the plain cgroup.
-# [lab][containers] in tests/unit/test_lab_containers.cpp judges them.
+# [lab][containers] in tests/lab/judges/containers.cpp judges them.
 # shellcheck source=tests/lab/guest/lib.sh
 . "$LAB/lib.sh"
 # No set -e: lab_capture records each command's status for the tests.

@@ -1,6 +1,6 @@
 # shellcheck shell=sh
 # -E from the kernel's rdma_cma tracepoints, judged on the host by the
-# [events] tests in tests/unit/test_lab_events.cpp: short rping connections on
+# [events] tests in tests/lab/judges/events.cpp: short rping connections on
 # siw and rxe, connects to a port with no listener, a server that rejects
 # (rdmastat-reject), with `rdma res show cm_id` taken around them. An
 # unprivileged -E runs alongside: it polls every second and misses what lives

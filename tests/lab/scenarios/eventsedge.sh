@@ -1,6 +1,6 @@
 # shellcheck shell=sh
 # -E from the tracepoints at its edges, judged on the host by the [eventsedge]
-# tests in tests/unit/test_lab_eventsedge.cpp:
+# tests in tests/lab/judges/eventsedge.cpp:
 # - rdma-core's cmtime makes connections one at a time on siw and rxe, and
 #   reports how long each step took: the handshakes -E measured must agree;
 #   `serve --events` counts them, and a real Prometheus (lab.sh --bin

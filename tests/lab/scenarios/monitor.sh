@@ -1,7 +1,7 @@
 # shellcheck shell=sh
 # Monitoring: rdmastat -E -j polling while rping starts and stops, -w without a terminal
 # during rping traffic, and rdmastat export with traffic (judged on the host by
-# the [lab] tests in tests/unit/test_lab_monitor.cpp and by promtool).
+# the [lab] tests in tests/lab/judges/monitor.cpp and by promtool).
 # shellcheck source=tests/lab/guest/lib.sh
 . "$LAB/lib.sh"
 set -e

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // [lab] tests of tests/lab/scenarios/monitor.sh: -E -j while rping starts and
 // stops, -w without a terminal during rping traffic, and export beside -a -j.
+#include "evidence.h"
 #include "support.h"
 
 #include "catch_compat.hpp"
@@ -14,9 +15,7 @@ using nlohmann::json;
 
 namespace {
 
-std::string evidence(const std::string& name) {
-    return lab_evidence("monitor", name);
-}
+const Evidence ev{"monitor"};
 
 struct Seen {
     std::set<std::string> kinds;
@@ -32,7 +31,7 @@ TEST_CASE("lab: -E -j sees both ends of each rping appear and close", "[lab]") {
     for (unsigned port : {7174u, 7175u}) {
         INFO("rping port " << port);
         std::map<std::string, Seen> ids;
-        std::istringstream lines(evidence("events.jsonl"));
+        std::istringstream lines(ev.text("events.jsonl"));
         std::string line;
         std::size_t n = 0;
         while (std::getline(lines, line)) {
@@ -59,15 +58,15 @@ TEST_CASE("lab: -E -j sees both ends of each rping appear and close", "[lab]") {
         CHECK(both(&Seen::passive_end));
     }
     // Unprivileged, it polls, and says so once.
-    std::string err = evidence("events.err");
+    std::string err = ev.text("events.err");
     CHECK(err.rfind("rdmastat: -E: tracepoints need root (or CAP_SYS_ADMIN); polling every 0.2 s",
                     0) == 0);
     CHECK(std::count(err.begin(), err.end(), '\n') == 1);
 }
 
 TEST_CASE("lab: -w without a terminal shows a rate of an rxe port counter", "[lab]") {
-    REQUIRE(lab_rc("monitor", "watch.txt") == 0);
-    std::string text = evidence("watch.txt");
+    REQUIRE(ev.rc("watch.txt") == 0);
+    std::string text = ev.text("watch.txt");
     // Three blocks, each with the listing and the port counters.
     std::regex header(R"(rdmastat -w 1 at \S+: \d+ shown)");
     CHECK(std::distance(std::sregex_iterator(text.begin(), text.end(), header),
@@ -83,13 +82,13 @@ TEST_CASE("lab: -w without a terminal shows a rate of an rxe port counter", "[la
 }
 
 TEST_CASE("lab: export counts the connections -a -j lists", "[lab]") {
-    REQUIRE(lab_rc("monitor", "export.prom") == 0);
-    REQUIRE(lab_rc("monitor", "snapshot.json") == 0);
+    REQUIRE(ev.rc("export.prom") == 0);
+    REQUIRE(ev.rc("snapshot.json") == 0);
     std::map<std::string, double> listed, exported;
-    json doc = json::parse(evidence("snapshot.json"));
+    json doc = ev.json("snapshot.json");
     for (const json& c : doc["connections"])
         listed[c["device"].get<std::string>() + "/" + c["state"].get<std::string>()] += 1;
-    std::string text = evidence("export.prom");
+    std::string text = ev.text("export.prom");
     std::regex series(R"re(\nrdmastat_connections\{device="(\w+)",[^}]*state="(\w+)"\} (\d+))re");
     for (auto it = std::sregex_iterator(text.begin(), text.end(), series);
          it != std::sregex_iterator(); ++it)

@@ -2,6 +2,7 @@
 // [lab] tests of rping's command line in rdmastat ping: judge what
 // tests/lab/scenarios/pingopts.sh wrote, each rping option run against real
 // rping in both roles on siw and rxe. Run by tests/lab/check.sh.
+#include "evidence.h"
 #include "support.h"
 
 #include "catch_compat.hpp"
@@ -13,15 +14,11 @@ using namespace rdmastat::test;
 
 namespace {
 
-std::string out_of(const std::string& name) {
-    return lab_evidence("pingopts", name);
-}
-int rc(const std::string& name) {
-    return std::stoi(lab_evidence("pingopts", name + ".rc"));
-}
+const Evidence ev{"pingopts"};
+
 // An rping client's run (r2c), judged as support.h's rping_ended_ok judges it.
 bool rping_client_ok(const std::string& name) {
-    return rping_ended_ok(rc(name), out_of(name));
+    return rping_ended_ok(ev.rc(name), ev.text(name));
 }
 
 std::vector<std::string> lines_with(const std::string& text, const std::string& prefix) {
@@ -42,63 +39,63 @@ const char* devices[] = {"siw", "rxe"};
 
 TEST_CASE("lab: -C and -v print each ping's data exactly as rping -v does", "[lab][pingopts]") {
     for (std::string dev : devices) {
-        INFO(dev << "\n" << out_of(dev + "-v-c2r.client") << out_of(dev + "-v-r2c.client"));
-        CHECK(rc(dev + "-v-c2r.client") == 0);
+        INFO(dev << "\n" << ev.text(dev + "-v-c2r.client") << ev.text(dev + "-v-r2c.client"));
+        CHECK(ev.rc(dev + "-v-c2r.client") == 0);
         CHECK(rping_client_ok(dev + "-v-r2c.client"));
-        auto ours = lines_with(out_of(dev + "-v-c2r.client"), "ping data: ");
-        auto rpings = lines_with(out_of(dev + "-v-r2c.client"), "ping data: ");
+        auto ours = lines_with(ev.text(dev + "-v-c2r.client"), "ping data: ");
+        auto rpings = lines_with(ev.text(dev + "-v-r2c.client"), "ping data: ");
         CHECK(ours.size() == 3); // -C 3
         CHECK(ours == rpings);   // the same text, byte for byte
-        CHECK(has(out_of(dev + "-v-r2c.server"), "completed 3 "));
+        CHECK(has(ev.text(dev + "-v-r2c.server"), "completed 3 "));
     }
 }
 
 TEST_CASE("lab: a server's -C serves that many pings and leaves", "[lab][pingopts]") {
     for (std::string dev : devices) {
-        const std::string server = out_of(dev + "-sc-r2c.server");
-        INFO(dev << "\n" << server << out_of(dev + "-sc-r2c.client"));
-        CHECK(rc(dev + "-sc-r2c.server") == 0);
+        const std::string server = ev.text(dev + "-sc-r2c.server");
+        INFO(dev << "\n" << server << ev.text(dev + "-sc-r2c.client"));
+        CHECK(ev.rc(dev + "-sc-r2c.server") == 0);
         CHECK(has(server, "completed 3 ")); // the rping client asked for 10
         CHECK_FALSE(has(server, "completed 10 "));
         // Bookworm's rping server does not stop at its -C: the client's count rules.
-        INFO(out_of(dev + "-sc-c2r.client"));
-        CHECK(rc(dev + "-sc-c2r.client") == 0);
-        CHECK(has(out_of(dev + "-sc-c2r.client"), "completed 10 "));
+        INFO(ev.text(dev + "-sc-c2r.client"));
+        CHECK(ev.rc(dev + "-sc-c2r.client") == 0);
+        CHECK(has(ev.text(dev + "-sc-c2r.client"), "completed 10 "));
     }
 }
 
 TEST_CASE("lab: -S at rping's limits, validated with -V", "[lab][pingopts]") {
     for (std::string dev : devices) {
-        INFO(dev << "\n" << out_of(dev + "-smin-c2r.client") << out_of(dev + "-smax-r2c.server"));
-        CHECK(rc(dev + "-smin-c2r.client") == 0);
-        CHECK(has(out_of(dev + "-smin-c2r.client"), "completed 2  size 26 "));
-        CHECK(has(out_of(dev + "-smin-c2r.client"), "validated yes"));
+        INFO(dev << "\n" << ev.text(dev + "-smin-c2r.client") << ev.text(dev + "-smax-r2c.server"));
+        CHECK(ev.rc(dev + "-smin-c2r.client") == 0);
+        CHECK(has(ev.text(dev + "-smin-c2r.client"), "completed 2  size 26 "));
+        CHECK(has(ev.text(dev + "-smin-c2r.client"), "validated yes"));
         CHECK(rping_client_ok(dev + "-smax-r2c.client"));
-        CHECK(rc(dev + "-smax-r2c.server") == 0);
-        CHECK(has(out_of(dev + "-smax-r2c.server"), "completed 2  size 65535 "));
+        CHECK(ev.rc(dev + "-smax-r2c.server") == 0);
+        CHECK(has(ev.text(dev + "-smax-r2c.server"), "completed 2  size 65535 "));
     }
 }
 
 TEST_CASE("lab: -q runs on a QP the program made and moved itself", "[lab][pingopts]") {
     for (std::string dev : devices) {
         INFO(dev << "\n"
-                 << out_of(dev + "-q-c2r.client") << out_of(dev + "-q-r2c.server")
-                 << out_of(dev + "-q-r2c.client"));
-        CHECK(rc(dev + "-q-c2r.client") == 0);
-        CHECK(has(out_of(dev + "-q-c2r.client"), "completed 3 "));
-        CHECK(has(out_of(dev + "-q-c2r.client"), "validated yes"));
+                 << ev.text(dev + "-q-c2r.client") << ev.text(dev + "-q-r2c.server")
+                 << ev.text(dev + "-q-r2c.client"));
+        CHECK(ev.rc(dev + "-q-c2r.client") == 0);
+        CHECK(has(ev.text(dev + "-q-c2r.client"), "completed 3 "));
+        CHECK(has(ev.text(dev + "-q-c2r.client"), "validated yes"));
         CHECK(rping_client_ok(dev + "-q-r2c.client"));
-        CHECK(rc(dev + "-q-r2c.server") == 0);
-        CHECK(has(out_of(dev + "-q-r2c.server"), "completed 3 "));
+        CHECK(ev.rc(dev + "-q-r2c.server") == 0);
+        CHECK(has(ev.text(dev + "-q-r2c.server"), "completed 3 "));
     }
 }
 
 TEST_CASE("lab: -d says the steps, -I picks the client's source address", "[lab][pingopts]") {
     for (std::string dev : devices) {
         const std::string addr = dev == "siw" ? "10.9.0.1" : "10.9.0.2";
-        const std::string client = out_of(dev + "-d-c2r.client");
+        const std::string client = ev.text(dev + "-d-c2r.client");
         INFO(dev << "\n" << client);
-        CHECK(rc(dev + "-d-c2r.client") == 0);
+        CHECK(ev.rc(dev + "-d-c2r.client") == 0);
         auto debug = lines_with(client, "debug: ");
         CHECK(debug.size() >= 4);
         CHECK(has(client, "debug: address resolved: " + addr));
@@ -108,7 +105,7 @@ TEST_CASE("lab: -d says the steps, -I picks the client's source address", "[lab]
         auto r = nlohmann::json::parse(json_lines[0]);
         CHECK(r["local"]["address"] == addr); // -I
         CHECK(r["completed"] == 2);
-        const std::string server = out_of(dev + "-d-r2c.server");
+        const std::string server = ev.text(dev + "-d-r2c.server");
         INFO(server);
         CHECK(rping_client_ok(dev + "-d-r2c.client"));
         CHECK(has(server, "debug: listening on " + addr));
@@ -118,12 +115,12 @@ TEST_CASE("lab: -d says the steps, -I picks the client's source address", "[lab]
 
 TEST_CASE("lab: -P serves one client after another", "[lab][pingopts]") {
     for (std::string dev : devices) {
-        const std::string server = out_of(dev + "-P.server");
+        const std::string server = ev.text(dev + "-P.server");
         INFO(dev << "\n" << server);
-        CHECK(rc(dev + "-P.client1") == 0);
-        CHECK(rc(dev + "-P.client2") == 0);
-        CHECK(out_of(dev + "-P.after") == "listening\n");
+        CHECK(ev.rc(dev + "-P.client1") == 0);
+        CHECK(ev.rc(dev + "-P.client2") == 0);
+        CHECK(ev.text(dev + "-P.after") == "listening\n");
         CHECK(lines_with(server, "completed 2 ").size() == 2);
-        CHECK(rc(dev + "-P.server") == 0);
+        CHECK(ev.rc(dev + "-P.server") == 0);
     }
 }

@@ -2,6 +2,7 @@
 // [lab] tests of listing under churn: judge what tests/lab/scenarios/churn.sh
 // wrote in the guest (every listing while ids were created and destroyed at a
 // high rate). Run by tests/lab/check.sh.
+#include "evidence.h"
 #include "support.h"
 
 #include "catch_compat.hpp"
@@ -10,12 +11,18 @@
 using namespace rdmastat::test;
 using nlohmann::json;
 
+namespace {
+
+const Evidence ev{"churn"};
+
+} // namespace
+
 TEST_CASE("lab: listings under churn all succeed and are well-formed", "[lab][churn]") {
     long created = 0;
     for (const char* dev : {"siw", "rxe"}) {
         INFO(dev);
-        CHECK(std::stoi(lab_evidence("churn", std::string(dev) + ".rc")) == 0);
-        std::istringstream in(lab_evidence("churn", std::string("created-") + dev));
+        CHECK(std::stoi(ev.text(std::string(dev) + ".rc")) == 0);
+        std::istringstream in(ev.text(std::string("created-") + dev));
         std::string word;
         long n = 0;
         in >> word >> n;
@@ -24,15 +31,15 @@ TEST_CASE("lab: listings under churn all succeed and are well-formed", "[lab][ch
     }
     CHECK(created >= 2000); // both churners went round many times
 
-    std::istringstream rounds(lab_evidence("churn", "rounds"));
+    std::istringstream rounds(ev.text("rounds"));
     long round = 0, a = 0, b = 0, c = 0, seen = 0, with_ids = 0, max_ids = 0;
     while (rounds >> round >> a >> b >> c) {
         INFO("round " << round << ": "
-                      << lab_evidence("churn", "list-" + std::to_string(round) + ".err"));
+                      << ev.text("list-" + std::to_string(round) + ".err"));
         CHECK(a == 0);
         CHECK(b == 0);
         CHECK(c == 0);
-        json list = json::parse(lab_evidence("churn", "list-" + std::to_string(round) + ".json"));
+        json list = json::parse(ev.text("list-" + std::to_string(round) + ".json"));
         REQUIRE(list.at("version") == 1);
         CHECK(list.at("source") == "nldev");
         REQUIRE(list.at("connections").is_array());
@@ -41,7 +48,7 @@ TEST_CASE("lab: listings under churn all succeed and are well-formed", "[lab][ch
             CHECK(conn.at("cm_id").is_number_unsigned());
             CHECK(conn.at("state").is_string());
         }
-        json lsof = json::parse(lab_evidence("churn", "lsof-" + std::to_string(round) + ".json"));
+        json lsof = json::parse(ev.text("lsof-" + std::to_string(round) + ".json"));
         CHECK(lsof.at("version") == 1);
         long n = static_cast<long>(list["connections"].size());
         with_ids += n > 0;

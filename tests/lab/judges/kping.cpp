@@ -4,6 +4,7 @@
 // -V and rdmastat ping -V validate what the kernel server echoed; rping -v
 // shows the payload the kernel client must reproduce), rdma the referee of the
 // listing and of the teardown.
+#include "evidence.h"
 #include "support.h"
 
 #include "catch_compat.hpp"
@@ -15,15 +16,7 @@ using nlohmann::json;
 
 namespace {
 
-std::string evidence(const std::string& name) {
-    return lab_evidence("kping", name);
-}
-int rc_of(const std::string& name) {
-    return lab_rc("kping", name);
-}
-json json_of(const std::string& name) {
-    return json::parse(evidence(name));
-}
+const Evidence ev{"kping"};
 
 const struct {
     const char* name;
@@ -81,23 +74,23 @@ TEST_CASE("lab: a kping server serves rping and rdmastat ping clients", "[lab][k
             const std::string tag = std::string(d.name) + "-" + mem;
             INFO(tag);
             // rping -C 10 -S 64 -V: rping validated every echo.
-            CHECK(rping_ended_ok(rc_of("ks-rping-" + tag + ".client"),
-                                 evidence("ks-rping-" + tag + ".client")));
-            CHECK(lines_starting(evidence("ks-rping-" + tag + ".client"), "ping data: ").size() ==
+            CHECK(rping_ended_ok(ev.rc("ks-rping-" + tag + ".client"),
+                                 ev.text("ks-rping-" + tag + ".client")));
+            CHECK(lines_starting(ev.text("ks-rping-" + tag + ".client"), "ping data: ").size() ==
                   10);
-            REQUIRE(rc_of("ks-rping-" + tag + ".json") == 0);
-            json s = json_of("ks-rping-" + tag + ".json");
+            REQUIRE(ev.rc("ks-rping-" + tag + ".json") == 0);
+            json s = ev.json("ks-rping-" + tag + ".json");
             check_done(s, "server", d.device, mem, 10, 65535);
             check_ping_counters(s, 10, 64);
             check_registrations(s, mem, 10);
 
             // rdmastat ping -C 10 -S 1000 -V against the kernel server.
-            REQUIRE(rc_of("ks-ping-" + tag + ".client.json") == 0);
-            json c = json_of("ks-ping-" + tag + ".client.json");
+            REQUIRE(ev.rc("ks-ping-" + tag + ".client.json") == 0);
+            json c = ev.json("ks-ping-" + tag + ".client.json");
             CHECK(c["completed"] == 10);
             CHECK(c["validated"] == true);
             CHECK_FALSE(c.contains("error"));
-            json k = json_of("ks-ping-" + tag + ".json");
+            json k = ev.json("ks-ping-" + tag + ".json");
             check_done(k, "server", d.device, mem, 10, 65535);
             check_ping_counters(k, 10, 1000);
             check_registrations(k, mem, 10);
@@ -108,28 +101,28 @@ TEST_CASE("lab: a kping client pings rping and rdmastat ping servers, validated"
     for (const auto& d : devices)
         for (const std::string mem : mems) {
             const std::string tag = std::string(d.name) + "-" + mem;
-            INFO(tag << evidence("kc-rping-" + tag + ".json.err"));
-            REQUIRE(rc_of("kc-rping-" + tag + ".json") == 0);
-            json r = json_of("kc-rping-" + tag + ".json");
+            INFO(tag << ev.text("kc-rping-" + tag + ".json.err"));
+            REQUIRE(ev.rc("kc-rping-" + tag + ".json") == 0);
+            json r = ev.json("kc-rping-" + tag + ".json");
             check_done(r, "client", d.device, mem, 10, 4096);
             CHECK(r["validate"] == true);
             check_ping_counters(r, 10, 4096);
             check_registrations(r, mem, 10);
             CHECK(r["latency_us"]["min"].get<double>() > 0);
             // What rping's server read from the kernel client is rping's own payload.
-            const std::string said = evidence("kc-rping-" + tag + ".server");
+            const std::string said = ev.text("kc-rping-" + tag + ".server");
             auto data = lines_starting(said, "server ping data: ");
             REQUIRE(data.size() == 10);
             for (std::size_t seq = 0; seq < data.size(); ++seq)
                 CHECK(data[seq] == our_payload_text(4096, seq));
-            CHECK(rping_ended_ok(std::stoi(evidence("kc-rping-" + tag + ".server.rc")),
-                                 said + evidence("kc-rping-" + tag + ".server.err")));
+            CHECK(rping_ended_ok(std::stoi(ev.text("kc-rping-" + tag + ".server.rc")),
+                                 said + ev.text("kc-rping-" + tag + ".server.err")));
 
-            REQUIRE(rc_of("kc-ping-" + tag + ".json") == 0);
-            json k = json_of("kc-ping-" + tag + ".json");
+            REQUIRE(ev.rc("kc-ping-" + tag + ".json") == 0);
+            json k = ev.json("kc-ping-" + tag + ".json");
             check_done(k, "client", d.device, mem, 10, 1000);
             check_ping_counters(k, 10, 1000);
-            json s = json_of("kc-ping-" + tag + ".server.json");
+            json s = ev.json("kc-ping-" + tag + ".server.json");
             CHECK(s["completed"] == 10);
             CHECK(s["size"] == 1000);
             CHECK_FALSE(s.contains("error"));
@@ -139,15 +132,15 @@ TEST_CASE("lab: a kping client pings rping and rdmastat ping servers, validated"
 TEST_CASE("lab: a kping server invalidates a kping client's keys remotely", "[lab][kping]") {
     for (const auto& d : devices) {
         INFO(d.name);
-        REQUIRE(rc_of(std::string("remote-") + d.name + "-client.json") == 0);
-        json c = json_of(std::string("remote-") + d.name + "-client.json");
+        REQUIRE(ev.rc(std::string("remote-") + d.name + "-client.json") == 0);
+        json c = ev.json(std::string("remote-") + d.name + "-client.json");
         check_done(c, "client", d.device, "frwr-remote", 10, 4096);
         check_ping_counters(c, 10, 4096);
         CHECK(c["reg_ops"] == 20);
         // Every key the client advertised came back invalidated by the server's go-ahead.
         CHECK(c["remote_inv_ops"] == 20);
         CHECK(c["inv_ops"] == 0);
-        json s = json_of(std::string("remote-") + d.name + "-server.json");
+        json s = ev.json(std::string("remote-") + d.name + "-server.json");
         check_done(s, "server", d.device, "frwr-remote", 10, 65535);
         check_ping_counters(s, 10, 4096);
     }
@@ -156,9 +149,9 @@ TEST_CASE("lab: a kping server invalidates a kping client's keys remotely", "[la
 TEST_CASE("lab: kping's write and read modes, with rdmastat ping as the peer", "[lab][kping]") {
     for (const auto& d : devices) {
         const std::string dev = d.name;
-        INFO(dev << evidence("bw-" + dev + ".json.err"));
-        REQUIRE(rc_of("bw-" + dev + ".json") == 0);
-        json bw = json_of("bw-" + dev + ".json");
+        INFO(dev << ev.text("bw-" + dev + ".json.err"));
+        REQUIRE(ev.rc("bw-" + dev + ".json") == 0);
+        json bw = ev.json("bw-" + dev + ".json");
         check_done(bw, "client", d.device, "frwr-local", 2000, 65536);
         CHECK(bw["mode"] == "write-bw");
         CHECK(bw["depth"] == 64);
@@ -166,44 +159,44 @@ TEST_CASE("lab: kping's write and read modes, with rdmastat ping as the peer", "
         CHECK(bw["write"]["bytes"] == 2000ull * 65536);
         CHECK(bw["seconds"].get<double>() > 0);
         // The same load from user space, against the same server.
-        json user = json_of("bw-user-" + dev + ".json");
+        json user = ev.json("bw-user-" + dev + ".json");
         CHECK(user["completed"] == 2000);
         CHECK(user["bytes"] == 2000ull * 65536);
 
-        json lat = json_of("lat-" + dev + ".json");
+        json lat = ev.json("lat-" + dev + ".json");
         check_done(lat, "client", d.device, "frwr-local", 100, 64);
         CHECK(lat["mode"] == "write-lat");
         CHECK(lat["write"]["ops"] == 100);
         CHECK(lat["latency_us"]["max"].get<double>() >= lat["latency_us"]["min"].get<double>());
 
         // rdmastat ping --bw against a kernel server, which follows its hello.
-        json uc = json_of("bw-kserver-" + dev + "-client.json");
+        json uc = ev.json("bw-kserver-" + dev + "-client.json");
         INFO(uc.dump());
         CHECK(uc["completed"] == 2000);
         CHECK_FALSE(uc.contains("error"));
-        json ks = json_of("bw-kserver-" + dev + ".json");
+        json ks = ev.json("bw-kserver-" + dev + ".json");
         CHECK(ks["mode"] == "write-bw");
         CHECK(ks["state"] == "done");
         CHECK(ks["size"] == 65536);
         CHECK(ks["send"]["ops"] == 1); // its advertisement; the writes land silently
 
-        json rd = json_of("read-" + dev + ".json");
+        json rd = ev.json("read-" + dev + ".json");
         check_done(rd, "client", d.device, "frwr-local", 100, 4096);
         CHECK(rd["mode"] == "read-lat");
         CHECK(rd["read"]["bytes"] == 100ull * 4096);
-        json rs = json_of("read-" + dev + "-server.json");
+        json rs = ev.json("read-" + dev + "-server.json");
         CHECK(rs["mode"] == "read-lat");
         CHECK(rs["state"] == "done");
     }
-    CHECK(json_of("cleared.json")["runs"].empty());
+    CHECK(ev.json("cleared.json")["runs"].empty());
 }
 
 TEST_CASE("lab: the listing shows kping's ends as kernel-owned", "[lab][kping]") {
-    const std::string text = evidence("listing.txt");
+    const std::string text = ev.text("listing.txt");
     CHECK_THAT(text, Catch::Contains("[rdmastat_kping]"));
     for (const char* name : {"listing.json", "listing-module.json"}) {
         INFO(name);
-        json listing = json_of(name);
+        json listing = ev.json(name);
         int listen = 0, server = 0, client = 0;
         for (const json& c : listing["connections"]) {
             if (!kernel_owned_by_kping(c)) continue;
@@ -218,7 +211,7 @@ TEST_CASE("lab: the listing shows kping's ends as kernel-owned", "[lab][kping]")
         CHECK(client == 1);
     }
     // The referee: rdma names a kernel owner as comm, without a pid.
-    json rdma = json_of("rdma-cm_id.json");
+    json rdma = ev.json("rdma-cm_id.json");
     int kernel = 0;
     for (const json& id : rdma)
         if (id.value("comm", "") == "rdmastat_kping" && !id.contains("pid")) ++kernel;
@@ -226,48 +219,48 @@ TEST_CASE("lab: the listing shows kping's ends as kernel-owned", "[lab][kping]")
 }
 
 TEST_CASE("lab: kping runs stopped in the middle tear everything down", "[lab][kping]") {
-    json running = json_of("running.json");
+    json running = ev.json("running.json");
     REQUIRE(running["runs"].size() == 2);
     for (const json& r : running["runs"]) {
         CHECK(r["state"] == "running");
         CHECK(r["iters"].get<std::uint64_t>() > 0);
     }
     // Any user may read the runs.
-    CHECK(json_of("lab-show.json")["runs"].size() == 2);
+    CHECK(ev.json("lab-show.json")["runs"].size() == 2);
     // show ID asks the kernel for that run alone (GET's doit): the same record
     // the dump gave, for root and for an unprivileged user.
     for (const char* name : {"show-client.json", "lab-show-client.json"}) {
-        INFO(name << evidence(std::string(name) + ".err"));
-        REQUIRE(rc_of(name) == 0);
-        const auto runs = json_of(name)["runs"];
+        INFO(name << ev.text(std::string(name) + ".err"));
+        REQUIRE(ev.rc(name) == 0);
+        const auto runs = ev.json(name)["runs"];
         REQUIRE(runs.size() == 1);
-        CHECK(runs[0]["id"] == json_of("long-client.start.json")["id"]);
+        CHECK(runs[0]["id"] == ev.json("long-client.start.json")["id"]);
         CHECK(runs[0]["role"] == "client");
     }
     for (const char* name : {"stop-server.json", "stop-client.json"}) {
-        INFO(name << evidence(std::string(name) + ".err"));
-        REQUIRE(rc_of(name) == 0);
+        INFO(name << ev.text(std::string(name) + ".err"));
+        REQUIRE(ev.rc(name) == 0);
     }
-    CHECK_THAT(evidence("stop-server.json"), Catch::Contains("stopped"));
-    CHECK_THAT(evidence("stop-client.json"), Catch::Contains("stopped"));
+    CHECK_THAT(ev.text("stop-server.json"), Catch::Contains("stopped"));
+    CHECK_THAT(ev.text("stop-client.json"), Catch::Contains("stopped"));
     // The user-space peers saw the connection end, and nothing is left.
-    CHECK(json_of("after-stop.json")["runs"].empty());
-    CHECK(evidence("after-stop-cm_id.json").find("rdmastat_kping") == std::string::npos);
+    CHECK(ev.json("after-stop.json")["runs"].empty());
+    CHECK(ev.text("after-stop-cm_id.json").find("rdmastat_kping") == std::string::npos);
 }
 
 TEST_CASE("lab: rmmod during kping runs leaves nothing behind", "[lab][kping]") {
-    json before = json_of("rmmod-before.json");
+    json before = ev.json("rmmod-before.json");
     int running = 0;
     for (const json& r : before["runs"])
         running += r["state"] == "running";
     CHECK(running == 2);
-    INFO(evidence("rmmod.txt.err"));
-    CHECK(rc_of("rmmod.txt") == 0);
-    CHECK(evidence("loaded-after") == "0\n");
-    CHECK(evidence("rmmod-after-cm_id.json").find("rdmastat_kping") == std::string::npos);
-    CHECK(json_of("reload.json")["runs"].empty());
+    INFO(ev.text("rmmod.txt.err"));
+    CHECK(ev.rc("rmmod.txt") == 0);
+    CHECK(ev.text("loaded-after") == "0\n");
+    CHECK(ev.text("rmmod-after-cm_id.json").find("rdmastat_kping") == std::string::npos);
+    CHECK(ev.json("reload.json")["runs"].empty());
     // dmesg: no warning, bug or leak report anywhere in the boot.
-    const std::string dmesg = evidence("dmesg.txt");
+    const std::string dmesg = ev.text("dmesg.txt");
     for (const char* bad : {"WARNING", "BUG", "Oops", "leak", "refcount", "general protection",
                             "INFO: task", "still in use"})
         CHECK(dmesg.find(bad) == std::string::npos);
@@ -276,26 +269,26 @@ TEST_CASE("lab: rmmod during kping runs leaves nothing behind", "[lab][kping]") 
 TEST_CASE("lab: unprivileged users and bad parameters are refused clearly", "[lab][kping]") {
     for (const char* name : {"lab-start.txt", "lab-stop.txt"}) {
         INFO(name);
-        CHECK(rc_of(name) == 2);
-        CHECK_THAT(evidence(std::string(name) + ".err"), Catch::Contains("CAP_NET_ADMIN"));
+        CHECK(ev.rc(name) == 2);
+        CHECK_THAT(ev.text(std::string(name) + ".err"), Catch::Contains("CAP_NET_ADMIN"));
     }
-    CHECK(rc_of("bad-size.txt") == 2);
-    CHECK_THAT(evidence("bad-size.txt.err"), Catch::Contains("RDMASTAT_KPING_A_SIZE"));
-    CHECK(rc_of("bad-depth.txt") == 2);
-    CHECK_THAT(evidence("bad-depth.txt.err"), Catch::Contains("RDMASTAT_KPING_A_DEPTH"));
-    CHECK(rc_of("bad-stop.txt") == 2);
-    CHECK_THAT(evidence("bad-stop.txt.err"), Catch::Contains("no run with this id"));
-    CHECK(rc_of("bad-show.txt") == 2);
-    CHECK_THAT(evidence("bad-show.txt.err"), Catch::Contains("no run 99999"));
+    CHECK(ev.rc("bad-size.txt") == 2);
+    CHECK_THAT(ev.text("bad-size.txt.err"), Catch::Contains("RDMASTAT_KPING_A_SIZE"));
+    CHECK(ev.rc("bad-depth.txt") == 2);
+    CHECK_THAT(ev.text("bad-depth.txt.err"), Catch::Contains("RDMASTAT_KPING_A_DEPTH"));
+    CHECK(ev.rc("bad-stop.txt") == 2);
+    CHECK_THAT(ev.text("bad-stop.txt.err"), Catch::Contains("no run with this id"));
+    CHECK(ev.rc("bad-show.txt") == 2);
+    CHECK_THAT(ev.text("bad-show.txt.err"), Catch::Contains("no run 99999"));
     // Nothing was started by the refused requests.
-    CHECK(json_of("after-bad.json")["runs"].empty());
+    CHECK(ev.json("after-bad.json")["runs"].empty());
 }
 
 namespace {
 
 // A number the scenario wrote alone in a file (an uptime in seconds).
 double number_in(const std::string& name) {
-    return std::stod(evidence(name));
+    return std::stod(ev.text(name));
 }
 
 // A failed run's record: the errno and the step its message names.
@@ -316,7 +309,7 @@ struct CpuWatch {
     std::size_t samples = 0;
 };
 CpuWatch cpu_watch(const std::string& name) {
-    std::istringstream in(evidence(name));
+    std::istringstream in(ev.text(name));
     CpuWatch w;
     double t, first_t = 0, ns, first_ns = 0;
     long utime, stime;
@@ -345,9 +338,9 @@ TEST_CASE("lab: a kping peer that advertises and goes silent times out, at littl
           "[lab][kping]") {
     for (const auto& d : devices) {
         const std::string tag = std::string("silent-lat-") + d.name;
-        INFO(tag << "\n" << evidence(tag + ".peer"));
-        CHECK(json_of(tag + ".start.json")["timeout_ms"] == 2000);
-        json r = json_of(tag + ".json");
+        INFO(tag << "\n" << ev.text(tag + ".peer"));
+        CHECK(ev.json(tag + ".start.json")["timeout_ms"] == 2000);
+        json r = ev.json(tag + ".json");
         check_failed(r, etimedout, "waiting for the client's rdma write");
         CHECK(r["mode"] == "write-lat");
         CHECK(r["device"] == d.device);
@@ -356,10 +349,10 @@ TEST_CASE("lab: a kping peer that advertises and goes silent times out, at littl
         CHECK(r["seconds"].get<double>() >= 2.0);
         CHECK(r["seconds"].get<double>() < 5.0);
         // The peer saw the server leave, well within its 15 s.
-        CHECK(rc_of(tag + ".peer") == 0);
-        CHECK_THAT(evidence(tag + ".peer"), Catch::Contains("the server disconnected"));
+        CHECK(ev.rc(tag + ".peer") == 0);
+        CHECK_THAT(ev.text(tag + ".peer"), Catch::Contains("the server disconnected"));
         CpuWatch w = cpu_watch(tag + ".cpu");
-        INFO(evidence(tag + ".cpu")
+        INFO(ev.text(tag + ".cpu")
              << "samples " << w.samples << " over " << w.seconds << " s, cpu " << w.cpu_ms
              << " ms, total " << w.total_cpu_ms << " ms");
         REQUIRE(w.samples >= 3);
@@ -375,7 +368,7 @@ TEST_CASE("lab: a kping peer that advertises and goes silent times out, at littl
 // never the buffer's kernel virtual address.
 TEST_CASE("lab: kping advertises fast-registered buffers at a zero-based address", "[lab][kping]") {
     for (const auto& d : devices) {
-        const std::string said = evidence(std::string("silent-lat-") + d.name + ".peer");
+        const std::string said = ev.text(std::string("silent-lat-") + d.name + ".peer");
         INFO(d.name << "\n" << said);
         auto adv = lines_starting(said, "latsilent: the server advertised addr ");
         REQUIRE(adv.size() == 1);
@@ -390,20 +383,20 @@ TEST_CASE("lab: kping advertises fast-registered buffers at a zero-based address
 TEST_CASE("lab: a kping peer that vanishes between pings times out", "[lab][kping]") {
     for (const auto& d : devices) {
         const std::string tag = std::string("vanished-") + d.name;
-        INFO(tag << "\n" << evidence(tag + ".peer"));
-        json r = json_of(tag + ".json");
+        INFO(tag << "\n" << ev.text(tag + ".peer"));
+        json r = ev.json(tag + ".json");
         check_failed(r, etimedout, "waiting for the client's source buffer");
         CHECK(r["iters"] == 1);
         CHECK(r["seconds"].get<double>() >= 2.0);
         CHECK(r["seconds"].get<double>() < 5.0);
-        CHECK(rc_of(tag + ".peer") == 0);
+        CHECK(ev.rc(tag + ".peer") == 0);
         CpuWatch w = cpu_watch(tag + ".cpu");
-        INFO(evidence(tag + ".cpu"));
+        INFO(ev.text(tag + ".cpu"));
         REQUIRE(w.samples >= 3);
         CHECK(w.cpu_ms < 0.2 * w.seconds * 1000);
     }
     // A server whose client never comes gives up after its timeout (1 s).
-    json alone = json_of("alone.json");
+    json alone = ev.json("alone.json");
     check_failed(alone, etimedout, "waiting for a client");
     const double waited = number_in("alone.ended-at") - number_in("alone.started-at");
     INFO("alone: ended " << waited << " s after start");
@@ -416,26 +409,26 @@ TEST_CASE("lab: a kping peer that vanishes between pings times out", "[lab][kpin
 TEST_CASE("lab: a short send to a kping server fails the run with EPROTO", "[lab][kping]") {
     for (const auto& d : devices) {
         const std::string tag = std::string("short-") + d.name;
-        INFO(tag << "\n" << evidence(tag + ".peer"));
-        json r = json_of(tag + ".json");
+        INFO(tag << "\n" << ev.text(tag + ".peer"));
+        json r = ev.json(tag + ".json");
         check_failed(r, eproto, "a message of 12 bytes, not 16");
         CHECK(r["iters"] == 0);
         CHECK(r["read"]["ops"] == 0);
-        CHECK(rc_of(tag + ".peer") == 0);
-        CHECK_THAT(evidence(tag + ".peer"), Catch::Contains("the server disconnected"));
+        CHECK(ev.rc(tag + ".peer") == 0);
+        CHECK_THAT(ev.text(tag + ".peer"), Catch::Contains("the server disconnected"));
     }
 }
 
 TEST_CASE("lab: kping's timeout is a START attribute the kernel's policy bounds", "[lab][kping]") {
-    CHECK(json_of("ks-rping-siw-dma.start.json")["timeout_ms"] == 10000); // the default
+    CHECK(ev.json("ks-rping-siw-dma.start.json")["timeout_ms"] == 10000); // the default
     for (const char* name : {"bad-timeout-low.txt", "bad-timeout-high.txt"}) {
         INFO(name);
-        CHECK(rc_of(name) == 2);
-        CHECK_THAT(evidence(std::string(name) + ".err"),
+        CHECK(ev.rc(name) == 2);
+        CHECK_THAT(ev.text(std::string(name) + ".err"),
                    Catch::Contains("RDMASTAT_KPING_A_TIMEOUT_MS"));
     }
     // Refused STARTs left no run; every run of this section was stopped.
-    CHECK(json_of("after-deadlines.json")["runs"].empty());
+    CHECK(ev.json("after-deadlines.json")["runs"].empty());
 }
 
 // rdmastat-genlprobe kping-unread fills its socket's receive queue before a
@@ -443,21 +436,21 @@ TEST_CASE("lab: kping's timeout is a START attribute the kernel's policy bounds"
 // back, its thread never started and no rdma_cm id left. The control starts
 // the same server as usual, and it is a run.
 TEST_CASE("lab: a START whose reply is lost leaves no run", "[lab][kping]") {
-    INFO(evidence("unread.txt"));
-    REQUIRE(rc_of("unread.txt") == 0);
-    CHECK_THAT(evidence("unread.txt"), Catch::Contains("overrun: yes"));
-    CHECK_THAT(evidence("unread.txt"), Catch::Contains("start reply: none"));
+    INFO(ev.text("unread.txt"));
+    REQUIRE(ev.rc("unread.txt") == 0);
+    CHECK_THAT(ev.text("unread.txt"), Catch::Contains("overrun: yes"));
+    CHECK_THAT(ev.text("unread.txt"), Catch::Contains("start reply: none"));
     // The same START, sent again once the socket is drained, was answered.
-    CHECK_THAT(evidence("unread.txt"), Catch::Contains("control reply: run "));
-    CHECK(json_of("unread-after.json")["runs"].empty());
-    CHECK(evidence("unread-cm_id.json").find("rdmastat_kping") == std::string::npos);
+    CHECK_THAT(ev.text("unread.txt"), Catch::Contains("control reply: run "));
+    CHECK(ev.json("unread-after.json")["runs"].empty());
+    CHECK(ev.text("unread-cm_id.json").find("rdmastat_kping") == std::string::npos);
     // The control: the very START, answered, is a run listening on that port.
-    const json control = json_of("unread-control.json");
-    const json runs = json_of("unread-control-show.json")["runs"];
+    const json control = ev.json("unread-control.json");
+    const json runs = ev.json("unread-control-show.json")["runs"];
     REQUIRE(runs.size() == 1);
     CHECK(runs[0]["id"] == control["id"]);
     CHECK(runs[0]["role"] == "server");
-    CHECK(std::to_string(runs[0]["address"]["port"].get<int>()) + "\n" == evidence("unread.port"));
+    CHECK(std::to_string(runs[0]["address"]["port"].get<int>()) + "\n" == ev.text("unread.port"));
 }
 
 // Two servers waiting for their client in namespace kpns (one on its rxe
@@ -466,8 +459,8 @@ TEST_CASE("lab: a START whose reply is lost leaves no run", "[lab][kping]") {
 // runs end by their 6 s timeout, drop their references, and kpns is freed:
 // its vk0 and the veth peer vk1 left here go away, and with vk0 rxek.
 TEST_CASE("lab: a namespace deleted under live kping runs is freed once they end", "[lab][kping]") {
-    INFO("kpns was " << evidence("ns-inode"));
-    json before = json_of("ns-before.json");
+    INFO("kpns was " << ev.text("ns-inode"));
+    json before = ev.json("ns-before.json");
     REQUIRE(before["runs"].size() == 2);
     for (const json& r : before["runs"]) {
         INFO(r.dump());
@@ -475,15 +468,15 @@ TEST_CASE("lab: a namespace deleted under live kping runs is freed once they end
         CHECK(r["timeout_ms"] == 6000);
     }
     // The host's namespace does not list kpns's runs.
-    CHECK(json_of("ns-host.json")["runs"].empty());
-    CHECK_FALSE(evidence("ns-thread1").empty());
-    CHECK_FALSE(evidence("ns-thread2").empty());
-    CHECK(evidence("ns-held-after-del") == "yes\n");
-    CHECK(evidence("ns-freed") == "yes\n");
+    CHECK(ev.json("ns-host.json")["runs"].empty());
+    CHECK_FALSE(ev.text("ns-thread1").empty());
+    CHECK_FALSE(ev.text("ns-thread2").empty());
+    CHECK(ev.text("ns-held-after-del") == "yes\n");
+    CHECK(ev.text("ns-freed") == "yes\n");
     const double freed = number_in("ns-freed-at") - number_in("ns-deleted-at");
     INFO("kpns freed " << freed << " s after ip netns del");
     CHECK(freed < 12.0);
-    CHECK(evidence("ns-threads-left").empty());
-    CHECK(evidence("ns-rdma-link.txt").find("rxek") == std::string::npos);
-    CHECK(evidence("ns-after-cm_id.json").find("rdmastat_kping") == std::string::npos);
+    CHECK(ev.text("ns-threads-left").empty());
+    CHECK(ev.text("ns-rdma-link.txt").find("rxek") == std::string::npos);
+    CHECK(ev.text("ns-after-cm_id.json").find("rdmastat_kping") == std::string::npos);
 }

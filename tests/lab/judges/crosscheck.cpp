@@ -5,6 +5,7 @@
 #include "analysis/join.h"
 #include "catch_compat.hpp"
 #include "collect/snapshot_file.h"
+#include "evidence.h"
 #include "support.h"
 
 #include <cstdlib>
@@ -16,22 +17,12 @@ using nlohmann::json;
 
 namespace {
 
-std::string evidence(const std::string& name) {
-    return lab_evidence("crosscheck", name);
-}
-int rc_of(const std::string& name) {
-    return lab_rc("crosscheck", name);
-}
+const Evidence ev{"crosscheck"};
 
 std::string lab_dir() {
     const char* d = std::getenv("RDMASTAT_LAB_OUT");
     if (!d) FAIL("RDMASTAT_LAB_OUT is not set: run through tests/lab/check.sh");
     return d;
-}
-
-Snapshot ours(const std::string& name) {
-    std::istringstream in(evidence(name));
-    return parse_snapshot_json(in, name).take();
 }
 
 std::size_t count_if_json(const json& list, const std::function<bool(const json&)>& pred) {
@@ -41,31 +32,31 @@ std::size_t count_if_json(const json& list, const std::function<bool(const json&
 } // namespace
 
 TEST_CASE("lab: without the RDMA stack rdmastat says so and exits 0", "[lab]") {
-    REQUIRE(evidence("ib_core-before") == "absent\n");
+    REQUIRE(ev.text("ib_core-before") == "absent\n");
     // Asking for the RDMA netlink lets the kernel load ib_core on demand; then
     // there is a stack but no device. Either way: one clear line, exit 0.
-    bool autoloaded = evidence("ib_core-after") == "loaded\n";
-    CHECK(rc_of("none.txt") == 0);
-    CHECK(evidence("none.txt") ==
+    bool autoloaded = ev.text("ib_core-after") == "loaded\n";
+    CHECK(ev.rc("none.txt") == 0);
+    CHECK(ev.text("none.txt") ==
           (autoloaded ? "no RDMA devices\n"
                       : "no RDMA devices (the kernel has no RDMA netlink: is ib_core loaded?)\n"));
-    CHECK(rc_of("none.json") == 0);
-    auto doc = json::parse(evidence("none.json"));
+    CHECK(ev.rc("none.json") == 0);
+    auto doc = ev.json("none.json");
     CHECK(doc["connections"].empty());
     CHECK(doc["devices"].empty());
-    CHECK_THAT(evidence("none.json.err"), Catch::StartsWith("rdmastat: no RDMA devices"));
+    CHECK_THAT(ev.text("none.json.err"), Catch::StartsWith("rdmastat: no RDMA devices"));
     // ib_core loaded, no device registered yet.
-    CHECK(rc_of("nodev.txt") == 0);
-    CHECK(evidence("nodev.txt") == "no RDMA devices\n");
-    CHECK(rc_of("nodev-devices.txt") == 0);
-    CHECK(evidence("nodev-devices.txt") == "no RDMA devices\n");
+    CHECK(ev.rc("nodev.txt") == 0);
+    CHECK(ev.text("nodev.txt") == "no RDMA devices\n");
+    CHECK(ev.rc("nodev-devices.txt") == 0);
+    CHECK(ev.text("nodev-devices.txt") == "no RDMA devices\n");
 }
 
 TEST_CASE("lab: rdmastat -j -a describes exactly the cm_ids rdma reports", "[lab]") {
-    REQUIRE(rc_of("rdmastat.json") == 0);
-    Snapshot snap = ours("rdmastat.json");
-    json rdma_cm = json::parse(evidence("rdma-cm_id.json"));
-    json rdma_qp = json::parse(evidence("rdma-qp.json"));
+    REQUIRE(ev.rc("rdmastat.json") == 0);
+    Snapshot snap = ev.snapshot("rdmastat.json");
+    json rdma_cm = ev.json("rdma-cm_id.json");
+    json rdma_qp = ev.json("rdma-qp.json");
     // Four rping pairs (siw and rxe, IPv4 and IPv6): a listener and two ends each.
     REQUIRE(rdma_cm.size() == 12);
     auto diffs = compare_with_referee(snap.connections, rdma_cm, rdma_qp);
@@ -84,12 +75,12 @@ TEST_CASE("lab: rdmastat -j -a describes exactly the cm_ids rdma reports", "[lab
 }
 
 TEST_CASE("lab: an unprivileged user sees the same cm_ids as rdma shows it", "[lab]") {
-    REQUIRE(rc_of("rdmastat-lab.json") == 0);
-    REQUIRE(rc_of("rdma-cm_id-lab.json") == 0);
-    Snapshot snap = ours("rdmastat-lab.json");
+    REQUIRE(ev.rc("rdmastat-lab.json") == 0);
+    REQUIRE(ev.rc("rdma-cm_id-lab.json") == 0);
+    Snapshot snap = ev.snapshot("rdmastat-lab.json");
     auto diffs =
-        compare_with_referee(snap.connections, json::parse(evidence("rdma-cm_id-lab.json")),
-                             json::parse(evidence("rdma-qp.json")));
+        compare_with_referee(snap.connections, ev.json("rdma-cm_id-lab.json"),
+                             ev.json("rdma-qp.json"));
     INFO(Catch::Detail::stringify(diffs));
     CHECK(diffs.empty());
     CHECK(snap.connections.size() == 12);
@@ -98,9 +89,9 @@ TEST_CASE("lab: an unprivileged user sees the same cm_ids as rdma shows it", "[l
 }
 
 TEST_CASE("lab: devices agree with rdma link", "[lab]") {
-    REQUIRE(rc_of("devices.json") == 0);
-    auto devices = json::parse(evidence("devices.json"))["devices"];
-    auto links = json::parse(evidence("rdma-link.json"));
+    REQUIRE(ev.rc("devices.json") == 0);
+    auto devices = ev.json("devices.json")["devices"];
+    auto links = ev.json("rdma-link.json");
     REQUIRE(devices.size() == links.size());
     for (const auto& l : links) {
         auto d = std::find_if(devices.begin(), devices.end(),
@@ -115,8 +106,8 @@ TEST_CASE("lab: devices agree with rdma link", "[lab]") {
 }
 
 TEST_CASE("lab: filters and summary count what rdma lists", "[lab]") {
-    json rdma_cm = json::parse(evidence("rdma-cm_id.json"));
-    auto siw = json::parse(evidence("filter-siw.json"))["connections"];
+    json rdma_cm = ev.json("rdma-cm_id.json");
+    auto siw = ev.json("filter-siw.json")["connections"];
     CHECK(siw.size() == count_if_json(rdma_cm, [](const json& e) {
               return e["ifname"] == "siw0" && e["state"] == "CONNECT";
           }));
@@ -125,33 +116,33 @@ TEST_CASE("lab: filters and summary count what rdma lists", "[lab]") {
         std::string a = e["src-addr"];
         return a.substr(0, a.rfind(':')).find(':') != std::string::npos;
     };
-    auto v6 = json::parse(evidence("filter-v6.json"))["connections"];
+    auto v6 = ev.json("filter-v6.json")["connections"];
     CHECK(v6.size() == count_if_json(rdma_cm, is_v6));
     CHECK(v6.size() < rdma_cm.size());
-    auto v6_port = json::parse(evidence("filter-v6-port.json"))["connections"];
+    auto v6_port = ev.json("filter-v6-port.json")["connections"];
     CHECK(v6_port.size() == count_if_json(rdma_cm, [&](const json& e) {
               auto port = [](const std::string& a) { return a.substr(a.rfind(':') + 1); };
               return is_v6(e) && (port(e["src-addr"]) == "7176" || port(e["dst-addr"]) == "7176");
           }));
-    auto summary = json::parse(evidence("summary.json"))["summary"];
+    auto summary = ev.json("summary.json")["summary"];
     CHECK(summary["total"] == rdma_cm.size());
     CHECK(summary["listening"] ==
           count_if_json(rdma_cm, [](const json& e) { return e["state"] == "LISTEN"; }));
     CHECK(summary["by_device"]["siw0"] ==
           count_if_json(rdma_cm, [](const json& e) { return e["ifname"] == "siw0"; }));
-    CHECK(rc_of("badfilter.txt") == 2);
-    CHECK_THAT(evidence("badfilter.txt.err"), Catch::StartsWith("rdmastat: filter: "));
+    CHECK(ev.rc("badfilter.txt") == 2);
+    CHECK_THAT(ev.text("badfilter.txt.err"), Catch::StartsWith("rdmastat: filter: "));
 }
 
 TEST_CASE("lab: the text listing has one row per id", "[lab]") {
-    std::istringstream in(evidence("listing.txt"));
+    std::istringstream in(ev.text("listing.txt"));
     std::string line;
     std::getline(in, line);
     CHECK_THAT(line, Catch::StartsWith("Transport") && Catch::EndsWith("PID/Program"));
     std::size_t rows = 0;
     while (std::getline(in, line))
         ++rows;
-    CHECK(rows == json::parse(evidence("rdma-cm_id.json")).size());
+    CHECK(rows == ev.json("rdma-cm_id.json").size());
 }
 
 TEST_CASE("lab: a fresh capture parses and agrees with rdma", "[lab]") {

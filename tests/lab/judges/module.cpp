@@ -4,6 +4,7 @@
 // churn and unloading while dumping). Run by tests/lab/check.sh.
 #include "analysis/select.h"
 #include "collect/snapshot_file.h"
+#include "evidence.h"
 #include "support.h"
 
 #include "catch_compat.hpp"
@@ -16,17 +17,11 @@ using nlohmann::json;
 
 namespace {
 
-std::string evidence(const std::string& name) {
-    return lab_evidence("module", name);
-}
-int rc_of(const std::string& name) {
-    return lab_rc("module", name);
-}
+const Evidence ev{"module"};
 
 Snapshot snapshot(const std::string& name) {
-    REQUIRE(rc_of(name) == 0);
-    std::istringstream in(evidence(name));
-    return parse_snapshot_json(in, name).take();
+    REQUIRE(ev.rc(name) == 0);
+    return ev.snapshot(name);
 }
 
 } // namespace
@@ -34,8 +29,8 @@ Snapshot snapshot(const std::string& name) {
 TEST_CASE("lab: the module's dump describes the ids rdma and NLDEV report", "[lab][module]") {
     Snapshot mod = snapshot("module.json");
     Snapshot nldev = snapshot("nldev.json");
-    auto diffs = compare_with_referee(mod.connections, json::parse(evidence("rdma-cm_id.json")),
-                                      json::parse(evidence("rdma-qp.json")));
+    auto diffs = compare_with_referee(mod.connections, ev.json("rdma-cm_id.json"),
+                                      ev.json("rdma-qp.json"));
     INFO(Catch::Detail::stringify(diffs));
     CHECK(diffs.empty());
     // The same ids, field by field, as the NLDEV source joined them.
@@ -85,33 +80,33 @@ TEST_CASE("lab: the module's dump describes the ids rdma and NLDEV report", "[la
 
 TEST_CASE("lab: neither module is loaded by a family lookup, only by an admin",
           "[lab][module]") {
-    CHECK(evidence("autoload-before") == "no no\n");
+    CHECK(ev.text("autoload-before") == "no no\n");
     // The lab user's and root's lookups of both families, with the modules
     // installed where modprobe finds them: nothing loaded.
-    CHECK(evidence("autoload-after") == "no no\n");
-    CHECK(rc_of("autoload-lab.txt") == 2);
-    CHECK(evidence("autoload-lab.txt.err").find("is not registered") != std::string::npos);
-    CHECK(rc_of("autoload-lab-kping.txt") != 0);
-    CHECK(rc_of("autoload-root.txt") == 2);
+    CHECK(ev.text("autoload-after") == "no no\n");
+    CHECK(ev.rc("autoload-lab.txt") == 2);
+    CHECK(ev.text("autoload-lab.txt.err").find("is not registered") != std::string::npos);
+    CHECK(ev.rc("autoload-lab-kping.txt") != 0);
+    CHECK(ev.rc("autoload-root.txt") == 2);
     // The control: with an alias, the same unprivileged lookup loads it.
-    CHECK(evidence("autoload-control") == "yes\n");
-    CHECK(rc_of("autoload-control.txt") == 0);
+    CHECK(ev.text("autoload-control") == "yes\n");
+    CHECK(ev.rc("autoload-control.txt") == 0);
     // An admin's modprobe does.
-    CHECK(rc_of("autoload-modprobe.txt") == 0);
-    CHECK(evidence("autoload-modprobe") == "yes\n");
+    CHECK(ev.rc("autoload-modprobe.txt") == 0);
+    CHECK(ev.text("autoload-modprobe") == "yes\n");
 }
 
 TEST_CASE("lab: --source auto prefers the loaded module", "[lab][module]") {
     // (Read back, a snapshot's source is "file": look at what was written.)
-    CHECK(json::parse(evidence("auto.json"))["source"] == "module");
-    CHECK(json::parse(evidence("nldev.json"))["source"] == "nldev");
-    CHECK(json::parse(evidence("module.json"))["source"] == "module");
+    CHECK(ev.json("auto.json")["source"] == "module");
+    CHECK(ev.json("nldev.json")["source"] == "nldev");
+    CHECK(ev.json("module.json")["source"] == "module");
 }
 
 TEST_CASE("lab: an unprivileged user gets owner fields of their own ids only", "[lab][module]") {
     Snapshot root = snapshot("module.json");
     Snapshot user = snapshot("lab-module.json");
-    auto lab_uid = static_cast<std::uint32_t>(std::stoul(evidence("lab-uid")));
+    auto lab_uid = static_cast<std::uint32_t>(std::stoul(ev.text("lab-uid")));
     REQUIRE(user.connections.size() == root.connections.size());
     std::size_t own = 0;
     for (std::size_t i = 0; i < user.connections.size(); ++i) {
@@ -132,32 +127,32 @@ TEST_CASE("lab: an unprivileged user gets owner fields of their own ids only", "
 }
 
 TEST_CASE("lab: churn while dumping and unloading while dumping stay clean", "[lab][module]") {
-    std::istringstream created(evidence("churn-created"));
+    std::istringstream created(ev.text("churn-created"));
     std::string word;
     long ids = 0;
     created >> word >> ids;
     CHECK(ids >= 1000);
-    std::istringstream dumps(evidence("churn-dumps"));
+    std::istringstream dumps(ev.text("churn-dumps"));
     long taken = 0, bad = 0;
     dumps >> taken >> bad;
     CHECK(taken >= 10);
     CHECK(bad == 0);
 
-    std::istringstream cycles(evidence("rmmod-cycles"));
+    std::istringstream cycles(ev.text("rmmod-cycles"));
     long done = 0;
     cycles >> done;
     CHECK(done == 20);
-    CHECK(std::stoi(evidence("loaded-after")) == 0);
-    CHECK(rc_of("gone.txt") == 2);
-    CHECK(evidence("gone.txt.err") ==
+    CHECK(std::stoi(ev.text("loaded-after")) == 0);
+    CHECK(ev.rc("gone.txt") == 2);
+    CHECK(ev.text("gone.txt.err") ==
           "rdmastat: module source: the rdmastat generic netlink family "
           "is not registered (load it as root: modprobe rdmastat)\n");
-    CHECK(rc_of("gone-auto.txt") == 0);
-    CHECK(json::parse(evidence("gone-auto.txt"))["source"] == "nldev");
-    REQUIRE(rc_of("reloaded.json") == 0);
-    CHECK(json::parse(evidence("reloaded.json"))["source"] == "module");
+    CHECK(ev.rc("gone-auto.txt") == 0);
+    CHECK(ev.json("gone-auto.txt")["source"] == "nldev");
+    REQUIRE(ev.rc("reloaded.json") == 0);
+    CHECK(ev.json("reloaded.json")["source"] == "module");
 
-    std::istringstream dmesg(evidence("dmesg.txt"));
+    std::istringstream dmesg(ev.text("dmesg.txt"));
     std::string line;
     while (std::getline(dmesg, line)) {
         INFO(line);

@@ -3,6 +3,7 @@
 // wrote in the guest. A second namespace ns1 with its own siw1 and rxe1 (shared
 // mode), then exclusive mode; each view (host or ns1, NLDEV or the module)
 // against `rdma res show` run in the same namespace. Run by tests/lab/check.sh.
+#include "evidence.h"
 #include "support.h"
 
 #include "catch_compat.hpp"
@@ -15,17 +16,19 @@ using nlohmann::json;
 
 namespace {
 
+const Evidence ev{"netns"};
+
 using Ids = std::set<std::pair<std::string, std::uint32_t>>; // (device, cm id)
 
 json view(const std::string& mode, const std::string& name) {
-    INFO(mode << "/" << name << ": " << lab_evidence("netns", mode + "/" + name + ".err"));
-    REQUIRE(lab_rc("netns", mode + "/" + name) == 0);
-    return json::parse(lab_evidence("netns", mode + "/" + name));
+    INFO(mode << "/" << name << ": " << ev.text(mode + "/" + name + ".err"));
+    REQUIRE(ev.rc(mode + "/" + name) == 0);
+    return ev.json(mode + "/" + name);
 }
 
 // The inode of "net:[INODE]" as readlink /proc/self/ns/net printed it there.
 std::uint64_t netns_of(const std::string& mode, const std::string& where) {
-    std::string text = lab_evidence("netns", mode + "/" + where + "-netns");
+    std::string text = ev.text(mode + "/" + where + "-netns");
     auto open = text.find('[');
     REQUIRE(open != std::string::npos);
     return std::stoull(text.substr(open + 1));
@@ -63,7 +66,7 @@ std::set<std::string> rdma_devices(const json& rdma) {
 } // namespace
 
 TEST_CASE("lab: shared mode: NLDEV shows every namespace's ids, as rdma does", "[lab][netns]") {
-    REQUIRE(lab_evidence("netns", "shared/rping-siw.rc") == "0\n");
+    REQUIRE(ev.text("shared/rping-siw.rc") == "0\n");
     for (std::string where : {"host", "ns1"}) {
         INFO(where);
         json nldev = view("shared", where + "-nldev.json");
@@ -107,17 +110,17 @@ TEST_CASE("lab: shared mode: the module shows the caller's namespace's ids only"
 }
 
 TEST_CASE("lab: exclusive mode: ns1 sees no devices it was not given", "[lab][netns]") {
-    CHECK(lab_evidence("netns", "exclusive/system").find("netns exclusive") != std::string::npos);
+    CHECK(ev.text("exclusive/system").find("netns exclusive") != std::string::npos);
     // siw and rxe cannot move between namespaces (no disassociate_ucontext).
-    CHECK(lab_rc("netns", "exclusive/dev-set-netns") != 0);
-    CHECK(lab_evidence("netns", "exclusive/dev-set-netns.err").find("not supported") !=
+    CHECK(ev.rc("exclusive/dev-set-netns") != 0);
+    CHECK(ev.text("exclusive/dev-set-netns.err").find("not supported") !=
           std::string::npos);
     for (std::string source : {"nldev", "module"}) {
         INFO(source);
         json in_ns1 = view("exclusive", "ns1-" + source + ".json");
         CHECK(in_ns1.at("devices").empty());
         CHECK(in_ns1.at("connections").empty());
-        CHECK(lab_evidence("netns", "exclusive/ns1-" + source + ".json.err")
+        CHECK(ev.text("exclusive/ns1-" + source + ".json.err")
                   .find("no RDMA devices") != std::string::npos);
         CHECK(rdma_devices(view("exclusive", "ns1-rdma-dev.json")).empty());
         json on_host = view("exclusive", "host-" + source + ".json");
@@ -125,10 +128,10 @@ TEST_CASE("lab: exclusive mode: ns1 sees no devices it was not given", "[lab][ne
         CHECK(ids_of(on_host) == rdma_ids(view("exclusive", "host-rdma-cm_id.json")));
         CHECK_FALSE(ids_of(on_host).empty());
     }
-    CHECK(lab_evidence("netns", "exclusive/system-after").find("netns shared") !=
+    CHECK(ev.text("exclusive/system-after").find("netns shared") !=
           std::string::npos);
     // Nothing of ns1 is left for the scenarios that follow.
-    CHECK(rdma_devices(json::parse(lab_evidence("netns", "exclusive/devices-after.json"))) ==
+    CHECK(rdma_devices(ev.json("exclusive/devices-after.json")) ==
           std::set<std::string>{"siw0", "rxe0"});
 }
 
@@ -142,10 +145,10 @@ TEST_CASE("lab: a deleted namespace's ended kping run does not keep it alive", "
     // Runs are per namespace: the host does not list ns1's.
     CHECK(view("shared", "kping-host-show.json")["runs"].empty());
     // Deleting ns1 freed it (its siw1 went with its veth), and took the run.
-    CHECK(lab_evidence("netns", "shared/ns1-after-delete") == "freed\n");
+    CHECK(ev.text("shared/ns1-after-delete") == "freed\n");
     CHECK(view("shared", "kping-host-after.json")["runs"].empty());
-    CHECK(lab_evidence("netns", "rmmod-kping.rc") == "0\n");
-    const std::string dmesg = lab_evidence("netns", "dmesg.txt");
+    CHECK(ev.text("rmmod-kping.rc") == "0\n");
+    const std::string dmesg = ev.text("dmesg.txt");
     for (const char* bad : {"WARNING", "BUG", "Oops", "refcount", "still in use"})
         CHECK(dmesg.find(bad) == std::string::npos);
 }

@@ -4,6 +4,7 @@
 // rdmastat says of their owners. What each server was made as comes from the
 // scenario's own record (made), not from rdmastat.
 #include "catch_compat.hpp"
+#include "evidence.h"
 #include "support.h"
 
 #include <map>
@@ -15,6 +16,8 @@ using nlohmann::json;
 
 namespace {
 
+const Evidence ev{"containers"};
+
 // One line of made: "port address cgroup runtime id pod qos" ("-": none).
 struct Made {
     unsigned port = 0;
@@ -23,7 +26,7 @@ struct Made {
 
 std::vector<Made> made() {
     std::vector<Made> out;
-    std::istringstream in(lab_evidence("containers", "made"));
+    std::istringstream in(ev.text("made"));
     Made m;
     while (in >> m.port >> m.address >> m.cgroup >> m.runtime >> m.id >> m.pod >> m.qos)
         out.push_back(m);
@@ -42,8 +45,8 @@ json listener(const json& doc, unsigned port) {
 
 // Ports of the made servers a filtered listing holds.
 std::set<unsigned> ports_in(const std::string& file) {
-    REQUIRE(lab_rc("containers", file) == 0);
-    json doc = json::parse(lab_evidence("containers", file));
+    REQUIRE(ev.rc(file) == 0);
+    json doc = ev.json(file);
     std::set<unsigned> out;
     for (const Made& m : made())
         if (!listener(doc, m.port).is_null()) out.insert(m.port);
@@ -83,12 +86,12 @@ const Made& made_on(unsigned port) {
 TEST_CASE("lab: each server's cgroup, container and pod, from every source", "[lab][containers]") {
     for (const char* file : {"all.json", "module.json", "nldev.json"}) {
         INFO(file);
-        REQUIRE(lab_rc("containers", file) == 0);
-        json doc = json::parse(lab_evidence("containers", file));
+        REQUIRE(ev.rc(file) == 0);
+        json doc = ev.json(file);
         for (const Made& m : made()) {
             INFO("port " << m.port << " in " << m.cgroup);
             // The kernel put the server where the scenario asked.
-            CHECK(lab_evidence("containers", "cgroup-" + std::to_string(m.port))
+            CHECK(ev.text("cgroup-" + std::to_string(m.port))
                       .find("0::" + m.cgroup + "\n") != std::string::npos);
             json c = listener(doc, m.port);
             REQUIRE_FALSE(c.is_null());
@@ -98,7 +101,7 @@ TEST_CASE("lab: each server's cgroup, container and pod, from every source", "[l
 }
 
 TEST_CASE("lab: -e shows each server's container and pod", "[lab][containers]") {
-    std::istringstream in(lab_evidence("containers", "listing.txt"));
+    std::istringstream in(ev.text("listing.txt"));
     std::map<unsigned, std::string> line_of; // port → its LISTEN line
     for (std::string line; std::getline(in, line);)
         for (const Made& m : made())
@@ -136,10 +139,10 @@ TEST_CASE("lab: container, pod and cgroup filters select the servers made so",
 }
 
 TEST_CASE("lab: export labels containers and pods only with --per-container", "[lab][containers]") {
-    std::string on = lab_evidence("containers", "metrics.prom");
-    std::string off = lab_evidence("containers", "metrics-off.prom");
-    REQUIRE(lab_rc("containers", "metrics.prom") == 0);
-    REQUIRE(lab_rc("containers", "metrics-off.prom") == 0);
+    std::string on = ev.text("metrics.prom");
+    std::string off = ev.text("metrics-off.prom");
+    REQUIRE(ev.rc("metrics.prom") == 0);
+    REQUIRE(ev.rc("metrics-off.prom") == 0);
     CHECK(off.find("rdmastat_container_connections") == std::string::npos);
     for (const Made& m : made()) {
         if (m.runtime == "-" && m.pod == "-") continue;
@@ -156,8 +159,8 @@ TEST_CASE("lab: export labels containers and pods only with --per-container", "[
 
 TEST_CASE("lab: lsof -j names each server's process's cgroup, container and pod",
           "[lab][containers]") {
-    REQUIRE(lab_rc("containers", "lsof.json") == 0);
-    const json doc = json::parse(lab_evidence("containers", "lsof.json"));
+    REQUIRE(ev.rc("lsof.json") == 0);
+    const json doc = ev.json("lsof.json");
     for (const Made& m : made()) {
         INFO(m.port);
         unsigned found = 0;
@@ -178,9 +181,9 @@ TEST_CASE("lab: -E gives ids born while it traces their owners' containers and p
     // one in the plain cgroup to the cri-o pod's server (7342): each end's
     // owner is where its process was, the passive ends born during the trace
     // included.
-    CHECK(lab_rc("containers", "events-all") == 0);
+    CHECK(ev.rc("events-all") == 0);
     std::map<std::string, unsigned> seen;
-    for (const json& e : lab_json_lines("containers", "events-all.jsonl")) {
+    for (const json& e : ev.json_lines("events-all.jsonl")) {
         const json& c = e["connection"];
         const unsigned local = event_port(c, "local"), peer = event_port(c, "peer");
         if (c["owner"].value("comm", "") != "rping") continue;
@@ -202,9 +205,9 @@ TEST_CASE("lab: -E gives ids born while it traces their owners' containers and p
     }
     // The filter "pod besteffort" sees the pod's new passive end, not its
     // client in the plain cgroup (sport 7347 and 7348 are the sentinels).
-    CHECK(lab_rc("containers", "events-pod") == 0);
+    CHECK(ev.rc("events-pod") == 0);
     unsigned pod_ends = 0;
-    for (const json& e : lab_json_lines("containers", "events-pod.jsonl")) {
+    for (const json& e : ev.json_lines("events-pod.jsonl")) {
         const json& c = e["connection"];
         const unsigned local = event_port(c, "local");
         if (local == 7347 || local == 7348) continue;

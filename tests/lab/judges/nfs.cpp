@@ -4,6 +4,7 @@
 // guest. NFS mounts over siw (NFSv4.1) and rxe (NFSv4.2), lists and unmounts in
 // a loop while root and the lab user dump rdmastat.ko; one snapshot while
 // mounted, with `rdma res show cm_id` and `rdma res show qp` as referees.
+#include "evidence.h"
 #include "support.h"
 
 #include "catch_compat.hpp"
@@ -19,15 +20,7 @@ using nlohmann::json;
 
 namespace {
 
-std::string evidence(const std::string& name) {
-    return lab_evidence("nfs", name);
-}
-int rc_of(const std::string& name) {
-    return lab_rc("nfs", name);
-}
-json json_of(const std::string& name) {
-    return json::parse(evidence(name));
-}
+const Evidence ev{"nfs"};
 
 constexpr unsigned nfs_port = 20049;
 // Server and client are both in rpcrdma.ko (net/sunrpc/xprtrdma): their
@@ -55,7 +48,7 @@ struct Dumps {
 };
 Dumps dumps_of(const std::string& name) {
     Dumps d;
-    std::istringstream in(evidence("dumps-" + name));
+    std::istringstream in(ev.text("dumps-" + name));
     in >> d.n >> d.bad >> d.caught;
     return d;
 }
@@ -63,26 +56,26 @@ Dumps dumps_of(const std::string& name) {
 } // namespace
 
 TEST_CASE("lab: NFS mounts over RDMA, lists and unmounts in a loop, on siw and rxe", "[lab][nfs]") {
-    INFO(evidence("cycles.err"));
-    std::istringstream devs(evidence("devices"));
+    INFO(ev.text("cycles.err"));
+    std::istringstream devs(ev.text("devices"));
     std::vector<std::string> up;
     for (std::string d; devs >> d;)
         up.push_back(d);
     CHECK(up == std::vector<std::string>{"siw", "rxe"});
     for (const auto& dev : devices) {
-        INFO(dev.name << ": " << evidence(std::string("first-mount-") + dev.name + ".out"));
-        CHECK(evidence(std::string("first-mount-") + dev.name + ".rc") == "0\n");
-        CHECK(rc_of(std::string("first-ls-") + dev.name + ".txt") == 0);
+        INFO(dev.name << ": " << ev.text(std::string("first-mount-") + dev.name + ".out"));
+        CHECK(ev.text(std::string("first-mount-") + dev.name + ".rc") == "0\n");
+        CHECK(ev.rc(std::string("first-ls-") + dev.name + ".txt") == 0);
         // The exported tmpfs' file, read over NFS.
-        CHECK_THAT(evidence(std::string("first-ls-") + dev.name + ".txt"),
+        CHECK_THAT(ev.text(std::string("first-ls-") + dev.name + ".txt"),
                    Catch::Contains("hello over rdma"));
-        CHECK_THAT(evidence("mounts.txt"),
+        CHECK_THAT(ev.text("mounts.txt"),
                    Catch::Contains(std::string("/mnt/nfs-") + dev.name + " nfs4 "));
     }
-    CHECK_THAT(evidence("mounts.txt"), Catch::Contains("proto=rdma,port=20049"));
+    CHECK_THAT(ev.text("mounts.txt"), Catch::Contains("proto=rdma,port=20049"));
     // round, device, mount, ls, umount status, seconds.
     std::map<std::string, int> cycles, failed;
-    std::istringstream tsv(evidence("cycles.tsv"));
+    std::istringstream tsv(ev.text("cycles.tsv"));
     for (std::string line; std::getline(tsv, line);) {
         std::istringstream f(line);
         int round = 0, m = -1, l = -1, u = -1;
@@ -100,20 +93,20 @@ TEST_CASE("lab: NFS mounts over RDMA, lists and unmounts in a loop, on siw and r
         CHECK(failed[dev.name] == 0);
     }
     // Nothing left mounted once the loop is over.
-    CHECK(evidence("left-mounts.txt").empty());
+    CHECK(ev.text("left-mounts.txt").empty());
 }
 
 TEST_CASE("lab: root and the lab user dump rdmastat.ko through NFS mount cycles", "[lab][nfs]") {
     for (const std::string who : {"root", "lab"}) {
-        INFO(who << ": " << evidence("dumps-" + who));
+        INFO(who << ": " << ev.text("dumps-" + who));
         const Dumps d = dumps_of(who);
-        CHECK(evidence(who + "-loop.rc") == "0\n");
+        CHECK(ev.text(who + "-loop.rc") == "0\n");
         CHECK(d.n >= 5);
         CHECK(d.bad == 0);
         CHECK(d.caught >= 0);
     }
-    if (dumps_of("root").bad != 0) FAIL_CHECK(evidence("dumps-root.err"));
-    if (dumps_of("lab").bad != 0) FAIL_CHECK(evidence("dumps-lab.err"));
+    if (dumps_of("root").bad != 0) FAIL_CHECK(ev.text("dumps-root.err"));
+    if (dumps_of("lab").bad != 0) FAIL_CHECK(ev.text("dumps-lab.err"));
     // Every dump that caught a mount (a connection to the server's port) is a
     // whole document, and every id on the NFS port is rpcrdma's.
     const char* out = std::getenv("RDMASTAT_LAB_OUT");
@@ -137,14 +130,14 @@ TEST_CASE("lab: root and the lab user dump rdmastat.ko through NFS mount cycles"
 
 TEST_CASE("lab: mounted, the NFS server's and client's ids are rpcrdma's, as NLDEV says",
           "[lab][nfs]") {
-    REQUIRE(rc_of("mounted-rdma-cm_id.json") == 0);
-    const auto referee = referee_cm_ids(json_of("mounted-rdma-cm_id.json"));
+    REQUIRE(ev.rc("mounted-rdma-cm_id.json") == 0);
+    const auto referee = referee_cm_ids(ev.json("mounted-rdma-cm_id.json"));
     // The referee's text names the kernel owner in brackets.
-    CHECK_THAT(evidence("mounted-rdma-cm_id.txt"), Catch::Contains("comm [rpcrdma]"));
+    CHECK_THAT(ev.text("mounted-rdma-cm_id.txt"), Catch::Contains("comm [rpcrdma]"));
     for (const std::string view : {"mounted-root.json", "mounted-lab.json"}) {
-        INFO(view << ": " << evidence(view + ".err"));
-        REQUIRE(rc_of(view) == 0);
-        const auto doc = json_of(view);
+        INFO(view << ": " << ev.text(view + ".err"));
+        REQUIRE(ev.rc(view) == 0);
+        const auto doc = ev.json(view);
         for (const auto& dev : devices) {
             INFO(dev.device);
             int listeners = 0, clients = 0, servers = 0;
@@ -197,12 +190,12 @@ TEST_CASE("lab: mounted, the NFS server's and client's ids are rpcrdma's, as NLD
 }
 
 TEST_CASE("lab: an NFS id shows a QP only when NLDEV has that QP on that device", "[lab][nfs]") {
-    REQUIRE(rc_of("mounted-rdma-qp.json") == 0);
-    REQUIRE(rc_of("mounted-rdma-qp-after.json") == 0);
-    const auto referee = referee_cm_ids(json_of("mounted-rdma-cm_id.json"));
+    REQUIRE(ev.rc("mounted-rdma-qp.json") == 0);
+    REQUIRE(ev.rc("mounted-rdma-qp-after.json") == 0);
+    const auto referee = referee_cm_ids(ev.json("mounted-rdma-cm_id.json"));
     for (const std::string view : {"mounted-root.json", "mounted-lab.json"}) {
         INFO(view);
-        const auto doc = json_of(view);
+        const auto doc = ev.json(view);
         long joined = 0;
         for (const auto& c : doc["connections"]) {
             if (!nfs_owned(c)) continue;
@@ -219,7 +212,7 @@ TEST_CASE("lab: an NFS id shows a QP only when NLDEV has that QP on that device"
             for (const std::string qps : {"mounted-rdma-qp.json", "mounted-rdma-qp-after.json"}) {
                 INFO(qps);
                 int matches = 0;
-                for (const auto& q : json_of(qps)) {
+                for (const auto& q : ev.json(qps)) {
                     if (q["ifname"] != c["device"] || q["lqpn"] != qpn) continue;
                     ++matches;
                     CHECK(q["type"] == "RC");
@@ -240,17 +233,17 @@ TEST_CASE("lab: an NFS id shows a QP only when NLDEV has that QP on that device"
 }
 
 TEST_CASE("lab: once nfsd stops and nothing is mounted, no rpcrdma id is left", "[lab][nfs]") {
-    REQUIRE(rc_of("stopped-root.json") == 0);
-    const auto doc = json_of("stopped-root.json");
+    REQUIRE(ev.rc("stopped-root.json") == 0);
+    const auto doc = ev.json("stopped-root.json");
     for (const auto& c : doc["connections"]) {
         INFO(c.dump());
         CHECK_FALSE(nfs_owned(c));
     }
-    CHECK(evidence("stopped-rdma-cm_id.txt").find("rpcrdma") == std::string::npos);
+    CHECK(ev.text("stopped-rdma-cm_id.txt").find("rpcrdma") == std::string::npos);
 }
 
 TEST_CASE("lab: the NFS scenario leaves dmesg clean", "[lab][nfs]") {
-    const std::string dmesg = evidence("dmesg.txt");
+    const std::string dmesg = ev.text("dmesg.txt");
     // nfsd started, over RDMA: the log is this scenario's.
     CHECK_THAT(dmesg, Catch::Contains("RPC: Registered rdma transport module."));
     static const std::regex bad(R"(BUG:|WARNING:|Oops|KASAN|general protection|refcount_t)");

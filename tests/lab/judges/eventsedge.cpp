@@ -3,6 +3,7 @@
 // against rdma-core's cmtime, with a ring buffer too small for its reader,
 // under the deletion of a device, and while rdma_cm is asked to unload.
 #include "catch_compat.hpp"
+#include "evidence.h"
 #include "support.h"
 
 #include <algorithm>
@@ -17,8 +18,10 @@ using nlohmann::json;
 
 namespace {
 
+const Evidence ev{"eventsedge"};
+
 std::vector<json> edge_lines() {
-    return lab_json_lines("eventsedge", "edge.jsonl");
+    return ev.json_lines("edge.jsonl");
 }
 
 // One step of a cmtime table, in ms, for its single connection (-c 1): the
@@ -95,7 +98,7 @@ std::uint64_t lost_said(const std::string& err) {
 }
 
 std::uint64_t created() {
-    std::string text = lab_evidence("eventsedge", "overflow-created");
+    std::string text = ev.text("overflow-created");
     auto at = text.find("created ");
     REQUIRE(at != std::string::npos);
     return std::stoull(text.substr(at + 8));
@@ -106,7 +109,7 @@ std::string cmtime_skipped(const std::string& device) {
     const char* out = std::getenv("RDMASTAT_LAB_OUT");
     std::string name = "cmtime-" + device + "-skipped";
     if (!out || !std::filesystem::exists(std::string(out) + "/eventsedge/" + name)) return "";
-    return lab_evidence("eventsedge", name);
+    return ev.text(name);
 }
 
 // Handshakes completed on device (both ends), as -E saw them, by ids of comm
@@ -150,7 +153,7 @@ TEST_CASE("lab: -E's handshake and connect times agree with rdma-core's cmtime",
         REQUIRE(pids.size() == 5);
         std::vector<double> gaps; // cmtime's connect minus ours, per connection
         for (int run = 1; run <= 5; ++run) {
-            std::string log = lab_evidence("eventsedge", std::string("cmtime-") + device + "-" +
+            std::string log = ev.text(std::string("cmtime-") + device + "-" +
                                                              std::to_string(run) + ".log");
             INFO("cmtime run " << run << ":\n" << log);
             CHECK(log.find("error") == std::string::npos);
@@ -195,10 +198,10 @@ TEST_CASE("lab: -E's handshake and connect times agree with rdma-core's cmtime",
 
 TEST_CASE("lab: -E with a one-page ring buffer and a stalled reader counts every lost event",
           "[lab][eventsedge]") {
-    std::string err = lab_evidence("eventsedge", "small.err");
+    std::string err = ev.text("small.err");
     INFO(err);
     std::uint64_t lost = lost_said(err);
-    std::uint64_t lines = std::stoull(lab_evidence("eventsedge", "small.lines"));
+    std::uint64_t lines = std::stoull(ev.text("small.lines"));
     std::uint64_t made = created();
     CHECK(lost > 0);
     CHECK(lines > 0);
@@ -216,7 +219,7 @@ TEST_CASE("lab: -E with a one-page ring buffer and a stalled reader counts every
 
 TEST_CASE("lab: -E with the default ring buffer accounts for every churned id",
           "[lab][eventsedge]") {
-    std::string err = lab_evidence("eventsedge", "edge.err");
+    std::string err = ev.text("edge.err");
     std::uint64_t lost = lost_said(err);
     std::uint64_t closed = 0;
     for (const json& j : edge_lines())
@@ -229,9 +232,9 @@ TEST_CASE("lab: -E with the default ring buffer accounts for every churned id",
 
 TEST_CASE("lab: -E reports a device deleted under live connections, and the device added again",
           "[lab][eventsedge]") {
-    CHECK(lab_rc("eventsedge", "link-delete") == 0);
+    CHECK(ev.rc("link-delete") == 0);
     auto events = edge_lines();
-    json before = json::parse(lab_evidence("eventsedge", "cm_id-before-removal.json"));
+    json before = ev.json("cm_id-before-removal.json");
     // Every id rdma listed on the two ports before is closed, each listener
     // and at least one connected end by the removal.
     unsigned listed = 0, removed_connected = 0;
@@ -282,21 +285,21 @@ TEST_CASE("lab: -E reports a device deleted under live connections, and the devi
 TEST_CASE("lab: rdma_cm stays while -E follows it, goes after, and -E then says why it polls",
           "[lab][eventsedge]") {
     // Nothing but the tracer held it: no module, yet a reference.
-    CHECK(lab_evidence("eventsedge", "rdma_cm-holders").empty());
-    CHECK(std::stoi(lab_evidence("eventsedge", "rdma_cm-refcnt")) > 0);
-    CHECK(lab_rc("eventsedge", "rmmod-attached") != 0);
-    CHECK(lab_evidence("eventsedge", "alive-after-rmmod") == "1\n");
-    CHECK(lab_rc("eventsedge", "edge") == 0);
-    CHECK(lab_rc("eventsedge", "rmmod-detached") == 0);
-    CHECK(lab_rc("eventsedge", "no-rdma-cm") == 0);
-    CHECK(lab_evidence("eventsedge", "no-rdma-cm.err") ==
+    CHECK(ev.text("rdma_cm-holders").empty());
+    CHECK(std::stoi(ev.text("rdma_cm-refcnt")) > 0);
+    CHECK(ev.rc("rmmod-attached") != 0);
+    CHECK(ev.text("alive-after-rmmod") == "1\n");
+    CHECK(ev.rc("edge") == 0);
+    CHECK(ev.rc("rmmod-detached") == 0);
+    CHECK(ev.rc("no-rdma-cm") == 0);
+    CHECK(ev.text("no-rdma-cm.err") ==
           "rdmastat: -E: rdma_cm is not loaded, or has no BTF (/sys/kernel/btf/rdma_cm); "
           "polling every 0.5 s instead (short-lived ids and reject reasons are not seen)\n");
 }
 
 TEST_CASE("lab: a real Prometheus scrapes serve --events: the series it stores are serve's",
           "[lab][eventsedge]") {
-    std::string text = lab_evidence("eventsedge", "metrics.prom");
+    std::string text = ev.text("metrics.prom");
     auto value = [&](const std::string& series) { return prom_value(text, series); };
     CHECK(value("rdmastat_events_up") == 1);
     CHECK(value("rdmastat_events_lost_total") == 0);
@@ -311,7 +314,7 @@ TEST_CASE("lab: a real Prometheus scrapes serve --events: the series it stores a
         unsigned ends = ends_established(events, device, "cmtime");
         bool one_per_run =
             cmtime_skipped(name).empty() &&
-            lab_evidence("eventsedge", std::string("cmtime-") + name + "-1.log").find("total ms") !=
+            ev.text(std::string("cmtime-") + name + "-1.log").find("total ms") !=
                 std::string::npos;
         if (one_per_run) CHECK(ends == 10);
         unsigned pair = ends_established(events, device, "rping", 7339);
@@ -333,7 +336,7 @@ TEST_CASE("lab: a real Prometheus scrapes serve --events: the series it stores a
           "rdmastat_events_lost_total"}) {
         INFO(metric);
         json answer =
-            json::parse(lab_evidence("eventsedge", std::string("prom-") + metric + ".json"));
+            json::parse(ev.text(std::string("prom-") + metric + ".json"));
         REQUIRE(answer["status"] == "success");
         const json& result = answer["data"]["result"];
         CHECK(!result.empty());
@@ -360,13 +363,13 @@ TEST_CASE("lab: every query of the Grafana dashboard returns data from the guest
     // check.sh listed the dashboard's queries; eventsedge ran each against the
     // Prometheus scraping serve --events, with a live rping pair, a refused
     // connect and cmtime's handshakes behind it.
-    std::istringstream queries(lab_evidence("", "dashboard-queries"));
+    std::istringstream queries(Evidence{""}.text("dashboard-queries"));
     unsigned n = 0;
     for (std::string q; std::getline(queries, q);) {
         ++n;
         INFO("query " << n << ": " << q);
         json answer =
-            json::parse(lab_evidence("eventsedge", "dashboard-" + std::to_string(n) + ".json"));
+            json::parse(ev.text("dashboard-" + std::to_string(n) + ".json"));
         CHECK(answer["status"] == "success");
         CHECK_FALSE(answer["data"]["result"].empty());
     }
@@ -380,10 +383,10 @@ TEST_CASE("lab: fabric joins the ends of the guest's connections through its Pro
     // pairs come from a snapshot of the guest taken at once.
     for (const char* name : {"fabric.json", "fabric-files.json"}) {
         INFO(name);
-        CHECK(lab_evidence("eventsedge", std::string(name) + ".err").empty());
-        const std::string rc = lab_evidence("eventsedge", std::string(name) + ".rc");
+        CHECK(ev.text(std::string(name) + ".err").empty());
+        const std::string rc = ev.text(std::string(name) + ".rc");
         CHECK((rc == "0\n" || rc == "1\n"));
-        json view = json::parse(lab_evidence("eventsedge", name));
+        json view = ev.json(name);
         CHECK(view["source"] == (std::string(name) == "fabric.json" ? "prometheus" : "files"));
         REQUIRE(view["hosts"].size() == 1);
         CHECK(view["hosts"][0]["name"] ==
@@ -413,8 +416,8 @@ TEST_CASE("lab: fabric joins the ends of the guest's connections through its Pro
         CHECK(view["summary"]["established"].get<unsigned>() >= 1);
     }
     // Who holds port 7339: the pair and its listener.
-    std::string text = lab_evidence("eventsedge", "fabric-7339.txt");
-    CHECK(lab_evidence("eventsedge", "fabric-7339.txt.rc") == "0\n");
+    std::string text = ev.text("fabric-7339.txt");
+    CHECK(ev.text("fabric-7339.txt.rc") == "0\n");
     CHECK(std::count(text.begin(), text.end(), '\n') == 3);
     CHECK_THAT(text, Catch::Contains("established") && Catch::Contains("listening") &&
                          Catch::Contains("10.9.0.2:7339"));

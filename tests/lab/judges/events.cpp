@@ -4,6 +4,7 @@
 // user), while short rping connections, connects to closed ports and a
 // rejecting server (rdmastat-reject) come and go on siw and rxe.
 #include "catch_compat.hpp"
+#include "evidence.h"
 #include "support.h"
 
 #include <map>
@@ -15,9 +16,7 @@ using nlohmann::json;
 
 namespace {
 
-std::vector<json> lines_of(const std::string& name) {
-    return lab_json_lines("events", name);
-}
+const Evidence ev{"events"};
 
 // Everything the tracer said about the ids of one connection to port: the
 // active end's (peer port) and the passive end's (local port, with a peer).
@@ -47,7 +46,7 @@ const json* find_event(const std::vector<json>& list, const std::string& event,
 
 TEST_CASE("lab: -E from tracepoints: every line is versioned JSON from the tracepoints",
           "[lab][events]") {
-    auto events = lines_of("tp.jsonl");
+    auto events = ev.json_lines("tp.jsonl");
     REQUIRE(events.size() > 20);
     for (const json& j : events) {
         CHECK(j["version"] == 2);
@@ -56,13 +55,13 @@ TEST_CASE("lab: -E from tracepoints: every line is versioned JSON from the trace
         CHECK(j["connection"].is_object());
     }
     // Nothing lost, nothing hidden: the tracer's stderr is empty.
-    CHECK(lab_evidence("events", "tp.err").empty());
+    CHECK(ev.text("tp.err").empty());
 }
 
 TEST_CASE("lab: -E from tracepoints sees both ends of a one-ping rping, with latency and "
           "lifetime",
           "[lab][events]") {
-    auto events = lines_of("tp.jsonl");
+    auto events = ev.json_lines("tp.jsonl");
     for (auto [port, device, transport] :
          {std::tuple{7301u, "siw0", "iwarp"}, std::tuple{7302u, "siw0", "iwarp"},
           std::tuple{7303u, "rxe0", "roce"}, std::tuple{7304u, "rxe0", "roce"}}) {
@@ -113,8 +112,8 @@ TEST_CASE("lab: -E from tracepoints sees both ends of a one-ping rping, with lat
 
 TEST_CASE("lab: -E polling every second, unprivileged, misses what the tracepoints see",
           "[lab][events]") {
-    auto traced = lines_of("tp.jsonl");
-    auto polled = lines_of("poll.jsonl");
+    auto traced = ev.json_lines("tp.jsonl");
+    auto polled = ev.json_lines("poll.jsonl");
     REQUIRE(!polled.empty()); // it saw the sentinel listener at least
     for (const json& j : polled)
         CHECK(j["source"] == "polling");
@@ -126,14 +125,14 @@ TEST_CASE("lab: -E polling every second, unprivileged, misses what the tracepoin
     CHECK(traced_seen == 4);
     CHECK(polled_seen < traced_seen);
     // Why it polls, said once.
-    std::string err = lab_evidence("events", "poll.err");
+    std::string err = ev.text("poll.err");
     CHECK(err.find("rdmastat: -E: tracepoints need root (or CAP_SYS_ADMIN); polling "
                    "every 1 s instead") == 0);
     CHECK(std::count(err.begin(), err.end(), '\n') == 1);
 }
 
 TEST_CASE("lab: -E from tracepoints says why a connect to a closed port failed", "[lab][events]") {
-    auto events = lines_of("tp.jsonl");
+    auto events = ev.json_lines("tp.jsonl");
     // rxe: the passive side's IB CM answers with a reject, reason 8.
     Ends rxe = ends_of(events, 7306);
     const json* rej = find_event(rxe.active, "cm_event", "REJECTED");
@@ -170,7 +169,7 @@ TEST_CASE("lab: -E from tracepoints says why a connect to a closed port failed",
 
 TEST_CASE("lab: -E from tracepoints shows a server's reject at both ends, decoded",
           "[lab][events]") {
-    auto events = lines_of("tp.jsonl");
+    auto events = ev.json_lines("tp.jsonl");
     for (auto [port, device, status, reason] : {std::tuple{7307u, "rxe0", 28, "CONSUMER_DEFINED"},
                                                 std::tuple{7308u, "siw0", -104, "ECONNRESET"}}) {
         INFO("rdmastat-reject on " << device << " port " << port);
@@ -191,7 +190,7 @@ TEST_CASE("lab: -E from tracepoints shows a server's reject at both ends, decode
         // The listener's close agrees with `rdma res show cm_id` taken while it
         // listened: same device, number, port and owner.
         json nldev =
-            json::parse(lab_evidence("events", "cm_id-reject-" + std::to_string(port) + ".json"));
+            json::parse(ev.text("cm_id-reject-" + std::to_string(port) + ".json"));
         const json* listener = nullptr;
         for (const json& id : nldev)
             if (id.value("state", "") == "LISTEN" &&
@@ -216,7 +215,7 @@ TEST_CASE("lab: -E from tracepoints shows a server's reject at both ends, decode
 
 TEST_CASE("lab: -E from tracepoints shows a wildcard listener's reject once, decoded",
           "[lab][events]") {
-    auto events = lines_of("tp.jsonl");
+    auto events = ev.json_lines("tp.jsonl");
     Ends ends = ends_of(events, 7319);
     const json* rej = find_event(ends.active, "cm_event", "REJECTED");
     REQUIRE(rej);
@@ -233,12 +232,12 @@ TEST_CASE("lab: -E from tracepoints shows a wildcard listener's reject once, dec
 
 TEST_CASE("lab: -E from tracepoints closed every id that rdma res show no longer lists",
           "[lab][events]") {
-    auto events = lines_of("tp.jsonl");
+    auto events = ev.json_lines("tp.jsonl");
     // Every id NLDEV listed during the test (the rejecting servers' listeners)
     // was reported closed.
     for (unsigned port : {7307u, 7308u}) {
         json nldev =
-            json::parse(lab_evidence("events", "cm_id-reject-" + std::to_string(port) + ".json"));
+            json::parse(ev.text("cm_id-reject-" + std::to_string(port) + ".json"));
         for (const json& id : nldev) {
             if (!id.value("src-addr", "").ends_with(":" + std::to_string(port))) continue;
             bool closed = false;
@@ -250,7 +249,7 @@ TEST_CASE("lab: -E from tracepoints closed every id that rdma res show no longer
             CHECK(closed);
         }
     }
-    json after = json::parse(lab_evidence("events", "cm_id-after.json"));
+    json after = ev.json("cm_id-after.json");
     std::set<std::pair<std::string, unsigned>> listed;
     for (const json& id : after)
         listed.insert({id["ifname"].get<std::string>(), id["cm-idn"].get<unsigned>()});
@@ -275,7 +274,7 @@ TEST_CASE("lab: -E from tracepoints closed every id that rdma res show no longer
 TEST_CASE("lab: life prints each connection once per end as it ends, with how it ended",
           "[lab][events]") {
     // JSON: the closed events of the connections, nothing else.
-    auto lives = lines_of("life.jsonl");
+    auto lives = ev.json_lines("life.jsonl");
     std::map<unsigned, std::vector<json>> by_port; // the server's port
     for (const json& j : lives) {
         CHECK(j["event"] == "closed");
@@ -314,7 +313,7 @@ TEST_CASE("lab: life prints each connection once per end as it ends, with how it
             CHECK(!j.contains("handshake_ms"));
 
     // The text view says the same, a line per connection end under a header.
-    std::istringstream text(lab_evidence("events", "life.txt"));
+    std::istringstream text(ev.text("life.txt"));
     std::string line;
     REQUIRE(std::getline(text, line));
     CHECK(line.rfind("TIME ", 0) == 0);
@@ -329,20 +328,20 @@ TEST_CASE("lab: life prints each connection once per end as it ends, with how it
     }
     CHECK(rows == lives.size());
     CHECK(consumer);
-    CHECK(lab_evidence("events", "life.err").empty());
+    CHECK(ev.text("life.err").empty());
 }
 
 TEST_CASE("lab: -E --duration ends by itself, having reported what came in its window",
           "[lab][events]") {
-    CHECK(lab_evidence("events", "bounded.rc") == "0\n");
-    std::string text = lab_evidence("events", "bounded.txt");
+    CHECK(ev.text("bounded.rc") == "0\n");
+    std::string text = ev.text("bounded.txt");
     CHECK(text.find(" ESTABLISHED rxe0/1 roce 10.9.0.2:7313 ") != std::string::npos);
     CHECK(text.find(" ending=disconnected") != std::string::npos);
 }
 
 TEST_CASE("lab: serve --events counts what -E saw: events, failures by reason, handshakes",
           "[lab][events]") {
-    std::string text = lab_evidence("events", "metrics.prom");
+    std::string text = ev.text("metrics.prom");
     auto value = [&](const std::string& series) { return prom_value(text, series); };
     CHECK(value("rdmastat_events_up") == 1);
     CHECK(value("rdmastat_events_lost_total") == 0);
@@ -379,14 +378,14 @@ TEST_CASE("lab: -E under churn of listening ids (up to 2,000/s a device, 20 s) l
           "[lab][events]") {
     for (const char* dev : {"siw", "rxe"}) {
         INFO(dev);
-        std::string made = lab_evidence("events", std::string("churn-") + dev);
+        std::string made = ev.text(std::string("churn-") + dev);
         REQUIRE(made.rfind("created ", 0) == 0);
         long created = std::stol(made.substr(8));
-        long closed = std::stol(lab_evidence("events", std::string("churn-closed-") + dev));
+        long closed = std::stol(ev.text(std::string("churn-closed-") + dev));
         INFO(created << " ids in 20 s: " << created / 20 << " per second");
         CHECK(created > 100);
         CHECK(created <= 2000 * 20 + 100); // paced (-r 2000), one batch of slack
         CHECK(closed == created);
     }
-    CHECK(lab_evidence("events", "churn.err").empty());
+    CHECK(ev.text("churn.err").empty());
 }

@@ -5,6 +5,7 @@
 // before and after b's side went away without telling a.
 #include "catch_compat.hpp"
 #include "collect/snapshot_file.h"
+#include "evidence.h"
 #include "support.h"
 
 #include <algorithm>
@@ -40,13 +41,13 @@ std::string endpoint_str(const char* address, unsigned port) {
     return (a.find(':') == std::string::npos ? a : "[" + a + "]") + ":" + std::to_string(port);
 }
 
-json evidence_json(const std::string& dir, const std::string& name) {
-    return json::parse(lab_evidence(dir, name));
-}
+const Evidence on_host{"host"};
+const Evidence on_a{"a/fabric"};
+const Evidence on_b{"b/fabric"};
 
 // The Prometheus instance of guest a or b, as the driver recorded it.
 std::string instance(char host) {
-    std::istringstream in(lab_evidence("host", "instances"));
+    std::istringstream in(on_host.text("instances"));
     std::string line;
     while (std::getline(in, line))
         if (line.size() > 2 && line[0] == host && line[1] == '=') return line.substr(2);
@@ -103,8 +104,8 @@ void require_every_id_once(const json& view, const json& snap_a, const json& sna
 
 TEST_CASE("pair: rping, rdmastat ping, kping and NVMe over Fabrics cross hosts on siw and rxe",
           "[lab][pair]") {
-    const json a = evidence_json("a/fabric", "snapshot-1.json");
-    const json b = evidence_json("b/fabric", "snapshot-1.json");
+    const json a = on_a.json("snapshot-1.json");
+    const json b = on_b.json("snapshot-1.json");
     for (const Pair& p : rping_pairs) {
         INFO(p.port);
         auto server = ids_on(a, p.port);
@@ -141,17 +142,17 @@ TEST_CASE("pair: rping, rdmastat ping, kping and NVMe over Fabrics cross hosts o
         CHECK(host == 2);
         CHECK(target == host);
     }
-    CHECK_THAT(lab_evidence("b/fabric", "nvme-state-1"), Catch::Contains("live"));
+    CHECK_THAT(on_b.text("nvme-state-1"), Catch::Contains("live"));
     // rping against rdmastat ping on siw, and rdmastat ping against rping on
     // rxe: 20 pings each way, the payloads verified.
-    CHECK(rping_ended_ok(lab_rc("b/fabric", "rping-to-ping.out"),
-                         lab_evidence("b/fabric", "rping-to-ping.out")));
-    CHECK(lab_rc("a/fabric", "ping-server.json") == 0);
-    CHECK(lab_rc("b/fabric", "ping-to-rping.json") == 0);
+    CHECK(rping_ended_ok(on_b.rc("rping-to-ping.out"),
+                         on_b.text("rping-to-ping.out")));
+    CHECK(on_a.rc("ping-server.json") == 0);
+    CHECK(on_b.rc("ping-to-rping.json") == 0);
     for (const auto& [dir, name, device] : {std::tuple{"b/fabric", "ping-to-rping.json", "rxe0"},
                                             std::tuple{"a/fabric", "ping-server.json", "siw0"}}) {
         INFO(name);
-        const json ping = evidence_json(dir, name);
+        const json ping = Evidence{dir}.json(name);
         CHECK(ping["device"] == device);
         CHECK(ping["completed"] == 20);
         CHECK(ping["interrupted"] == false);
@@ -159,12 +160,12 @@ TEST_CASE("pair: rping, rdmastat ping, kping and NVMe over Fabrics cross hosts o
         CHECK(ping["peer"]["address"] ==
               (std::string(dir) == "b/fabric" ? "10.8.2.1" : "10.8.1.2"));
     }
-    CHECK(evidence_json("b/fabric", "ping-to-rping.json")["validated"] == true);
+    CHECK(on_b.json("ping-to-rping.json")["validated"] == true);
     // rdmastat_kping to rdmastat_kping on siw: 20 iterations, validated by the
     // client, seen from the server as coming from b.
-    const json kserver = evidence_json("a/fabric", "kping-server.json");
-    const json kclient = evidence_json("b/fabric", "kping-client.json");
-    CHECK(lab_rc("b/fabric", "kping-client.json") == 0);
+    const json kserver = on_a.json("kping-server.json");
+    const json kclient = on_b.json("kping-client.json");
+    CHECK(on_b.rc("kping-client.json") == 0);
     for (const json* k : {&kserver, &kclient}) {
         CHECK((*k)["state"] == "done");
         CHECK((*k)["device"] == "siw0");
@@ -183,30 +184,29 @@ TEST_CASE("pair: each host's listing describes exactly the cm_ids rdma reports t
         for (const char* phase : {"1", "2"}) {
             INFO(dir << " phase " << phase);
             const std::string name = std::string("snapshot-") + phase + ".json";
-            REQUIRE(lab_rc(dir, name) == 0);
-            std::istringstream in(lab_evidence(dir, name));
-            Snapshot snap = parse_snapshot_json(in, name).take();
-            const json cm_id = evidence_json(dir, std::string("cm_id-") + phase + ".json");
+            REQUIRE(Evidence{dir}.rc(name) == 0);
+            Snapshot snap = Evidence{dir}.snapshot(name);
+            const json cm_id = Evidence{dir}.json(std::string("cm_id-") + phase + ".json");
             // b holds nothing once its clients were killed and its NVMe
             // controllers deleted.
             CHECK(cm_id.empty() == (std::string(dir) == "b/fabric" && std::string(phase) == "2"));
             auto diffs = compare_with_referee(
-                snap.connections, cm_id, evidence_json(dir, std::string("qp-") + phase + ".json"));
+                snap.connections, cm_id, Evidence{dir}.json(std::string("qp-") + phase + ".json"));
             INFO(Catch::Detail::stringify(diffs));
             CHECK(diffs.empty());
         }
 }
 
 TEST_CASE("pair: the fabric view shows each connection once, with both ends", "[lab][pair]") {
-    const json a = evidence_json("a/fabric", "snapshot-1.json");
-    const json b = evidence_json("b/fabric", "snapshot-1.json");
+    const json a = on_a.json("snapshot-1.json");
+    const json b = on_b.json("snapshot-1.json");
     for (const char* name : {"fabric-1.json", "files-1.json"}) {
         INFO(name);
         const bool prom = std::string(name) == "fabric-1.json";
         const std::string ha = prom ? instance('a') : "a", hb = prom ? instance('b') : "b";
-        CHECK(lab_evidence("host", std::string(name) + ".err").empty());
-        CHECK(lab_rc("host", name) == 0);
-        const json view = evidence_json("host", name);
+        CHECK(on_host.text(std::string(name) + ".err").empty());
+        CHECK(on_host.rc(name) == 0);
+        const json view = on_host.json(name);
         CHECK(view["source"] == (prom ? "prometheus" : "files"));
         REQUIRE(view["hosts"].size() == 2);
         CHECK(view["summary"]["half_open"] == 0);
@@ -241,21 +241,21 @@ TEST_CASE("pair: the fabric view shows each connection once, with both ends", "[
         CHECK(nvme == 4);
     }
     // Both guests were being scraped when the view was taken.
-    CHECK(evidence_json("host", "up-1.json")["data"]["result"].size() == 2);
+    CHECK(on_host.json("up-1.json")["data"]["result"].size() == 2);
     // The text, and who holds port 7401 anywhere.
-    const std::string text = lab_evidence("host", "fabric-1.txt");
+    const std::string text = on_host.text("fabric-1.txt");
     for (const Pair& p : rping_pairs)
         CHECK_THAT(text, Catch::Contains(endpoint_str(p.server, p.port)));
-    const std::string port = lab_evidence("host", "fabric-1-7401.txt");
-    CHECK(lab_rc("host", "fabric-1-7401.txt") == 0);
+    const std::string port = on_host.text("fabric-1-7401.txt");
+    CHECK(on_host.rc("fabric-1-7401.txt") == 0);
     CHECK(lines_starting(port, "established").size() == 1);
     CHECK(lines_starting(port, "listening").size() == 1);
     CHECK_THAT(port, Catch::Contains("10.8.2.1:7401") && Catch::Contains(instance('a')));
 }
 
 TEST_CASE("pair: after b's clients die unseen, a's ends are half-open", "[lab][pair]") {
-    const json a = evidence_json("a/fabric", "snapshot-2.json");
-    const json b = evidence_json("b/fabric", "snapshot-2.json");
+    const json a = on_a.json("snapshot-2.json");
+    const json b = on_b.json("snapshot-2.json");
     for (const Pair& p : rping_pairs) {
         INFO(p.port);
         // b's ends are gone; a's stay up: the disconnect never reached it.
@@ -267,10 +267,10 @@ TEST_CASE("pair: after b's clients die unseen, a's ends are half-open", "[lab][p
         INFO(name);
         const bool prom = std::string(name) == "fabric-2.json";
         const std::string ha = prom ? instance('a') : "a", hb = prom ? instance('b') : "b";
-        CHECK(lab_evidence("host", std::string(name) + ".err").empty());
+        CHECK(on_host.text(std::string(name) + ".err").empty());
         // Exit 1: a row is half-open.
-        CHECK(lab_rc("host", name) == 1);
-        const json view = evidence_json("host", name);
+        CHECK(on_host.rc(name) == 1);
+        const json view = on_host.json(name);
         REQUIRE(view["hosts"].size() == 2);
         CHECK(view["summary"]["half_open"] == std::size(rping_pairs));
         require_every_id_once(view, a, b, ha, hb);
@@ -288,15 +288,15 @@ TEST_CASE("pair: after b's clients die unseen, a's ends are half-open", "[lab][p
         CHECK(rows_on(view, 4420).empty());
     }
     // b is still scraped: its ends are gone, not its host.
-    CHECK(evidence_json("host", "up-2.json")["data"]["result"].size() == 2);
-    const std::string text = lab_evidence("host", "fabric-2.txt");
+    CHECK(on_host.json("up-2.json")["data"]["result"].size() == 2);
+    const std::string text = on_host.text("fabric-2.txt");
     CHECK(lines_starting(text, "half_open").size() == std::size(rping_pairs));
 }
 
 TEST_CASE("pair: lsof -i on each host agrees with the fabric view", "[lab][pair]") {
     for (int phase : {1, 2}) {
         INFO("phase " << phase);
-        const json view = evidence_json("host", "fabric-" + std::to_string(phase) + ".json");
+        const json view = on_host.json("fabric-" + std::to_string(phase) + ".json");
         std::map<std::string, std::set<std::string>> from_view; // host -> pid/local/peer
         for (const json& row : view["connections"])
             for (const json& end : row["ends"]) {
@@ -310,9 +310,9 @@ TEST_CASE("pair: lsof -i on each host agrees with the fabric view", "[lab][pair]
             INFO("guest " << host);
             const std::string dir = std::string(1, host) + "/fabric";
             const std::string name = "lsof-" + std::to_string(phase) + ".json";
-            CHECK(lab_rc(dir, name) == 0);
+            CHECK(Evidence{dir}.rc(name) == 0);
             std::set<std::string> from_lsof;
-            const json lsof = evidence_json(dir, name);
+            const json lsof = Evidence{dir}.json(name);
             for (const json& proc : lsof["processes"]) {
                 if (!proc.contains("pid")) continue;
                 for (const json& f : proc["files"])
@@ -323,7 +323,7 @@ TEST_CASE("pair: lsof -i on each host agrees with the fabric view", "[lab][pair]
             CHECK(from_lsof == from_view[instance(host)]);
             // The text names the same connections: a's servers throughout,
             // b's clients until they were killed.
-            const std::string text = lab_evidence(dir, "lsof-" + std::to_string(phase) + ".txt");
+            const std::string text = Evidence{dir}.text("lsof-" + std::to_string(phase) + ".txt");
             for (const Pair& p : rping_pairs) {
                 INFO(p.port);
                 const std::string ep = endpoint_str(p.server, p.port);
@@ -337,8 +337,8 @@ TEST_CASE("pair: lsof -i on each host agrees with the fabric view", "[lab][pair]
 TEST_CASE("pair: the half-open alert rule names the ends the fabric view flags", "[lab][pair]") {
     // monitoring/rdmastat.rules.yml, loaded into the host's Prometheus: quiet
     // while every connection had both ends, then one alert per half-open end.
-    CHECK(evidence_json("host", "alerts-1.json")["data"]["result"].empty());
-    const json alerts = evidence_json("host", "alerts-2.json")["data"]["result"];
+    CHECK(on_host.json("alerts-1.json")["data"]["result"].empty());
+    const json alerts = on_host.json("alerts-2.json")["data"]["result"];
     std::set<std::string> ports;
     for (const json& a : alerts) {
         const json& m = a["metric"];

@@ -4,6 +4,7 @@
 // server echoed, its -v shows the payload our client must reproduce), rdma the
 // referee of the listing.
 #include "ping/wire.h"
+#include "evidence.h"
 #include "support.h"
 
 #include "catch_compat.hpp"
@@ -17,21 +18,14 @@ using nlohmann::json;
 
 namespace {
 
-std::string evidence(const std::string& name) {
-    return lab_evidence("ping", name);
-}
-int rc_of(const std::string& name) {
-    return lab_rc("ping", name);
-}
-json json_of(const std::string& name) {
-    return json::parse(evidence(name));
-}
+const Evidence ev{"ping"};
+
 std::uint32_t pid_of(const std::string& name) {
-    return static_cast<std::uint32_t>(std::stoul(evidence(name)));
+    return static_cast<std::uint32_t>(std::stoul(ev.text(name)));
 }
 
 bool rping_client_ok(const std::string& name) {
-    return rping_ended_ok(rc_of(name), evidence(name + ".err"));
+    return rping_ended_ok(ev.rc(name), ev.text(name + ".err"));
 }
 
 const struct {
@@ -46,9 +40,9 @@ TEST_CASE("lab: rdmastat ping -c against rping -s, validated", "[lab][ping]") {
     for (const auto& d : devices)
         for (std::uint32_t size : sizes) {
             const std::string name = "c2r-" + std::string(d.name) + "-" + std::to_string(size);
-            INFO(name << ": " << evidence(name + ".json.err"));
-            REQUIRE(rc_of(name + ".json") == 0);
-            json r = json_of(name + ".json");
+            INFO(name << ": " << ev.text(name + ".json.err"));
+            REQUIRE(ev.rc(name + ".json") == 0);
+            json r = ev.json(name + ".json");
             CHECK(r["role"] == "client");
             CHECK(r["mode"] == "rping");
             CHECK(r["device"] == d.device);
@@ -58,7 +52,7 @@ TEST_CASE("lab: rdmastat ping -c against rping -s, validated", "[lab][ping]") {
             CHECK(r["bytes"] == 2ull * 10 * size);
             CHECK_FALSE(r.contains("error"));
             // rping's server ended on its own when our client left.
-            CHECK(rping_ended_ok(rc_of(name + ".rping"), evidence(name + ".rping")));
+            CHECK(rping_ended_ok(ev.rc(name + ".rping"), ev.text(name + ".rping")));
         }
 }
 
@@ -66,16 +60,16 @@ TEST_CASE("lab: rping -c against rdmastat ping -s, validated by rping", "[lab][p
     for (const auto& d : devices)
         for (std::uint32_t size : sizes) {
             const std::string name = "r2c-" + std::string(d.name) + "-" + std::to_string(size);
-            INFO(name << ": " << evidence(name + ".rping.err") << evidence(name + ".json.err"));
+            INFO(name << ": " << ev.text(name + ".rping.err") << ev.text(name + ".json.err"));
             // rping -V checks every echo.
             CHECK(rping_client_ok(name + ".rping"));
-            auto data = lines_starting(evidence(name + ".rping"), "ping data: ");
+            auto data = lines_starting(ev.text(name + ".rping"), "ping data: ");
             REQUIRE(data.size() == 10);
             // What rping sent (and we echoed) is what our client generates.
             for (std::size_t seq = 0; seq < data.size(); ++seq)
                 CHECK(data[seq] == our_payload_text(size, seq));
-            REQUIRE(rc_of(name + ".json") == 0);
-            json r = json_of(name + ".json");
+            REQUIRE(ev.rc(name + ".json") == 0);
+            json r = ev.json(name + ".json");
             CHECK(r["role"] == "server");
             CHECK(r["device"] == d.device);
             CHECK(r["size"] == size);
@@ -85,10 +79,10 @@ TEST_CASE("lab: rping -c against rdmastat ping -s, validated by rping", "[lab][p
 }
 
 TEST_CASE("lab: a long ping is listed with both pids and its QP numbers", "[lab][ping]") {
-    json listing = json_of("listing.json");
-    json qps = json_of("rdma-qp.json");
+    json listing = ev.json("listing.json");
+    json qps = ev.json("rdma-qp.json");
     std::map<std::uint32_t, std::uint32_t> tgid; // thread -> process, read in the guest
-    std::istringstream in(evidence("tgid.txt"));
+    std::istringstream in(ev.text("tgid.txt"));
     for (std::uint32_t t, p; in >> t >> p;)
         tgid[t] = p;
     for (const auto& d : devices) {
@@ -96,7 +90,7 @@ TEST_CASE("lab: a long ping is listed with both pids and its QP numbers", "[lab]
         INFO(dev);
         const std::uint32_t client = pid_of("long-" + dev + "-client.pid");
         const std::uint32_t server = pid_of("long-" + dev + "-server.pid");
-        json result = json_of("long-" + dev + "-client.json");
+        json result = ev.json("long-" + dev + "-client.json");
         int client_ends = 0, server_ends = 0, listeners = 0;
         for (const auto& c : listing["connections"]) {
             if (c["device"] != d.device || !c["owner"].contains("pid")) continue;
@@ -133,19 +127,19 @@ TEST_CASE("lab: a long ping is listed with both pids and its QP numbers", "[lab]
 }
 
 TEST_CASE("lab: SIGINT and SIGTERM end a ping cleanly and free its ids", "[lab][ping]") {
-    json left = json_of("after-long-cm_id.json");
+    json left = ev.json("after-long-cm_id.json");
     for (const auto& d : devices) {
         const std::string dev = d.name;
         INFO(dev);
-        CHECK(rc_of("long-" + dev + "-client") == 0);
-        CHECK(rc_of("long-" + dev + "-server") == 0);
-        json r = json_of("long-" + dev + "-client.json");
+        CHECK(ev.rc("long-" + dev + "-client") == 0);
+        CHECK(ev.rc("long-" + dev + "-server") == 0);
+        json r = ev.json("long-" + dev + "-client.json");
         CHECK(r["interrupted"] == true);
         CHECK(r["completed"] > 0);
         CHECK(r["validated"] == true);
         CHECK_FALSE(r.contains("error"));
         // The server saw the client leave: an end, not an error.
-        json s = json_of("long-" + dev + "-server.json");
+        json s = ev.json("long-" + dev + "-server.json");
         CHECK_FALSE(s.contains("error"));
         CHECK(s["completed"] >= r["completed"]);
         for (const auto& e : left) {
@@ -166,34 +160,34 @@ TEST_CASE("lab: hostile clients get clear errors and the server keeps serving", 
         {"oversize", "advertised buffer of 1073741824 bytes is larger than the 65535 bytes"},
         {"badhello", "rejected a connection request: rdmastat hello of version 9"},
     };
-    json left = json_of("after-hostile-cm_id.json");
+    json left = ev.json("after-hostile-cm_id.json");
     for (const auto& d : devices) {
         const std::string dev = d.name;
         INFO(dev);
         const std::string said =
-            evidence("hostile-" + dev + "-server.err") + evidence("hostile-" + dev + "-server.out");
+            ev.text("hostile-" + dev + "-server.err") + ev.text("hostile-" + dev + "-server.out");
         for (const auto& c : cases) {
             INFO(c.mode);
             // rdmastat-hostile exits 0 when the server closed (or refused) it.
-            CHECK(rc_of("hostile-" + dev + "-" + c.mode) == 0);
+            CHECK(ev.rc("hostile-" + dev + "-" + c.mode) == 0);
             CHECK_THAT(said, Catch::Contains(c.error));
         }
         // Too long a message fails in the RDMA stack and the server closes only
         // that connection. rxe completes the RECV in error (named); siw may
         // instead terminate the connection first, which looks like the client
         // leaving.
-        CHECK(rc_of("hostile-" + dev + "-long") == 0);
+        CHECK(ev.rc("hostile-" + dev + "-long") == 0);
         if (dev == "rxe") CHECK_THAT(said, Catch::Contains("RECV completion: "));
         // A made-up rkey: rxe fails the READ (named); siw's peer answers with
         // a TERMINATE and closes, which the server sees as the client leaving.
-        CHECK(rc_of("hostile-" + dev + "-badkey") == 0);
+        CHECK(ev.rc("hostile-" + dev + "-badkey") == 0);
         if (dev == "rxe")
             CHECK_THAT(said, Catch::Contains("ping 0: RDMA READ completion: remote access error"));
         // A silent client held open while rping ran: both served at once.
-        CHECK(rc_of("hostile-" + dev + "-silent") == 0);
+        CHECK(ev.rc("hostile-" + dev + "-silent") == 0);
         CHECK(rping_client_ok("hostile-" + dev + "-rping"));
-        CHECK(lines_starting(evidence("hostile-" + dev + "-rping"), "ping data: ").size() == 5);
-        CHECK(rc_of("hostile-" + dev + "-server") == 0);
+        CHECK(lines_starting(ev.text("hostile-" + dev + "-rping"), "ping data: ").size() == 5);
+        CHECK(ev.rc("hostile-" + dev + "-server") == 0);
         for (const auto& e : left)
             CHECK(e.value("pid", 0u) != pid_of("hostile-" + dev + "-server.pid"));
     }
@@ -202,9 +196,9 @@ TEST_CASE("lab: hostile clients get clear errors and the server keeps serving", 
 TEST_CASE("lab: --lat and --bw between two rdmastat ends", "[lab][ping]") {
     for (const auto& d : devices) {
         const std::string dev = d.name;
-        INFO(dev << evidence("lat-" + dev + ".json.err") << evidence("bw-" + dev + ".json.err"));
-        REQUIRE(rc_of("lat-" + dev + ".json") == 0);
-        json lat = json_of("lat-" + dev + ".json");
+        INFO(dev << ev.text("lat-" + dev + ".json.err") << ev.text("bw-" + dev + ".json.err"));
+        REQUIRE(ev.rc("lat-" + dev + ".json") == 0);
+        json lat = ev.json("lat-" + dev + ".json");
         CHECK(lat["mode"] == "lat");
         CHECK(lat["completed"] == 300);
         CHECK(lat["validated"] == true);
@@ -212,26 +206,26 @@ TEST_CASE("lab: --lat and --bw between two rdmastat ends", "[lab][ping]") {
         CHECK(lat["latency_us"]["min"] <= lat["latency_us"]["p50"]);
         CHECK(lat["latency_us"]["p50"] <= lat["latency_us"]["p99"]);
         CHECK(lat["latency_us"]["p99"] <= lat["latency_us"]["max"]);
-        REQUIRE(rc_of("bw-" + dev + ".json") == 0);
-        json bw = json_of("bw-" + dev + ".json");
+        REQUIRE(ev.rc("bw-" + dev + ".json") == 0);
+        json bw = ev.json("bw-" + dev + ".json");
         CHECK(bw["completed"] == 2000);
         CHECK(bw["bytes"] == 2000ull * 65536);
         CHECK(bw["depth"] == 128);
         CHECK(bw["bandwidth"]["gbit_per_s"] > 0);
         // Small writes; in lat, 256 B go inline where the device takes that much.
-        INFO(evidence("bw64-" + dev + ".json.err") << evidence("lat256q-" + dev + ".json.err"));
-        REQUIRE(rc_of("bw64-" + dev + ".json") == 0);
-        json small = json_of("bw64-" + dev + ".json");
+        INFO(ev.text("bw64-" + dev + ".json.err") << ev.text("lat256q-" + dev + ".json.err"));
+        REQUIRE(ev.rc("bw64-" + dev + ".json") == 0);
+        json small = ev.json("bw64-" + dev + ".json");
         CHECK(small["completed"] == 5000);
         CHECK(small["bytes"] == 5000ull * 64);
-        INFO(evidence("bwodd-" + dev + ".json.err") << evidence("bwt-" + dev + ".json.err"));
-        REQUIRE(rc_of("bwodd-" + dev + ".json") == 0);
-        json bwodd = json_of("bwodd-" + dev + ".json");
+        INFO(ev.text("bwodd-" + dev + ".json.err") << ev.text("bwt-" + dev + ".json.err"));
+        REQUIRE(ev.rc("bwodd-" + dev + ".json") == 0);
+        json bwodd = ev.json("bwodd-" + dev + ".json");
         CHECK(bwodd["completed"] == 1001);
         CHECK(bwodd["bytes"] == 1001ull * 64);
         CHECK(bwodd["depth"] == 130);
-        REQUIRE(rc_of("bwt-" + dev + ".json") == 0);
-        json bwt = json_of("bwt-" + dev + ".json");
+        REQUIRE(ev.rc("bwt-" + dev + ".json") == 0);
+        json bwt = ev.json("bwt-" + dev + ".json");
         // Every write posted is counted once it completes: whole writes only.
         CHECK(bwt["completed"] > 0);
         CHECK(bwt["bytes"] == bwt["completed"].get<std::uint64_t>() * 4096);
@@ -239,51 +233,51 @@ TEST_CASE("lab: --lat and --bw between two rdmastat ends", "[lab][ping]") {
         // (after the buffer exchange, which on siw waits 100 ms).
         CHECK(bwt["seconds"] > 0.0);
         CHECK(bwt["seconds"] < 10.0);
-        REQUIRE(rc_of("lat256q-" + dev + ".json") == 0);
-        json lat_q = json_of("lat256q-" + dev + ".json");
+        REQUIRE(ev.rc("lat256q-" + dev + ".json") == 0);
+        json lat_q = ev.json("lat256q-" + dev + ".json");
         CHECK(lat_q["completed"] == 100);
         CHECK(lat_q["size"] == 256);
         CHECK(lat_q["validated"] == true);
         // The same server also serves plain rping clients.
         CHECK(rping_client_ok("bw-rping-" + dev + ".txt"));
-        CHECK(rc_of("modes-" + dev + "-server") == 0);
+        CHECK(ev.rc("modes-" + dev + "-server") == 0);
         // 64 KiB, one byte more than rping takes, in rping mode between rdmastat ends.
-        REQUIRE(rc_of("rping64k-" + dev + ".json") == 0);
-        json big = json_of("rping64k-" + dev + ".json");
+        REQUIRE(ev.rc("rping64k-" + dev + ".json") == 0);
+        json big = ev.json("rping64k-" + dev + ".json");
         CHECK(big["size"] == 65536);
         CHECK(big["completed"] == 10);
         CHECK(big["validated"] == true);
         // rping cannot do --lat: the client says so instead of hanging.
-        CHECK(rc_of("lat-vs-rping-" + dev + ".json") == 2);
-        CHECK_THAT(evidence("lat-vs-rping-" + dev + ".json.err"),
+        CHECK(ev.rc("lat-vs-rping-" + dev + ".json") == 2);
+        CHECK_THAT(ev.text("lat-vs-rping-" + dev + ".json.err"),
                    Catch::Contains("does not run rdmastat's lat mode"));
     }
 }
 
 TEST_CASE("lab: ping over IPv6 from a given source address", "[lab][ping]") {
-    INFO(evidence("ipv6-siw.json.err"));
-    REQUIRE(rc_of("ipv6-siw.json") == 0);
-    json r = json_of("ipv6-siw.json");
+    INFO(ev.text("ipv6-siw.json.err"));
+    REQUIRE(ev.rc("ipv6-siw.json") == 0);
+    json r = ev.json("ipv6-siw.json");
     CHECK(r["device"] == "siw0");
     CHECK(r["local"]["address"] == "fd00:9::1");
     CHECK(r["peer"]["address"] == "fd00:9::1");
     CHECK(r["peer"]["port"] == 7360);
     CHECK(r["completed"] == 5);
     CHECK(r["validated"] == true);
-    CHECK(rc_of("ipv6-server") == 0);
+    CHECK(ev.rc("ipv6-server") == 0);
 }
 
 TEST_CASE("lab: ping's errors name the failing step", "[lab][ping]") {
-    CHECK(rc_of("err-noserver.txt") == 2);
-    CHECK_THAT(evidence("err-noserver.txt.err"),
+    CHECK(ev.rc("err-noserver.txt") == 2);
+    CHECK_THAT(ev.text("err-noserver.txt.err"),
                Catch::StartsWith("rdmastat: ping: rdma_connect 10.9.0.1 port 7399: "));
-    CHECK(rc_of("err-noroute.txt") == 2);
-    CHECK_THAT(evidence("err-noroute.txt.err"),
+    CHECK(ev.rc("err-noroute.txt") == 2);
+    CHECK_THAT(ev.text("err-noroute.txt.err"),
                Catch::StartsWith("rdmastat: ping: rdma_resolve_addr 10.77.0.1 port 7399: "));
-    CHECK(rc_of("err-size.txt") == 2);
-    CHECK_THAT(evidence("err-size.txt.err"), Catch::Contains("-S 10: rping mode needs 26"));
-    CHECK(rc_of("err-inuse.txt") == 2);
-    CHECK_THAT(evidence("err-inuse.txt.err"),
+    CHECK(ev.rc("err-size.txt") == 2);
+    CHECK_THAT(ev.text("err-size.txt.err"), Catch::Contains("-S 10: rping mode needs 26"));
+    CHECK(ev.rc("err-inuse.txt") == 2);
+    CHECK_THAT(ev.text("err-inuse.txt.err"),
                Catch::Contains("rdma_bind_addr 10.9.0.1 port 7398: Address already in use"));
-    CHECK(rc_of("err-inuse-server") == 0);
+    CHECK(ev.rc("err-inuse-server") == 0);
 }

@@ -4,6 +4,7 @@
 // their own, driver queries under unprivileged listing and QP churn, the strict
 // generic netlink policy). Run by tests/lab/check.sh.
 #include "collect/snapshot_file.h"
+#include "evidence.h"
 #include "support.h"
 
 #include "catch_compat.hpp"
@@ -21,12 +22,7 @@ using namespace rdmastat::test;
 
 namespace {
 
-std::string evidence(const std::string& name) {
-    return lab_evidence("safety", name);
-}
-int rc_of(const std::string& name) {
-    return lab_rc("safety", name);
-}
+const Evidence ev{"safety"};
 
 std::vector<std::string> lines_of(const std::string& text) {
     std::vector<std::string> lines;
@@ -39,10 +35,10 @@ std::vector<std::string> lines_of(const std::string& text) {
 } // namespace
 
 TEST_CASE("lab: unprivileged listing never makes the module query a driver", "[lab][safety]") {
-    std::istringstream in(evidence("queries"));
+    std::istringstream in(ev.text("queries"));
     long dumps = -1, failed = -1, before = -1, after_lab = -1, after_root = -1;
     in >> dumps >> failed >> before >> after_lab >> after_root;
-    INFO(evidence("lab-dump.err"));
+    INFO(ev.text("lab-dump.err"));
     CHECK(dumps == 30);
     CHECK(failed == 0);
     // Thirty dumps by the lab user under QP churn, with a kernel-owned QP
@@ -50,8 +46,8 @@ TEST_CASE("lab: unprivileged listing never makes the module query a driver", "[l
     CHECK(after_lab == before);
     // The counter counts: root's one dump queried each QP it joined to an id,
     // kping's kernel id among them.
-    REQUIRE(rc_of("root-dump.json") == 0);
-    const auto root = nlohmann::json::parse(evidence("root-dump.json"));
+    REQUIRE(ev.rc("root-dump.json") == 0);
+    const auto root = ev.json("root-dump.json");
     long joined = 0;
     bool kernel_joined = false;
     for (const auto& c : root["connections"]) {
@@ -67,19 +63,19 @@ TEST_CASE("lab: unprivileged listing never makes the module query a driver", "[l
 TEST_CASE("lab: ids whose iWARP CM id dies early are dumped safely", "[lab][safety]") {
     // Connects to a closed port and listens on a port a TCP socket holds, on
     // siw, in a loop for 12 s, while the lab user and root dump.
-    std::istringstream loops(evidence("iwfail-loops"));
+    std::istringstream loops(ev.text("iwfail-loops"));
     long rounds = 0, connected = 0, listened = 0;
     loops >> rounds >> connected >> listened;
-    INFO(evidence("iwfail-connect.err") << evidence("iwfail-listen.err"));
+    INFO(ev.text("iwfail-connect.err") << ev.text("iwfail-listen.err"));
     CHECK(rounds >= 5);
     CHECK(connected == 0);
     CHECK(listened == 0);
-    CHECK(evidence("iwfail-connect.err").find("refused") != std::string::npos);
-    CHECK(evidence("iwfail-listen.err").find("in use") != std::string::npos);
-    std::istringstream dumps(evidence("iwfail-dumps"));
+    CHECK(ev.text("iwfail-connect.err").find("refused") != std::string::npos);
+    CHECK(ev.text("iwfail-listen.err").find("in use") != std::string::npos);
+    std::istringstream dumps(ev.text("iwfail-dumps"));
     long n = 0, bad = 0;
     dumps >> n >> bad;
-    INFO(evidence("iwfail-dump.err"));
+    INFO(ev.text("iwfail-dump.err"));
     CHECK(n >= 10);
     CHECK(bad == 0);
 }
@@ -89,7 +85,7 @@ TEST_CASE("lab: a kernel id whose QP was destroyed behind rdma_cm lists it gone"
     // rdmastat_ulp_test frees its QPs as the NFS/RDMA server does: the ids
     // keep the numbers, and their id->qp points at freed memory.
     std::vector<long> destroyed;
-    for (const auto& line : lines_of(evidence("ulp-dmesg.txt"))) {
+    for (const auto& line : lines_of(ev.text("ulp-dmesg.txt"))) {
         static const std::regex qp(R"(rdmastat_ulp_test: qp (\d+) destroyed, id kept on (\w+))");
         std::smatch m;
         if (std::regex_search(line, m, qp)) destroyed.push_back(std::stol(m[1]));
@@ -97,8 +93,8 @@ TEST_CASE("lab: a kernel id whose QP was destroyed behind rdma_cm lists it gone"
     REQUIRE(destroyed.size() == 2); // siw0 and rxe0
     for (const std::string name : {"ulp-root.json", "ulp-lab.json"}) {
         INFO(name);
-        REQUIRE(rc_of(name) == 0);
-        const auto doc = nlohmann::json::parse(evidence(name));
+        REQUIRE(ev.rc(name) == 0);
+        const auto doc = ev.json(name);
         std::size_t seen = 0;
         for (const auto& c : doc["connections"]) {
             if (c["owner"].value("kernel", "") != "rdmastat_ulp_test") continue;
@@ -116,8 +112,8 @@ TEST_CASE("lab: a kernel id whose QP was destroyed behind rdma_cm lists it gone"
 
 TEST_CASE("lab: the family refuses every attribute, naming it, and its reserved field",
           "[lab][safety]") {
-    REQUIRE(rc_of("probe.txt") == 0);
-    const auto lines = lines_of(evidence("probe.txt"));
+    REQUIRE(ev.rc("probe.txt") == 0);
+    const auto lines = lines_of(ev.text("probe.txt"));
     REQUIRE(lines.size() == 20 + 3);
     for (int t = 1; t <= 20; ++t) {
         const std::string& line = lines[static_cast<std::size_t>(t - 1)];
@@ -137,7 +133,7 @@ TEST_CASE("lab: the family refuses every attribute, naming it, and its reserved 
 }
 
 TEST_CASE("lab: safety scenario leaves dmesg clean", "[lab][safety]") {
-    const std::string dmesg = evidence("dmesg.txt");
+    const std::string dmesg = ev.text("dmesg.txt");
     static const std::regex bad(R"(BUG:|WARNING:|Oops|KASAN|general protection|refcount_t)");
     std::smatch m;
     INFO(dmesg);
@@ -168,16 +164,16 @@ TEST_CASE("lab: kping's default memory gives a hostile peer its buffer only", "[
     for (std::string dev : {"siw", "rxe"}) {
         for (std::string off : {"1048576", "-1048576", "edge"}) {
             const std::string n = "oob-" + dev + "-default-" + off;
-            const std::string out = evidence(n + ".out");
-            INFO(n << ":\n" << out << evidence(n + ".kping.err"));
-            REQUIRE(evidence(n + ".rc") == "0\n");
+            const std::string out = ev.text(n + ".out");
+            INFO(n << ":\n" << out << ev.text(n + ".kping.err"));
+            REQUIRE(ev.text(n + ".rc") == "0\n");
             // The key is good for the advertised buffer...
             CHECK(read_status(out, "0") == "success");
             // ...and for nothing beside it, not even the next bytes of its page.
             CHECK(read_status(out, off) != "success");
             CHECK(read_status(out, off).rfind("(no read", 0) != 0);
             CHECK(read_status(out, off).rfind("none", 0) != 0);
-            auto run = nlohmann::json::parse(evidence(n + ".kping.json"));
+            auto run = ev.json(n + ".kping.json");
             CHECK(run["mem"] == "frwr-local");
         }
         // The same reader gets through the dma mode's global rkey: the reads
@@ -188,17 +184,17 @@ TEST_CASE("lab: kping's default memory gives a hostile peer its buffer only", "[
             out && std::filesystem::exists(std::string(out) + "/safety/dma-skipped"))
             continue;
         const std::string n = "oob-" + dev + "-dma-edge";
-        const std::string out = evidence(n + ".out");
+        const std::string out = ev.text(n + ".out");
         INFO(n << ":\n" << out);
         CHECK(read_status(out, "edge") == "success");
         CHECK((edge_of(out) == -64 || edge_of(out) == 64));
-        CHECK(nlohmann::json::parse(evidence(n + ".kping.json"))["mem"] == "dma");
+        CHECK(ev.json(n + ".kping.json")["mem"] == "dma");
     }
 }
 
 TEST_CASE("lab: kping refuses the dma mode without its module parameter", "[lab][safety]") {
-    CHECK(rc_of("dma-refused.txt") == 2);
-    const std::string err = evidence("dma-refused.txt.err");
+    CHECK(ev.rc("dma-refused.txt") == 2);
+    const std::string err = ev.text("dma-refused.txt.err");
     INFO(err);
     CHECK(err.find("Operation not permitted") != std::string::npos);
     CHECK(err.find("allow_unsafe_global_rkey=1") != std::string::npos);
@@ -222,13 +218,13 @@ std::uint32_t named_qpn(const std::string& out) {
 
 TEST_CASE("lab: an id naming another's QP, or its destroyed QP, shows no QP of its own",
           "[lab][safety]") {
-    const std::uint32_t victim = std::stoul(evidence("victim"));
-    REQUIRE(named_qpn(evidence("liar.out")) == victim);
-    const std::uint32_t stale = named_qpn(evidence("stale.out"));
+    const std::uint32_t victim = std::stoul(ev.text("victim"));
+    REQUIRE(named_qpn(ev.text("liar.out")) == victim);
+    const std::uint32_t stale = named_qpn(ev.text("stale.out"));
     for (std::string view : {"join-module.json", "join-nldev.json", "join-lab.json"}) {
-        INFO(view << ": " << evidence(view + ".err"));
-        REQUIRE(rc_of(view) == 0);
-        auto doc = nlohmann::json::parse(evidence(view));
+        INFO(view << ": " << ev.text(view + ".err"));
+        REQUIRE(ev.rc(view) == 0);
+        auto doc = ev.json(view);
         int liars = 0, stales = 0, victims = 0;
         for (const auto& c : doc["connections"]) {
             INFO(c.dump());
@@ -260,8 +256,8 @@ TEST_CASE("lab: an id naming another's QP, or its destroyed QP, shows no QP of i
 }
 
 TEST_CASE("lab: a kping run whose peer is killed ends failed, naming why", "[lab][safety]") {
-    REQUIRE(rc_of("killed.json") == 0);
-    auto runs = nlohmann::json::parse(evidence("killed.json"))["runs"];
+    REQUIRE(ev.rc("killed.json") == 0);
+    auto runs = ev.json("killed.json")["runs"];
     REQUIRE(runs.size() == 1);
     const auto& r = runs[0];
     INFO(r.dump());
@@ -272,8 +268,8 @@ TEST_CASE("lab: a kping run whose peer is killed ends failed, naming why", "[lab
 }
 
 TEST_CASE("lab: kping's policies refuse each bad attribute, pointing at it", "[lab][safety]") {
-    REQUIRE(rc_of("kping-probe.txt") == 0);
-    const auto lines = lines_of(evidence("kping-probe.txt"));
+    REQUIRE(ev.rc("kping-probe.txt") == 0);
+    const auto lines = lines_of(ev.text("kping-probe.txt"));
     const std::vector<std::pair<std::string, int>> expected = {
         {"kping start ID", RDMASTAT_KPING_A_ID},
         {"kping start ROLE", RDMASTAT_KPING_A_ROLE},

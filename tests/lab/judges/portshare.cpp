@@ -2,6 +2,7 @@
 // [lab] tests of lsof and check: judge what tests/lab/scenarios/portshare.sh wrote.
 // The story: rping on siw holds 10.9.0.1:4567 through the host TCP stack, so a
 // plain program's bind() fails and ss shows no owner; rdmastat explains it.
+#include "evidence.h"
 #include "support.h"
 
 #include "catch_compat.hpp"
@@ -15,21 +16,16 @@ using nlohmann::json;
 
 namespace {
 
-std::string evidence(const std::string& name) {
-    return lab_evidence("portshare", name);
-}
-int rc_of(const std::string& name) {
-    return lab_rc("portshare", name);
-}
+const Evidence ev{"portshare"};
 
 std::uint32_t server_pid() {
-    return static_cast<std::uint32_t>(std::stoul(evidence("siw-server-pid")));
+    return static_cast<std::uint32_t>(std::stoul(ev.text("siw-server-pid")));
 }
 
 // rdma reports the creating thread: map it to its process with the guest's Tgid list.
 std::map<std::uint32_t, std::uint32_t> tgids() {
     std::map<std::uint32_t, std::uint32_t> m;
-    std::istringstream in(evidence("tgid.txt"));
+    std::istringstream in(ev.text("tgid.txt"));
     std::uint32_t pid, tgid;
     while (in >> pid >> tgid)
         m[pid] = tgid;
@@ -38,7 +34,7 @@ std::map<std::uint32_t, std::uint32_t> tgids() {
 
 // The cm-idn rdma gives the siw listener on 4567.
 std::uint32_t listener_idn() {
-    for (const auto& e : json::parse(evidence("rdma-cm_id.json")))
+    for (const auto& e : ev.json("rdma-cm_id.json"))
         if (e["ifname"] == "siw0" && e["state"] == "LISTEN" && e["src-addr"] == "10.9.0.1:4567")
             return e["cm-idn"];
     FAIL("rdma shows no siw listener on 10.9.0.1:4567");
@@ -48,9 +44,9 @@ std::uint32_t listener_idn() {
 } // namespace
 
 TEST_CASE("lab: the application's bind fails and ss shows no owner", "[lab][lsof]") {
-    CHECK(rc_of("bind-siw.txt") == 1);
-    CHECK_THAT(evidence("bind-siw.txt"), Catch::Contains("Address already in use"));
-    std::istringstream ss(evidence("ss.txt"));
+    CHECK(ev.rc("bind-siw.txt") == 1);
+    CHECK_THAT(ev.text("bind-siw.txt"), Catch::Contains("Address already in use"));
+    std::istringstream ss(ev.text("ss.txt"));
     std::string line;
     bool seen = false;
     while (std::getline(ss, line)) {
@@ -60,13 +56,13 @@ TEST_CASE("lab: the application's bind fails and ss shows no owner", "[lab][lsof
         CHECK(line.find("users:") == std::string::npos);
     }
     CHECK(seen);
-    CHECK_THAT(evidence("bind-rxe.txt"), Catch::StartsWith("bound 10.9.0.2 4568"));
+    CHECK_THAT(ev.text("bind-rxe.txt"), Catch::StartsWith("bound 10.9.0.2 4568"));
 }
 
 TEST_CASE("lab: lsof -i :4567 names the rping process, its cm_id and the kernel socket",
           "[lab][lsof]") {
-    REQUIRE(rc_of("lsof-i.json") == 0);
-    auto doc = json::parse(evidence("lsof-i.json"));
+    REQUIRE(ev.rc("lsof-i.json") == 0);
+    auto doc = ev.json("lsof-i.json");
     std::uint32_t idn = listener_idn();
     bool process_row = false, socket_row = false;
     for (const auto& p : doc["processes"]) {
@@ -91,11 +87,11 @@ TEST_CASE("lab: lsof -i :4567 names the rping process, its cm_id and the kernel 
     // -t: the pids holding the port, as rdma reports them (as processes).
     std::set<std::uint32_t> expected, got;
     auto t = tgids();
-    for (const auto& e : json::parse(evidence("rdma-cm_id.json"))) {
+    for (const auto& e : ev.json("rdma-cm_id.json")) {
         std::string src = e["src-addr"], dst = e["dst-addr"];
         if (src == "10.9.0.1:4567" || dst == "10.9.0.1:4567") expected.insert(t.at(e["pid"]));
     }
-    std::istringstream terse(evidence("terse.txt"));
+    std::istringstream terse(ev.text("terse.txt"));
     std::uint32_t pid;
     while (terse >> pid)
         got.insert(pid);
@@ -103,9 +99,9 @@ TEST_CASE("lab: lsof -i :4567 names the rping process, its cm_id and the kernel 
 }
 
 TEST_CASE("lab: check explains siw's port and RoCE's separate space", "[lab][lsof]") {
-    CHECK(rc_of("check.json") == 0);
-    CHECK(rc_of("check.txt") == 0);
-    auto checks = json::parse(evidence("check.json"))["checks"];
+    CHECK(ev.rc("check.json") == 0);
+    CHECK(ev.rc("check.txt") == 0);
+    auto checks = ev.json("check.json")["checks"];
     bool siw = false, rxe = false;
     for (const auto& c : checks) {
         if (c["device"] == "siw0" && c["port"] == 4567) {
@@ -129,8 +125,8 @@ TEST_CASE("lab: check explains siw's port and RoCE's separate space", "[lab][lso
 
 TEST_CASE("lab: lsof -p lists the process's RDMA resources and fds as rdma and /proc do",
           "[lab][lsof]") {
-    REQUIRE(rc_of("lsof-p.json") == 0);
-    auto procs = json::parse(evidence("lsof-p.json"))["processes"];
+    REQUIRE(ev.rc("lsof-p.json") == 0);
+    auto procs = ev.json("lsof-p.json")["processes"];
     REQUIRE(procs.size() == 1);
     std::map<std::string, std::size_t> ours;
     std::map<std::uint32_t, std::string> chr;
@@ -142,7 +138,7 @@ TEST_CASE("lab: lsof -p lists the process's RDMA resources and fds as rdma and /
     auto t = tgids();
     auto count = [&](const char* kind) {
         std::size_t n = 0;
-        for (const auto& e : json::parse(evidence(std::string("rdma-") + kind + ".json")))
+        for (const auto& e : json::parse(ev.text(std::string("rdma-") + kind + ".json")))
             if (e.contains("pid") && t.at(e["pid"]) == server_pid()) ++n;
         return n;
     };
@@ -154,7 +150,7 @@ TEST_CASE("lab: lsof -p lists the process's RDMA resources and fds as rdma and /
     CHECK(ours["QP"] >= 1);
     // Every /dev/infiniband fd of the process, with /proc's fd numbers.
     std::map<std::uint32_t, std::string> proc;
-    std::istringstream in(evidence("proc-fd.txt"));
+    std::istringstream in(ev.text("proc-fd.txt"));
     std::string line;
     while (std::getline(in, line)) {
         auto arrow = line.find(" -> /dev/infiniband/");
@@ -170,17 +166,17 @@ TEST_CASE("lab: lsof -p lists the process's RDMA resources and fds as rdma and /
 TEST_CASE("lab: without sock_diag, lsof -i, check and export give the same answers",
           "[lab][portshare]") {
     // sock_diag was really used first, and really gone after.
-    CHECK(evidence("diag-modules-before").find("tcp_diag") != std::string::npos);
-    CHECK(evidence("diag-modules-after").empty());
+    CHECK(ev.text("diag-modules-before").find("tcp_diag") != std::string::npos);
+    CHECK(ev.text("diag-modules-after").empty());
     for (std::string view : {"lsof-i.json", "check.json", "export.prom"}) {
-        INFO(view << "\n" << evidence("nodiag-" + view + ".err"));
-        CHECK(rc_of("diag-" + view) == rc_of("nodiag-" + view));
-        CHECK(evidence("diag-" + view + ".err").empty());
+        INFO(view << "\n" << ev.text("nodiag-" + view + ".err"));
+        CHECK(ev.rc("diag-" + view) == ev.rc("nodiag-" + view));
+        CHECK(ev.text("diag-" + view + ".err").empty());
         // Said once, on stderr, with the reason.
-        const std::string err = evidence("nodiag-" + view + ".err");
+        const std::string err = ev.text("nodiag-" + view + ".err");
         CHECK(err.find("rdmastat: warning: sock_diag unavailable (no TCP sock_diag") == 0);
         CHECK(err.find('\n') == err.size() - 1);
-        std::string with = evidence("diag-" + view), without = evidence("nodiag-" + view);
+        std::string with = ev.text("diag-" + view), without = ev.text("nodiag-" + view);
         if (view == "export.prom") {
             // The scrape's own duration is the one line that may differ.
             auto drop = [](std::string text) {
@@ -196,7 +192,7 @@ TEST_CASE("lab: without sock_diag, lsof -i, check and export give the same answe
         CHECK(with == without);
     }
     // The answers hold host sockets: siw's kernel TCP sockets, found by both paths.
-    auto lsof = nlohmann::json::parse(evidence("nodiag-lsof-i.json"));
+    auto lsof = ev.json("nodiag-lsof-i.json");
     int ipv4 = 0;
     for (const auto& p : lsof["processes"])
         for (const auto& f : p["files"])
