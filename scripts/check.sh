@@ -120,6 +120,7 @@ cache_note() {
 #              delayed rdmastat ping's first go-ahead past kping's 5 s.
 take_cpu() {
 	case $1 in
+	kernel-checks-*) chrt --idle -p 0 "$BASHPID" ;;
 	# lab.sh takes a slot itself while the guests run (RDMASTAT_LAB_GUEST_LOCKS).
 	deps | configure | build | prepare-* | kernel-* | lab-* | pair-* | prometheus) ;;
 	*) chrt --idle -p 0 "$BASHPID" ;;
@@ -211,6 +212,12 @@ lane_suite() { # SUITE: its modules, then its guests
 	stage "$s" "pair-$s" build "kernel-$s" -- ctest_one "pair-$s"
 }
 
+# What the guests need not wait for: the modules' refusals of a mismatched
+# source and checkpatch, in the background once the modules are built.
+lane_kernel_checks() { # SUITE
+	stage "$1" "kernel-checks-$1" "kernel-$1" -- ctest_one "kernel-checks-$1"
+}
+
 # The debug kernel of SUITE (tests/lab/sh/debug.sh): its build, in the
 # background (a cold one takes most of an hour), then its guests.
 lane_debug() { # SUITE
@@ -258,6 +265,7 @@ if ((serial)); then
 	lane_host
 	for s in bookworm trixie; do lane_root "$s"; done
 	for s in "${suites[@]}"; do lane_suite "$s"; done
+	for s in "${suites[@]}"; do lane_kernel_checks "$s"; done
 	for s in "${suites[@]}"; do lane_dkms "$s"; done
 	for s in "${debug_suites[@]}"; do lane_debug "$s"; done
 else
@@ -274,6 +282,8 @@ else
 	done
 	for s in "${suites[@]}"; do
 		lane_suite "$s" &
+		lanes+=($!)
+		lane_kernel_checks "$s" &
 		lanes+=($!)
 		lane_dkms "$s" &
 		lanes+=($!)
