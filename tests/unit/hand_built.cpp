@@ -45,7 +45,7 @@ Connection cm(const char* dev, Transport t, std::uint32_t id, const char* state,
 HostSocket host_socket(const char* state, Endpoint local, Endpoint peer,
                        std::optional<std::uint32_t> pid, std::optional<std::uint32_t> fd) {
     HostSocket s;
-    s.state = state;
+    s.state = tcp_state_from_name(state).value();
     s.local = local;
     s.peer = peer;
     s.inode = 7000 + local.port;

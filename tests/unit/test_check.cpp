@@ -94,7 +94,7 @@ TEST_CASE("the lab's siw and rxe ports are OK: siw names its kernel socket", "[c
     const PortCheck& listen = r.checks[4];
     CHECK(listen.local == ep("10.9.0.1", 7174));
     CHECK(listen.cm_ids == std::vector<std::uint32_t>{0, 2});
-    CHECK(listen.host_socket->state == "LISTEN");
+    CHECK(listen.host_socket->state == TcpState::listen);
 }
 
 TEST_CASE("check golden output on the lab capture", "[check]") {

@@ -80,7 +80,7 @@ TEST_CASE("host data JSON keys", "[hostdata]") {
     Snapshot s;
     s.source = SnapshotSource::nldev;
     HostSocket h;
-    h.state = "ESTAB";
+    h.state = TcpState::established;
     h.local = {*IpAddress::parse("10.9.0.1"), 7174};
     h.peer = {*IpAddress::parse("10.9.0.1"), 39170};
     h.inode = 11485;
@@ -185,7 +185,7 @@ void judge_host_sockets(const std::string& dir) {
         auto it = std::find_if(s.host_sockets.begin(), s.host_sockets.end(),
                                [&](const HostSocket& h) { return h.inode == r.inode; });
         REQUIRE(it != s.host_sockets.end());
-        CHECK(it->state == r.state);
+        CHECK(tcp_state_name(it->state) == r.state);
         CHECK(it->local.port == r.local_port);
         CHECK(same_address(r.local_addr, it->local.address));
         CHECK(it->pid == r.pid);

@@ -88,7 +88,8 @@ TEST_CASE("device dumps of each captured kernel match rdma dev", "[nldev]") {
     for (std::size_t i = 0; i < devices.size(); ++i) {
         CHECK(devices[i].name == ref[i].at("ifname").get<std::string>());
         CHECK(devices[i].index == ref[i].at("ifindex"));
-        CHECK(devices[i].node_type == ref[i].at("node_type").get<std::string>());
+        CHECK(node_type_name(devices[i].node_type.value()) ==
+              ref[i].at("node_type").get<std::string>());
         char guid[24];
         std::uint64_t g = devices[i].node_guid.value().value;
         std::snprintf(guid, sizeof guid, "%04x:%04x:%04x:%04x", unsigned(g >> 48 & 0xffff),
@@ -108,8 +109,9 @@ TEST_CASE("port dumps match rdma link", "[nldev]") {
                 .take();
         REQUIRE(ports.size() == 1);
         CHECK(ports[0].index == link.at("port"));
-        CHECK(ports[0].state == link.at("state").get<std::string>());
-        CHECK(ports[0].phys_state == link.at("physical_state").get<std::string>());
+        CHECK(port_state_name(ports[0].state.value()) == link.at("state").get<std::string>());
+        CHECK(port_phys_state_name(ports[0].phys_state.value()) ==
+              link.at("physical_state").get<std::string>());
         CHECK(ports[0].netdev == link.at("netdev").get<std::string>());
         CHECK(ports[0].netdev_index == link.at("netdev_index").get<std::uint32_t>());
     }

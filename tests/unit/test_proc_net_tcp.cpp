@@ -2,13 +2,14 @@
 // The sock_diag fallback: /proc/net/tcp and tcp6 as the lab kernel printed them
 // (tests/lab/scenarios/capture.sh), judged against the sock_diag dumps taken at
 // the same moment, and against a socket this test opens itself.
+#include "catch_compat.hpp"
 #include "collect/proc_net_tcp.h"
 #include "collect/sockdiag_parse.h"
+#include "model/names.h"
 #include "support.h"
 
 #include <algorithm>
 #include <arpa/inet.h>
-#include "catch_compat.hpp"
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -23,8 +24,9 @@ namespace {
 std::vector<std::string> facts(const std::vector<HostSocket>& sockets) {
     std::vector<std::string> out;
     for (const auto& s : sockets)
-        out.push_back(s.state + " " + s.local.to_string() + " " + s.peer.to_string() + " uid " +
-                      std::to_string(s.uid) + " inode " + std::to_string(s.inode));
+        out.push_back(tcp_state_name(s.state) + " " + s.local.to_string() + " " +
+                      s.peer.to_string() + " uid " + std::to_string(s.uid) + " inode " +
+                      std::to_string(s.inode));
     std::sort(out.begin(), out.end());
     return out;
 }
@@ -56,8 +58,8 @@ TEST_CASE("/proc/net/tcp holds siw's kernel sockets: listener and both ends", "[
     bool listener = false;
     for (const auto& s : proc) {
         // A TIME-WAIT minisocket has no inode (the 6.12 and 7.2 captures hold some).
-        CHECK((s.inode != 0) == (s.state != "TIME-WAIT"));
-        if (s.state == "LISTEN" && s.local.to_string() == "10.9.0.1:7174") listener = true;
+        CHECK((s.inode != 0) == (s.state != TcpState::time_wait));
+        if (s.state == TcpState::listen && s.local.to_string() == "10.9.0.1:7174") listener = true;
     }
     CHECK(listener);
 }
@@ -97,7 +99,7 @@ TEST_CASE("a listener this test opens is in /proc/net/tcp with its inode", "[pro
     auto it = std::find_if(all.begin(), all.end(),
                            [&](const HostSocket& s) { return s.local.to_string() == local; });
     REQUIRE(it != all.end());
-    CHECK(it->state == "LISTEN");
+    CHECK(it->state == TcpState::listen);
     CHECK(it->inode == st.st_ino);
     CHECK(it->uid == getuid());
     CHECK(it->peer.port == 0);

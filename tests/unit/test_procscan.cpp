@@ -127,7 +127,7 @@ TEST_CASE("sock_diag and the scan together name the holder of a socket", "[procs
     auto mine = std::find_if(sockets.value().begin(), sockets.value().end(),
                              [&](const HostSocket& s) { return s.inode == inode_of(l.fd); });
     REQUIRE(mine != sockets.value().end());
-    CHECK(mine->state == "LISTEN");
+    CHECK(mine->state == TcpState::listen);
     CHECK(mine->local.address.to_string() == "127.0.0.1");
     CHECK(mine->local.port == l.port);
     CHECK(mine->uid == static_cast<std::uint32_t>(getuid()));

@@ -30,13 +30,13 @@ Snapshot full_snapshot() {
     d.index = 3;
     d.name = "mlx5_0";
     d.transport = Transport::roce;
-    d.node_type = "ca";
+    d.node_type = NodeType::ca;
     d.protocol = "roce";
     d.driver = "mlx5_core";
     d.firmware = "16.35.2000";
     d.node_guid = Guid{0x0002c90300001234};
     d.ports.push_back(
-        Port{1, "ACTIVE", "LINK_UP", "enp1s0", 7,
+        Port{1, PortState::active, PortPhysState::link_up, "enp1s0", 7,
              std::vector<IpAddress>{*IpAddress::parse("10.0.0.1"), *IpAddress::parse("fd00::1")}});
     s.devices.push_back(d);
 
@@ -72,8 +72,8 @@ Snapshot full_snapshot() {
 
     s.host_sockets_collected = s.processes_collected = s.resources_collected = true;
     s.counters_collected = true;
-    s.host_sockets.push_back(HostSocket{"ESTAB", ep("10.0.0.1", 7174), ep("10.0.0.2", 40000), 99,
-                                        1000, 1234, 5, "siw0", 42});
+    s.host_sockets.push_back(HostSocket{TcpState::established, ep("10.0.0.1", 7174),
+                                        ep("10.0.0.2", 40000), 99, 1000, 1234, 5, "siw0", 42});
     Process p;
     p.pid = 1234;
     p.comm = "rping";
@@ -191,6 +191,12 @@ TEST_CASE("a reader refuses what the schema does not allow, naming the path",
                Contains("resources[0].details: expected an object"));
     CHECK_THAT(error([](auto& d) { d["host_sockets"][0].erase("peer"); }),
                Contains("host_sockets[0].peer: missing"));
+    CHECK_THAT(error([](auto& d) { d["host_sockets"][0]["state"] = "ESTABLISHED"; }),
+               Contains("host_sockets[0].state: unknown TCP state 'ESTABLISHED'"));
+    CHECK_THAT(error([](auto& d) { d["devices"][0]["ports"][0]["state"] = "UP"; }),
+               Contains("devices[0].ports[0].state: unknown port state 'UP'"));
+    CHECK_THAT(error([](auto& d) { d["devices"][0]["node_type"] = "CA"; }),
+               Contains("devices[0].node_type: unknown node type 'CA'"));
     CHECK_THAT(error([](auto& d) { d["processes"][0]["files"][0]["fd"] = "3"; }),
                Contains("processes[0].files[0].fd: expected a number"));
 }

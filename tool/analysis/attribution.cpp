@@ -29,7 +29,7 @@ int match_score(const Connection& c, const HostSocket& s) {
     if (!local || local->port != s.local.port) return 0;
     bool exact = unmapped(local->address) == unmapped(s.local.address);
     int owned = c.owner.pid ? 1 : 0;
-    if (s.state == "LISTEN") {
+    if (s.state == TcpState::listen) {
         if (c.state != CmState::listen || !address_covers(local->address, s.local.address))
             return 0;
         return 1 + owned + (exact ? 2 : 0);

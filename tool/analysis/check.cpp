@@ -156,7 +156,7 @@ class Judge {
                    "(its own TCP stack)";
         case Finding::siw_socket:
             return siw + ": its kernel socket (inode " + std::to_string(j.socket->inode) + ", " +
-                   j.socket->state + ") holds the port";
+                   tcp_state_name(j.socket->state) + ") holds the port";
         case Finding::siw_unread:
             return siw + ", which reserves the port (host sockets not read)";
         case Finding::siw_no_socket:
@@ -199,7 +199,7 @@ class Judge {
             if (endpoints_overlap(it->second->local, e)) found.push_back(it->second);
         auto rank = [&](const HostSocket* s) {
             return std::tuple(unmapped(s->local.address) != unmapped(e.address),
-                              s->state != "LISTEN", !s->pid);
+                              s->state != TcpState::listen, !s->pid);
         };
         std::stable_sort(found.begin(), found.end(),
                          [&](auto* x, auto* y) { return rank(x) < rank(y); });
@@ -223,8 +223,8 @@ class Judge {
     }
 
     std::string socket_text(const HostSocket& s, std::size_t others) const {
-        std::string text =
-            "host TCP socket " + s.local.to_string() + " (" + s.state + ") " + holder(s);
+        std::string text = "host TCP socket " + s.local.to_string() + " (" +
+                           tcp_state_name(s.state) + ") " + holder(s);
         if (others) text += " and " + std::to_string(others) + " more";
         return text;
     }

@@ -2,19 +2,10 @@
 #include "analysis/diff.h"
 
 #include <map>
+#include <set>
 #include <utility>
 
 namespace rdmastat {
-namespace {
-
-using Key = std::pair<std::string, std::uint32_t>;
-
-Key key_of(const Connection& c) {
-    return {c.device, c.cm_id};
-}
-
-} // namespace
-
 std::string_view event_name(EventKind kind) {
     switch (kind) {
     case EventKind::appeared:
@@ -43,7 +34,7 @@ std::string_view event_name(EventKind kind) {
 
 std::vector<ConnectionEvent> diff_connections(const std::vector<Connection>& before,
                                               const std::vector<Connection>& after) {
-    std::map<Key, const Connection*> old_ids, new_ids;
+    std::map<ConnectionKey, const Connection*> old_ids, new_ids;
     for (const Connection& c : before)
         old_ids.emplace(key_of(c), &c);
     for (const Connection& c : after)

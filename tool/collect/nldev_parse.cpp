@@ -165,7 +165,7 @@ Result<std::vector<Device>> parse_device_dump(const Bytes& bytes) {
         d.index = a.need(a.u32(RDMA_NLDEV_ATTR_DEV_INDEX, "device index"), "device index");
         d.name = a.need(a.str(RDMA_NLDEV_ATTR_DEV_NAME, "device name"), "device name");
         if (auto t = a.u8(RDMA_NLDEV_ATTR_DEV_NODE_TYPE, "node type"))
-            d.node_type = node_type_name(*t);
+            d.node_type = static_cast<NodeType>(*t);
         d.protocol = a.str(RDMA_NLDEV_ATTR_DEV_PROTOCOL, "protocol");
         if (d.protocol) d.transport = transport_from_protocol(*d.protocol);
         d.firmware = a.str(RDMA_NLDEV_ATTR_FW_VERSION, "firmware version");
@@ -181,9 +181,10 @@ Result<std::vector<Port>> parse_port_dump(const Bytes& bytes) {
     auto st = walk_dump(bytes, RDMA_NLDEV_CMD_PORT_GET, "port dump", [&](const Attrs& a) {
         Port p;
         p.index = a.need(a.u32(RDMA_NLDEV_ATTR_PORT_INDEX, "port index"), "port index");
-        if (auto s = a.u8(RDMA_NLDEV_ATTR_PORT_STATE, "port state")) p.state = port_state_name(*s);
+        if (auto s = a.u8(RDMA_NLDEV_ATTR_PORT_STATE, "port state"))
+            p.state = static_cast<PortState>(*s);
         if (auto s = a.u8(RDMA_NLDEV_ATTR_PORT_PHYS_STATE, "port physical state"))
-            p.phys_state = port_phys_state_name(*s);
+            p.phys_state = static_cast<PortPhysState>(*s);
         p.netdev = a.str(RDMA_NLDEV_ATTR_NDEV_NAME, "netdev name");
         p.netdev_index = a.u32(RDMA_NLDEV_ATTR_NDEV_INDEX, "netdev index");
         out.push_back(std::move(p));

@@ -77,7 +77,7 @@ Result<std::vector<HostSocket>> parse_proc_net_tcp(std::string_view text, int fa
         if (!local || !peer || !state || !uid || !inode)
             return Failure{"line " + std::to_string(line_no) + ": not a socket line"};
         HostSocket s;
-        s.state = tcp_state_name(*state);
+        s.state = static_cast<TcpState>(*state);
         s.local = *local;
         s.peer = *peer;
         s.uid = *uid;

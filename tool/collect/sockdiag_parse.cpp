@@ -23,16 +23,6 @@ Endpoint endpoint_of(std::uint8_t family, const __be32 (&addr)[4], __be16 port) 
 
 } // namespace
 
-std::string tcp_state_name(std::uint8_t state) {
-    // enum in include/net/tcp_states.h, with ss's names (iproute2 misc/ss.c).
-    static constexpr const char* names[] = {nullptr,      "ESTAB",         "SYN-SENT",  "SYN-RECV",
-                                            "FIN-WAIT-1", "FIN-WAIT-2",    "TIME-WAIT", "UNCONN",
-                                            "CLOSE-WAIT", "LAST-ACK",      "LISTEN",    "CLOSING",
-                                            "SYN-RECV",   "BOUND-INACTIVE"};
-    if (state < std::size(names) && names[state]) return names[state];
-    return std::to_string(state);
-}
-
 Result<std::vector<HostSocket>> parse_inet_diag_dump(const Bytes& bytes) {
     std::vector<HostSocket> out;
     unsigned index = 0;
@@ -60,7 +50,7 @@ Result<std::vector<HostSocket>> parse_inet_diag_dump(const Bytes& bytes) {
         if (auto attrs = parse_attrs(tail, tail_len, INET_DIAG_MAX); !attrs)
             return fail(attrs.error());
         HostSocket s;
-        s.state = tcp_state_name(msg.idiag_state);
+        s.state = static_cast<TcpState>(msg.idiag_state);
         s.local = endpoint_of(msg.idiag_family, msg.id.idiag_src, msg.id.idiag_sport);
         s.peer = endpoint_of(msg.idiag_family, msg.id.idiag_dst, msg.id.idiag_dport);
         s.inode = msg.idiag_inode;

@@ -15,12 +15,6 @@
 
 namespace rdmastat {
 
-/// A TCP state (enum in include/net/tcp_states.h) as ss names it: "ESTAB",
-/// "SYN-SENT", "SYN-RECV" (also for NEW_SYN_RECV request sockets), "FIN-WAIT-1",
-/// "FIN-WAIT-2", "TIME-WAIT", "UNCONN" (CLOSE), "CLOSE-WAIT", "LAST-ACK",
-/// "LISTEN", "CLOSING", "BOUND-INACTIVE"; other numbers as their decimal text.
-std::string tcp_state_name(std::uint8_t state);
-
 /// A SOCK_DIAG_BY_FAMILY dump of inet sockets (struct inet_diag_msg per message,
 /// either address family): one HostSocket per message, in the kernel's order,
 /// with state, addresses, ports, inode and uid (pid and fd stay empty: the /proc

@@ -7,6 +7,7 @@
 
 #include "model/address.h"
 
+#include <compare>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -80,10 +81,33 @@ struct Guid {
     bool operator==(const Guid&) const = default;
 };
 
+/// enum ib_port_state: a port's logical state; other numbers are kept as they are.
+enum class PortState : std::uint8_t { nop, down, init, armed, active, active_defer };
+/// enum ib_port_phys_state; other numbers are kept as they are.
+enum class PortPhysState : std::uint8_t {
+    sleep = 1,
+    polling,
+    disabled,
+    port_configuration_training,
+    link_up,
+    link_error_recovery,
+    phy_test,
+};
+/// enum rdma_node_type; other numbers are kept as they are.
+enum class NodeType : std::uint8_t {
+    ca = 1,
+    ib_switch,
+    router,
+    rnic,
+    usnic,
+    usnic_udp,
+    unspecified
+};
+
 struct Port {
     std::uint32_t index = 0;
-    std::optional<std::string> state;      ///< "ACTIVE", "DOWN", ... (kernel's names)
-    std::optional<std::string> phys_state; ///< "LINK_UP", "DISABLED", ...
+    std::optional<PortState> state;
+    std::optional<PortPhysState> phys_state;
     std::optional<std::string> netdev;     ///< bound net device, e.g. "veth0"
     std::optional<std::uint32_t> netdev_index;
     /// The netdev's IP addresses: collected only for the fabric view's inputs
@@ -98,7 +122,7 @@ struct Device {
     std::uint32_t index = 0;
     std::string name;
     Transport transport = Transport::unknown;
-    std::optional<std::string> node_type; ///< "ca", "rnic", ... (kernel's node type)
+    std::optional<NodeType> node_type;
     std::optional<std::string> protocol;  ///< NLDEV's raw protocol string: "ib", "iw", "roce"
     std::optional<std::string> driver;    ///< kernel driver, e.g. "siw", "rdma_rxe"
     std::optional<std::string> firmware;
@@ -199,10 +223,41 @@ struct Connection {
     bool operator==(const Connection&) const = default;
 };
 
+/// A connection's identity while it lives: its device and cm id number (the
+/// kernel allocates cm id numbers cyclically, so a new id gets a new number).
+struct ConnectionKey {
+    std::string device;
+    std::uint32_t cm_id = 0;
+
+    auto operator<=>(const ConnectionKey&) const = default;
+};
+
+inline ConnectionKey key_of(const Connection& c) {
+    return {c.device, c.cm_id};
+}
+
+/// A TCP socket's state, numbered as the kernel's include/net/tcp_states.h
+/// numbers it; a number without a name here is kept as it is.
+enum class TcpState : std::uint8_t {
+    established = 1,
+    syn_sent,
+    syn_recv,
+    fin_wait1,
+    fin_wait2,
+    time_wait,
+    close,
+    close_wait,
+    last_ack,
+    listen,
+    closing,
+    new_syn_recv,
+    bound_inactive,
+};
+
 /// A host TCP socket (sock_diag), with the process holding it when the /proc fd
 /// scan found one. siw's sockets, and any kernel socket, have no process.
 struct HostSocket {
-    std::string state; ///< TCP state as ss names it: "LISTEN", "ESTAB", "TIME-WAIT", ...
+    TcpState state = TcpState::close;
     Endpoint local;
     Endpoint peer;
     std::uint64_t inode = 0; ///< 0 for sockets without one (TIME-WAIT)

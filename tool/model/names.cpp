@@ -213,13 +213,26 @@ std::optional<ResourceKind> resource_kind_from_name(std::string_view name) {
     return from_name<ResourceKind, resource_kind_count - 1, resource_kind_name>(name);
 }
 
-std::string port_state_name(std::uint8_t state) {
-    static constexpr std::array<const char*, 6> names = {"NOP",   "DOWN",   "INIT",
-                                                         "ARMED", "ACTIVE", "ACTIVE_DEFER"};
-    return lookup(names, state);
+std::string tcp_state_name(TcpState state) {
+    // With ss's names (iproute2's misc/ss.c).
+    static constexpr std::array<const char*, 14> names = {
+        nullptr,      "ESTAB",     "SYN-SENT", "SYN-RECV",      "FIN-WAIT-1",
+        "FIN-WAIT-2", "TIME-WAIT", "UNCONN",   "CLOSE-WAIT",    "LAST-ACK",
+        "LISTEN",     "CLOSING",   "SYN-RECV", "BOUND-INACTIVE"};
+    return lookup(names, static_cast<std::uint8_t>(state));
 }
 
-std::string port_phys_state_name(std::uint8_t state) {
+std::optional<TcpState> tcp_state_from_name(std::string_view name) {
+    return from_name<TcpState, 0xff, tcp_state_name>(name);
+}
+
+std::string port_state_name(PortState state) {
+    static constexpr std::array<const char*, 6> names = {"NOP",   "DOWN",   "INIT",
+                                                         "ARMED", "ACTIVE", "ACTIVE_DEFER"};
+    return lookup(names, static_cast<std::uint8_t>(state));
+}
+
+std::string port_phys_state_name(PortPhysState state) {
     static constexpr std::array<const char*, 8> names = {"",
                                                          "SLEEP",
                                                          "POLLING",
@@ -228,13 +241,25 @@ std::string port_phys_state_name(std::uint8_t state) {
                                                          "LINK_UP",
                                                          "LINK_ERROR_RECOVERY",
                                                          "PHY_TEST"};
-    return lookup(names, state);
+    return lookup(names, static_cast<std::uint8_t>(state));
 }
 
-std::string node_type_name(std::uint8_t type) {
+std::string node_type_name(NodeType type) {
     static constexpr std::array<const char*, 8> names = {
         "unspecified", "ca", "switch", "router", "rnic", "usnic", "usnic_udp", "unspecified"};
-    return lookup(names, type);
+    return lookup(names, static_cast<std::uint8_t>(type));
+}
+
+std::optional<PortState> port_state_from_name(std::string_view name) {
+    return from_name<PortState, 0xff, port_state_name>(name);
+}
+
+std::optional<PortPhysState> port_phys_state_from_name(std::string_view name) {
+    return from_name<PortPhysState, 0xff, port_phys_state_name>(name);
+}
+
+std::optional<NodeType> node_type_from_name(std::string_view name) {
+    return from_name<NodeType, 0xff, node_type_name>(name);
 }
 
 Transport transport_from_module(std::uint8_t transport) {

@@ -7,11 +7,13 @@
 #include "model/cm_event.h"
 #include "model/model.h"
 
+#include <concepts>
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 namespace rdmastat {
 
@@ -56,12 +58,25 @@ std::optional<QpState> qp_state_from_name(std::string_view name);
 std::optional<QpType> qp_type_from_name(std::string_view name);
 std::optional<PortSpace> port_space_from_name(std::string_view name);
 std::optional<ResourceKind> resource_kind_from_name(std::string_view name);
-/// enum ib_port_state: "NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER".
-std::string port_state_name(std::uint8_t state);
-/// enum ib_port_phys_state: "SLEEP", "POLLING", "DISABLED", ... "LINK_UP".
-std::string port_phys_state_name(std::uint8_t state);
-/// enum rdma_node_type: "ca", "switch", "router", "rnic", "usnic", "usnic_udp", "unspecified".
-std::string node_type_name(std::uint8_t type);
+/// TcpState as ss names it: "ESTAB", "SYN-SENT", "SYN-RECV" (also for
+/// NEW_SYN_RECV request sockets), "FIN-WAIT-1", "FIN-WAIT-2", "TIME-WAIT",
+/// "UNCONN" (CLOSE), "CLOSE-WAIT", "LAST-ACK", "LISTEN", "CLOSING",
+/// "BOUND-INACTIVE"; other numbers as their decimal text.
+std::string tcp_state_name(TcpState state);
+/// Inverse of tcp_state_name ("SYN-RECV" reads as syn_recv).
+std::optional<TcpState> tcp_state_from_name(std::string_view name);
+/// PortState as the kernel names it: "NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER".
+std::string port_state_name(PortState state);
+/// PortPhysState: "SLEEP", "POLLING", "DISABLED", ... "LINK_UP".
+std::string port_phys_state_name(PortPhysState state);
+/// NodeType: "ca", "switch", "router", "rnic", "usnic", "usnic_udp", "unspecified"
+/// (also for 0).
+std::string node_type_name(NodeType type);
+/// Inverses of the three above (a name, or the decimal text of a number
+/// without one).
+std::optional<PortState> port_state_from_name(std::string_view name);
+std::optional<PortPhysState> port_phys_state_from_name(std::string_view name);
+std::optional<NodeType> node_type_from_name(std::string_view name);
 
 /// QpUnjoined as JSON and text name it: "gone", "other_owner".
 std::string_view qp_unjoined_name(QpUnjoined reason);
@@ -121,5 +136,48 @@ inline std::string name_of(ContainerRuntime v) {
 inline std::string name_of(PodQos v) {
     return std::string(pod_qos_name(v));
 }
+inline std::string name_of(TcpState v) {
+    return tcp_state_name(v);
+}
+inline std::string name_of(PortState v) {
+    return port_state_name(v);
+}
+inline std::string name_of(PortPhysState v) {
+    return port_phys_state_name(v);
+}
+inline std::string name_of(NodeType v) {
+    return node_type_name(v);
+}
+
+/// For code generic over the model's enums (the snapshot readers): Names<E>
+/// has noun, what an error calls a value of E ("unknown CM state 'X'"), and
+/// parse, the inverse of name_of.
+template <typename E> struct Names;
+#define RDMASTAT_NAMES(E, NOUN, PARSE)                                                             \
+    template <> struct Names<E> {                                                                  \
+        static constexpr const char* noun = NOUN;                                                  \
+        static std::optional<E> parse(std::string_view name) { return PARSE(name); }               \
+    }
+RDMASTAT_NAMES(Transport, "transport", transport_from_name);
+RDMASTAT_NAMES(CmState, "CM state", cm_state_from_name);
+RDMASTAT_NAMES(QpState, "QP state", qp_state_from_name);
+RDMASTAT_NAMES(QpType, "QP type", qp_type_from_name);
+RDMASTAT_NAMES(PortSpace, "port space", port_space_from_name);
+RDMASTAT_NAMES(ResourceKind, "resource kind", resource_kind_from_name);
+RDMASTAT_NAMES(CounterSource, "counter source", counter_source_from_name);
+RDMASTAT_NAMES(ContainerRuntime, "container runtime", container_runtime_from_name);
+RDMASTAT_NAMES(PodQos, "pod QoS class", pod_qos_from_name);
+RDMASTAT_NAMES(QpUnjoined, "reason", qp_unjoined_from_name);
+RDMASTAT_NAMES(TcpState, "TCP state", tcp_state_from_name);
+RDMASTAT_NAMES(PortState, "port state", port_state_from_name);
+RDMASTAT_NAMES(PortPhysState, "physical port state", port_phys_state_from_name);
+RDMASTAT_NAMES(NodeType, "node type", node_type_from_name);
+#undef RDMASTAT_NAMES
+
+/// An enum of the model that name_of names.
+template <typename E>
+concept named_enum = std::is_enum_v<E> && requires(E e) {
+    { name_of(e) } -> std::convertible_to<std::string>;
+};
 
 } // namespace rdmastat

@@ -279,27 +279,8 @@ template <typename T> std::optional<T> text_to(std::string_view text, std::strin
         if ((v = guid_from_text(text))) return v;
         *why = "'" + std::string(text) + "' is not a GUID";
         return v;
-    } else if constexpr (std::is_same_v<T, Transport>) {
-        v = transport_from_name(text), noun = "transport";
-    } else if constexpr (std::is_same_v<T, CmState>) {
-        v = cm_state_from_name(text), noun = "CM state";
-    } else if constexpr (std::is_same_v<T, QpState>) {
-        v = qp_state_from_name(text), noun = "QP state";
-    } else if constexpr (std::is_same_v<T, QpType>) {
-        v = qp_type_from_name(text), noun = "QP type";
-    } else if constexpr (std::is_same_v<T, PortSpace>) {
-        v = port_space_from_name(text), noun = "port space";
-    } else if constexpr (std::is_same_v<T, ResourceKind>) {
-        v = resource_kind_from_name(text), noun = "resource kind";
-    } else if constexpr (std::is_same_v<T, CounterSource>) {
-        v = counter_source_from_name(text), noun = "counter source";
-    } else if constexpr (std::is_same_v<T, ContainerRuntime>) {
-        v = container_runtime_from_name(text), noun = "container runtime";
-    } else if constexpr (std::is_same_v<T, PodQos>) {
-        v = pod_qos_from_name(text), noun = "pod QoS class";
     } else {
-        static_assert(std::is_same_v<T, QpUnjoined>, "an enum without names");
-        v = qp_unjoined_from_name(text), noun = "reason";
+        v = Names<T>::parse(text), noun = Names<T>::noun;
     }
     if (!v) *why = std::string("unknown ") + noun + " '" + std::string(text) + "'";
     return v;

@@ -17,32 +17,10 @@
 #include <type_traits>
 #include <vector>
 
-namespace rdmastat {
-
 /// nlohmann would write a model enum as its number; every JSON writer names it.
-template <typename J> void to_json(J& j, CmState v) {
-    j = name_of(v);
-}
-template <typename J> void to_json(J& j, QpState v) {
-    j = name_of(v);
-}
-template <typename J> void to_json(J& j, QpType v) {
-    j = name_of(v);
-}
-template <typename J> void to_json(J& j, PortSpace v) {
-    j = name_of(v);
-}
-template <typename J> void to_json(J& j, SnapshotSource v) {
-    j = name_of(v);
-}
-template <typename J> void to_json(J& j, ResourceKind v) {
-    j = name_of(v);
-}
-template <typename J> void to_json(J& j, Transport v) {
-    j = name_of(v);
-}
-
-} // namespace rdmastat
+template <rdmastat::named_enum E> struct nlohmann::adl_serializer<E, void> {
+    template <typename J> static void to_json(J& j, E v) { j = rdmastat::name_of(v); }
+};
 
 namespace rdmastat::json_common {
 

@@ -84,8 +84,8 @@ std::string resource_name(const Resource& r) {
 
 std::string socket_name(const HostSocket& s, const Connection* carries) {
     std::string name = lsof_endpoint(s.local);
-    if (s.state != "LISTEN" && s.peer.port) name += "->" + lsof_endpoint(s.peer);
-    name += " (" + s.state + ")";
+    if (s.state != TcpState::listen && s.peer.port) name += "->" + lsof_endpoint(s.peer);
+    name += " (" + tcp_state_name(s.state) + ")";
     if (carries)
         name += " [" + carries->device + " cm_id " + std::to_string(carries->cm_id) + " of " +
                 owner_text(carries->owner) + "]";

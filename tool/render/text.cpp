@@ -150,15 +150,15 @@ void render_devices(std::ostream& out, const std::vector<Device>& devices,
     for (const Device& d : devices) {
         std::vector<std::string> common = {d.name, std::to_string(d.index),
                                            std::string(transport_name(d.transport)),
-                                           or_dash(d.driver), or_dash(d.node_type)};
+                                           or_dash(d.driver), name_or_dash(d.node_type)};
         if (d.ports.empty()) {
             common.insert(common.end(), {"-", "-", "-", "-"});
             table.add(std::move(common));
         }
         for (const Port& p : d.ports) {
             auto row = common;
-            row.insert(row.end(), {std::to_string(p.index), or_dash(p.state), or_dash(p.phys_state),
-                                   or_dash(p.netdev)});
+            row.insert(row.end(), {std::to_string(p.index), name_or_dash(p.state),
+                                   name_or_dash(p.phys_state), or_dash(p.netdev)});
             table.add(std::move(row));
         }
     }
