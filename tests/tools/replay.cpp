@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
         }
         Snapshot snap = join(data, {});
         const Output output{json ? Format::json : Format::text, false};
-        auto writer = listing_writer(std::cout, output, TextOptions{true, true, true, true});
+        auto writer = writer_for(output)->listing(std::cout, TextOptions{true, true, true, true});
         Snapshot head = snap;
         head.connections.clear();
         writer->begin(head);

@@ -191,7 +191,7 @@ TEST_CASE("fabric: from the Prometheus API's answer, as export writes the series
     // What /api/v1/query returns for the metrics of two hosts.
     auto answer = [&](const std::string& family, const char* instance) {
         nlohmann::json result = nlohmann::json::array();
-        for (const MetricFamily& f : build_metrics(s, {}, MetricsOptions{false, false, true}))
+        for (const MetricFamily& f : build_metrics(s, MetricsOptions{false, false, true}))
             if (f.name == family)
                 for (const Sample& smp : f.samples) {
                     nlohmann::json metric = {

@@ -148,8 +148,9 @@ TEST_CASE("counters survive the snapshot round trip; old files have none", "[mon
 TEST_CASE("Prometheus exposition of the lab snapshot (golden)", "[monitor][render]") {
     ScrapeStats stats{0.0125, {{"counters", 2}}};
     std::ostringstream out;
-    write_prometheus(
-        out, build_metrics(snapshot_with_counters(), stats, MetricsOptions{true, true, false}));
+    write_prometheus(out,
+                     build_metrics(snapshot_with_counters(), MetricsOptions{true, true, false}));
+    write_prometheus(out, scrape_metrics(stats));
     CHECK(out.str() == golden("metrics.prom", out.str()));
 }
 
@@ -160,7 +161,7 @@ TEST_CASE("rdmastat_connections counts every id -a lists", "[monitor]") {
     for (const json& c : doc["connections"])
         expected[c["device"].get<std::string>() + "/" + c["state"].get<std::string>()] += 1;
     std::map<std::string, double> got;
-    for (const MetricFamily& f : build_metrics(s, {}))
+    for (const MetricFamily& f : build_metrics(s))
         if (f.name == "rdmastat_connections")
             for (const Sample& x : f.samples) {
                 std::map<std::string, std::string> l(x.labels.begin(), x.labels.end());
@@ -282,11 +283,18 @@ TEST_CASE("a -w round and -E lines (golden)", "[monitor][render]") {
     WatchRound r;
     r.time = t;
     r.interval = 2;
-    r.connections = select(after, Selection{Scope::all, std::nullopt}, Filter());
-    for (const ConnectionEvent& e : events) {
-        if (e.kind == EventKind::closed) r.closed.push_back(e.connection);
-        if (e.kind == EventKind::appeared) r.appeared.push_back(connection_key(e.connection));
-    }
+    const auto now = select(after, Selection{Scope::all, std::nullopt}, Filter());
+    r.rows = mark_rows(now, events);
+    // Every id listed now, then the one closed; the new id alone marked "+".
+    REQUIRE(r.rows.size() == now.size() + 1);
+    CHECK(r.rows.back().mark == RowMark::closed);
+    CHECK(r.rows.back().connection->cm_id == events.front().connection.cm_id);
+    CHECK(std::count_if(r.rows.begin(), r.rows.end(), [](const MarkedConnection& m) {
+              return m.mark == RowMark::appeared;
+          }) == 1);
+    CHECK(std::find_if(r.rows.begin(), r.rows.end(), [](const MarkedConnection& m) {
+              return m.mark == RowMark::appeared;
+          })->connection->cm_id == 99);
     r.ports = after.port_counters;
     r.qp_counters = after.qp_counters;
     r.previous = &before;
@@ -307,7 +315,7 @@ TEST_CASE("rdmastat_container_connections: only when asked, one series per conta
     s.connections[2].owner.pod = Pod{"0b5ec1d2-3f4a-4b5c-8d6e-7f8091a2b3c4", PodQos::burstable};
     auto family = [&](bool on) -> const MetricFamily* {
         static std::vector<MetricFamily> all;
-        all = build_metrics(s, {}, MetricsOptions{false, on, false});
+        all = build_metrics(s, MetricsOptions{false, on, false});
         for (const MetricFamily& f : all)
             if (f.name == "rdmastat_container_connections") return &f;
         return nullptr;

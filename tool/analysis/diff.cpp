@@ -52,6 +52,36 @@ std::vector<ConnectionEvent> diff_connections(const std::vector<Connection>& bef
     return out;
 }
 
+std::vector<ConnectionEvent> PolledLives::ended(std::vector<ConnectionEvent> events,
+                                                std::chrono::steady_clock::time_point now) {
+    std::vector<ConnectionEvent> out;
+    for (ConnectionEvent& e : events) {
+        if (e.kind == EventKind::appeared) first_seen_[key_of(e.connection)] = now;
+        if (e.kind != EventKind::closed) continue;
+        if (auto f = first_seen_.find(key_of(e.connection)); f != first_seen_.end()) {
+            e.lifetime = std::chrono::duration_cast<std::chrono::nanoseconds>(now - f->second);
+            first_seen_.erase(f);
+        }
+        e.ending = Ending::closed;
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
+std::vector<MarkedConnection> mark_rows(const std::vector<const Connection*>& now,
+                                        const std::vector<ConnectionEvent>& events) {
+    std::set<ConnectionKey> appeared;
+    for (const ConnectionEvent& e : events)
+        if (e.kind == EventKind::appeared) appeared.insert(key_of(e.connection));
+    std::vector<MarkedConnection> rows;
+    rows.reserve(now.size());
+    for (const Connection* c : now)
+        rows.push_back({c, appeared.count(key_of(*c)) ? RowMark::appeared : RowMark::none});
+    for (const ConnectionEvent& e : events)
+        if (e.kind == EventKind::closed) rows.push_back({&e.connection, RowMark::closed});
+    return rows;
+}
+
 std::vector<CounterRate> counter_rates(const std::vector<Counter>& before,
                                        const std::vector<Counter>& after, double seconds) {
     std::map<std::string, std::uint64_t> old_values;

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -73,6 +74,34 @@ struct ConnectionEvent {
 /// appeared (after's order).
 std::vector<ConnectionEvent> diff_connections(const std::vector<Connection>& before,
                                               const std::vector<Connection>& after);
+
+/// `rdmastat life` by polling: a connection lives from the round that first saw
+/// it to the round that no longer does, to the poll's resolution.
+class PolledLives {
+  public:
+    /// The closed events among one round's events (diff_connections'), each
+    /// with ending closed and, when its appearance was seen, its lifetime (an
+    /// id there before the first round has none); now is the round's time.
+    std::vector<ConnectionEvent> ended(std::vector<ConnectionEvent> events,
+                                       std::chrono::steady_clock::time_point now);
+
+  private:
+    std::map<ConnectionKey, std::chrono::steady_clock::time_point> first_seen_;
+};
+
+/// A row of -w's listing: new since the last round, gone since it, or neither.
+enum class RowMark : std::uint8_t { none, appeared, closed };
+
+struct MarkedConnection {
+    const Connection* connection = nullptr;
+    RowMark mark = RowMark::none;
+};
+
+/// -w's rows for one round: each of now, in order, marked appeared when events
+/// has it appear; then each connection events has closed (as last seen: the
+/// rows point into events), marked closed.
+std::vector<MarkedConnection> mark_rows(const std::vector<const Connection*>& now,
+                                        const std::vector<ConnectionEvent>& events);
 
 /// One counter between two readings.
 struct CounterRate {

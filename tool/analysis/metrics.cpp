@@ -172,8 +172,7 @@ MetricFamily port_addresses(const Snapshot& snap) {
 
 } // namespace
 
-std::vector<MetricFamily> build_metrics(const Snapshot& snap, const ScrapeStats& stats,
-                                        const MetricsOptions& opts) {
+std::vector<MetricFamily> build_metrics(const Snapshot& snap, const MetricsOptions& opts) {
     std::vector<MetricFamily> out;
     out.push_back(connections(snap));
     out.push_back(qps(snap));
@@ -185,6 +184,11 @@ std::vector<MetricFamily> build_metrics(const Snapshot& snap, const ScrapeStats&
         out.push_back(connection_info(snap));
         out.push_back(port_addresses(snap));
     }
+    return out;
+}
+
+std::vector<MetricFamily> scrape_metrics(const ScrapeStats& stats) {
+    std::vector<MetricFamily> out;
     out.push_back(MetricFamily{"rdmastat_scrape_duration_seconds",
                                "Time this scrape took to collect and analyse",
                                MetricType::gauge,

@@ -65,9 +65,12 @@ struct MetricsOptions {
 /// '_': device, cm_id, state, local_address, local_port, owner_pid, ...>} and
 /// rdmastat_port_address_info{device,port,netdev,address} (with per_connection;
 /// internal ids are left out),
-/// rdmastat_scrape_duration_seconds, rdmastat_scrape_errors_total{source}.
+/// then the scrape's own (scrape_metrics).
 /// An unknown label value (a cm_id without port space) is the empty string.
-std::vector<MetricFamily> build_metrics(const Snapshot& snap, const ScrapeStats& stats,
-                                        const MetricsOptions& opts = {});
+std::vector<MetricFamily> build_metrics(const Snapshot& snap, const MetricsOptions& opts = {});
+
+/// What a scrape says of itself, after every other family:
+/// rdmastat_scrape_duration_seconds, rdmastat_scrape_errors_total{source}.
+std::vector<MetricFamily> scrape_metrics(const ScrapeStats& stats);
 
 } // namespace rdmastat

@@ -61,33 +61,33 @@ int run_listing(const Options& o, std::ostream& out, std::ostream& err) {
     if (o.monitor.active())
         return run_monitor(o.monitor, o, o.summary, sel, filter.value(), text_options(o), out, err);
 
-    const Output output = output_of(o).take();
+    const auto w = writer_for(output_of(o).take());
     if (o.summary) {
         Collection c = collect(o);
         require_all(c);
-        if (ends_on_no_devices(c, output, out, err)) return 0;
-        emit_summary(out, output, c.snapshot, summarize(select(c.snapshot, sel, filter.value())));
+        if (ends_on_no_devices(c, *w, out, err)) return 0;
+        w->summary(out, c.snapshot, summarize(select(c.snapshot, sel, filter.value())));
         return 0;
     }
     // The connections stream through the selection to the writer: a saved
     // snapshot of any size is listed in bounded memory.
-    auto writer = listing_writer(out, output, text_options(o));
+    auto writer = w->listing(out, text_options(o));
     SelectingSink selection(sel, filter.value(), *writer);
     // A JSON listing is a snapshot: with its ports' addresses, `fabric` can
     // tell which host holds an address no id is bound to.
-    Collection c = collect(o, Needs{.addresses = output.format == Format::json}, &selection);
+    Collection c = collect(o, Needs{.addresses = w->document()}, &selection);
     require_all(c);
-    if (ends_on_no_devices(c, output, out, err)) return 0;
+    if (ends_on_no_devices(c, *w, out, err)) return 0;
     writer->finish(c.snapshot);
     return 0;
 }
 
 int run_devices(const CommonOptions& o, std::ostream& out, std::ostream& err) {
-    const Output output = output_of(o).take();
+    const auto w = writer_for(output_of(o).take());
     Collection c = collect(o);
     require_all(c);
-    if (ends_on_no_devices(c, output, out, err)) return 0;
-    emit_devices(out, output, c.snapshot, TextOptions{!o.no_header, o.numeric});
+    if (ends_on_no_devices(c, *w, out, err)) return 0;
+    w->devices(out, c.snapshot, TextOptions{!o.no_header, o.numeric});
     return 0;
 }
 
@@ -113,6 +113,18 @@ Collection collect(const CommonOptions& o, Needs needs, ConnectionSink* sink) {
     return c;
 }
 
+std::unique_ptr<Source> options_source(const CommonOptions& o) {
+    class OptionsSource final : public Source {
+      public:
+        explicit OptionsSource(const CommonOptions& o) : o_(o) {}
+        Collection collect(const Needs& needs) override { return rdmastat::collect(o_, needs); }
+
+      private:
+        CommonOptions o_;
+    };
+    return std::make_unique<OptionsSource>(o);
+}
+
 void warn_once(const std::string& what) {
     static std::mutex lock;
     static std::set<std::string> said;
@@ -125,18 +137,15 @@ Result<Output> output_of(const CommonOptions& o) {
     return Output{o.json ? Format::json : Format::text, o.pretty};
 }
 
-bool ends_on_no_devices(const Collection& c, const Output& o, std::ostream& out,
+bool ends_on_no_devices(const Collection& c, const Writer& w, std::ostream& out,
                         std::ostream& err) {
     if (!c.no_devices) return false;
-    switch (o.format) {
-    case Format::text:
-        out << *c.no_devices << '\n';
-        return true;
-    case Format::json:
+    if (w.document()) {
         err << "rdmastat: " << *c.no_devices << '\n';
         return false;
     }
-    return false;
+    out << *c.no_devices << '\n';
+    return true;
 }
 
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {

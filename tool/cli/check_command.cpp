@@ -7,14 +7,14 @@ namespace rdmastat {
 
 int run_check(const CommonOptions& o, std::ostream& out, std::ostream& err) {
     try {
-        const Output output = output_of(o).take();
+        const auto w = writer_for(output_of(o).take());
         Collection c = collect(o, Needs{.host_sockets = true, .processes = true});
         require_all(c);
-        if (ends_on_no_devices(c, output, out, err)) return 0;
+        if (ends_on_no_devices(c, *w, out, err)) return 0;
         CheckReport report = check_ports(c.snapshot);
-        emit_check(out, output, c.snapshot, report, !o.no_header);
-        // JSON carries these in "missing" and the verdicts; text says them on stderr.
-        const bool text = output.format == Format::text;
+        w->check(out, c.snapshot, report, !o.no_header);
+        // A document carries these in "missing" and the verdicts; text says them on stderr.
+        const bool text = !w->document();
         if (text)
             for (const std::string& m : report.missing)
                 err << "rdmastat: check: " << m << '\n';

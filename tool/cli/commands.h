@@ -13,6 +13,7 @@
 #include "render/output.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -45,6 +46,11 @@ SourceChoice source_of(const CommonOptions& o);
 /// (Request::sink).
 Collection collect(const CommonOptions& o, Needs needs = {}, ConnectionSink* sink = nullptr);
 
+/// collect() on o as a Source, for the loops that collect round after round
+/// (pipeline/poll.h): each collection is a new run of the pipeline, so a module
+/// loaded since the last round is seen.
+std::unique_ptr<Source> options_source(const CommonOptions& o);
+
 /// Prints "rdmastat: warning: WHAT" on stderr, once per distinct text per run.
 void warn_once(const std::string& what);
 
@@ -52,10 +58,11 @@ void warn_once(const std::string& what);
 /// read. --pretty without -j is refused ("--pretty needs -j").
 Result<Output> output_of(const CommonOptions& o);
 
-/// "No RDMA devices" (or why none could be read), when c has that line: with text,
-/// it is the command's output and the command ends there (true); with JSON it
-/// goes to stderr and the command still writes its document (false).
-bool ends_on_no_devices(const Collection& c, const Output& o, std::ostream& out, std::ostream& err);
+/// "No RDMA devices" (or why none could be read), when c has that line: in text,
+/// it is the command's output and the command ends there (true); with a
+/// document format it goes to stderr and the command still writes its
+/// document (false).
+bool ends_on_no_devices(const Collection& c, const Writer& w, std::ostream& out, std::ostream& err);
 
 /// What ping and kping do first: refuse the listing's --input and --source,
 /// parse the words after the command's name (a usage error points to `rdmastat

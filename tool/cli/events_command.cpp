@@ -140,7 +140,7 @@ std::optional<int> run_traced_events(const MonitorOptions& o, const CommonOption
             << " s instead (short-lived ids and reject reasons are not seen)\n";
         return std::nullopt;
     }
-    const Output output = output_of(common).take();
+    const auto w = writer_for(output_of(common).take());
     unsigned shown = 0;
     auto admit = [&](ConnectionEvent& e) {
         if (o.count && shown >= o.count) return false;
@@ -149,7 +149,7 @@ std::optional<int> run_traced_events(const MonitorOptions& o, const CommonOption
         return true;
     };
     auto emit = [&](std::vector<ConnectionEvent>& batch) {
-        emit_events(out, output, batch, std::chrono::system_clock::now(), EventSource::tracepoints);
+        w->events(out, batch, std::chrono::system_clock::now(), EventSource::tracepoints);
         out.flush();
         return !o.count || shown < o.count;
     };
@@ -166,8 +166,8 @@ int run_life(const LifeOptions& o, std::ostream& out, std::ostream& err) {
     Selection sel;
     sel.scope = Scope::all;
     if (o.ipv4 || o.ipv6) sel.family = o.ipv4 ? AF_INET : AF_INET6;
-    const Output output = output_of(o).take();
-    if (output.format == Format::text && !o.no_header) render_life_header(out);
+    const auto w = writer_for(output_of(o).take());
+    w->life_start(out, !o.no_header);
 
     unsigned shown = 0;
     auto admit = [&](ConnectionEvent& e) {
@@ -178,11 +178,7 @@ int run_life(const LifeOptions& o, std::ostream& out, std::ostream& err) {
         return true;
     };
     auto show = [&](std::vector<ConnectionEvent>& batch, EventSource source) {
-        WallTime now = std::chrono::system_clock::now();
-        if (output.format == Format::text)
-            render_life(out, batch, now);
-        else
-            write_events_json(out, batch, now, source);
+        w->life(out, batch, std::chrono::system_clock::now(), source);
         out.flush();
         return !o.count || shown < o.count;
     };
@@ -202,40 +198,22 @@ int run_life(const LifeOptions& o, std::ostream& out, std::ostream& err) {
             << " s instead (lifetimes to the poll's resolution, no handshake or reasons, and "
                "shorter connections not seen)\n";
     }
-    // Polling: a connection's life runs from the poll that first saw it to the
-    // one that no longer does; ids there at the start have no known start.
+    // Polling (pipeline/poll.h): lifetimes from the rounds (PolledLives).
     stop_on_signals();
     RunStats stats;
-    Clock::time_point start = Clock::now();
-    std::map<std::string, Clock::time_point> first_seen;
-    std::optional<std::vector<Connection>> previous;
-    for (unsigned round = 0; !stop_requested() && !past(start, o.duration); ++round) {
-        if (round)
-            sleep_until_or_stop(start + std::chrono::duration_cast<Clock::duration>(
-                                            std::chrono::duration<double>(o.interval * round)));
-        if (stop_requested()) break;
-        Collection s = collect(o);
-        require(s, Part::connections);
-        Clock::time_point now = Clock::now();
+    SystemRunClock clock;
+    PolledLives lives;
+    // --duration ends the run after the round in which it passes: the round due
+    // at the deadline still reports what ended before it.
+    PollPlan plan{o.interval, 0, 0, Needs{}, Selection{Scope::all, std::nullopt}, Filter()};
+    const Clock::time_point start = Clock::now();
+    poll(*options_source(o), clock, plan, [&](const PollRound& r) {
         std::vector<ConnectionEvent> batch;
-        if (previous) {
-            for (ConnectionEvent& e : diff_connections(*previous, s.snapshot.connections)) {
-                std::string key = connection_key(e.connection);
-                if (e.kind == EventKind::appeared) first_seen[key] = now;
-                if (e.kind != EventKind::closed) continue;
-                if (auto f = first_seen.find(key); f != first_seen.end()) {
-                    e.lifetime =
-                        std::chrono::duration_cast<std::chrono::nanoseconds>(now - f->second);
-                    first_seen.erase(f);
-                }
-                e.ending = Ending::closed;
-                if (admit(e)) batch.push_back(std::move(e));
-            }
-        }
+        for (ConnectionEvent& e : lives.ended(r.events, r.read))
+            if (admit(e)) batch.push_back(std::move(e));
         stats.written_polled(batch.size());
-        if (!show(batch, EventSource::polling)) break;
-        previous = std::move(s.snapshot.connections);
-    }
+        return show(batch, EventSource::polling) && !past(start, o.duration);
+    });
     if (o.trace.stats) stats.say(err, "life", "polling", std::nullopt);
     return 0;
 }

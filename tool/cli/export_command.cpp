@@ -19,16 +19,14 @@ std::string render_scrape(const ExportOptions& o, std::map<std::string, std::uin
                                     .deadline = deadline});
     for (const PartError& e : s.errors)
         ++errors[std::string(part_name(e.part))];
-    ScrapeStats stats{0, errors};
-    std::vector<MetricFamily> families = build_metrics(
-        s.snapshot, stats, MetricsOptions{o.per_process, o.per_container, o.per_connection});
+    std::vector<MetricFamily> families =
+        build_metrics(s.snapshot, MetricsOptions{o.per_process, o.per_container, o.per_connection});
     // The duration covers collection and analysis: known only now.
-    double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    for (MetricFamily& f : families)
-        if (f.name == "rdmastat_scrape_duration_seconds") f.samples.front().value = seconds;
+    ScrapeStats stats{
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), errors};
     std::ostringstream text;
     write_prometheus(text, families);
+    write_prometheus(text, scrape_metrics(stats));
     if (messages)
         for (PartError& e : s.errors)
             messages->push_back(std::move(e.message));

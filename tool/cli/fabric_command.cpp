@@ -54,7 +54,8 @@ int run_fabric(const FabricOptions& o, std::ostream& out, std::ostream& err) {
     for (const std::string& w : in.value().warnings)
         err << "rdmastat: warning: fabric: " << w << '\n';
     const FabricView view = join_fabric(in.value(), FabricQuery{o.all, o.port});
-    emit_fabric(out, output.value(), in.value(), view, FabricTextOptions{!o.no_header, o.extended});
+    writer_for(output.value())
+        ->fabric(out, in.value(), view, FabricTextOptions{!o.no_header, o.extended});
     return view.of(FabricStatus::half_open) || view.of(FabricStatus::disagree) ? 1 : 0;
 }
 

@@ -150,7 +150,7 @@ int run_kping(const std::vector<std::string>& args, const CommonOptions& inherit
     if (auto done =
             start_command("kping", args, inherited, parse_kping_args, kping_help, out, err, a))
         return *done;
-    const Output output = output_of(a.common).take();
+    const auto w = writer_for(output_of(a.common).take());
     auto src = open_source();
     if (!src) {
         err << "rdmastat: " << src.error() << '\n';
@@ -166,7 +166,7 @@ int run_kping(const std::vector<std::string>& args, const CommonOptions& inherit
             err << "rdmastat: " << r.error() << '\n';
             return 2;
         }
-        emit_kping_runs(out, output, {r.value()});
+        w->kping_runs(out, {r.value()});
         return 0;
     }
     if (a.command == "show") {
@@ -175,7 +175,7 @@ int run_kping(const std::vector<std::string>& args, const CommonOptions& inherit
             err << "rdmastat: kping: " << runs.error() << '\n';
             return 2;
         }
-        emit_kping_runs(out, output, runs.value());
+        w->kping_runs(out, runs.value());
         return 0;
     }
     Result<KpingRun> r =
@@ -186,7 +186,7 @@ int run_kping(const std::vector<std::string>& args, const CommonOptions& inherit
         err << "rdmastat: " << r.error() << '\n';
         return 2;
     }
-    emit_kping_run(out, output, r.value());
+    w->kping_run(out, r.value());
     return r.value().state == RDMASTAT_KPING_STATE_FAILED ? 2 : 0;
 }
 

@@ -175,14 +175,14 @@ int run_lsof(const std::vector<std::string>& args, const CommonOptions& inherite
     inherit(o, inherited);
     auto output = output_of(o);
     if (!output) return usage_error(output.error());
-    if (a.terse && output.value().format == Format::json)
-        return usage_error("lsof: -t and -j exclude each other");
+    const auto w = writer_for(output.value());
+    if (a.terse && w->document()) return usage_error("lsof: -t and -j exclude each other");
 
     try {
         Collection c = collect(
             o, Needs{.host_sockets = a.selectors.inet(), .processes = true, .resources = true});
         require_all(c);
-        if (c.no_devices && (output.value().format == Format::json || a.terse))
+        if (c.no_devices && (w->document() || a.terse))
             err << "rdmastat: " << *c.no_devices << '\n';
         else if (c.no_devices)
             out << *c.no_devices << '\n';
@@ -190,7 +190,7 @@ int run_lsof(const std::vector<std::string>& args, const CommonOptions& inherite
         LsofResult r = select_lsof(snap, a.selectors);
         if (a.terse) return render_lsof_pids(out, r) ? 0 : 1;
         warn(err, snap, a, r);
-        emit_lsof(out, output.value(), snap, r, LsofTextOptions{!o.no_header, o.numeric});
+        w->lsof(out, snap, r, LsofTextOptions{!o.no_header, o.numeric});
         return r.empty() ? 1 : 0;
     } catch (const Error& e) {
         err << "rdmastat: " << e.what() << '\n';

@@ -1,38 +1,17 @@
 // SPDX-License-Identifier: MIT
-// `rdmastat -w` and `rdmastat -E`: poll and diff. The kernel sends no netlink
-// notification when a cm_id is created or destroyed, so both commands collect a
-// snapshot per round and compare it with the previous one.
-#include "analysis/diff.h"
+// `rdmastat -w` and `rdmastat -E` by polling (pipeline/poll.h): each round is
+// written as it comes.
 #include "cli/commands.h"
 #include "cli/monitor.h"
 #include "cli/run_control.h"
 #include "common/numbers.h"
+#include "pipeline/poll.h"
 #include "render/monitor.h"
 
 #include <cmath>
 #include <unistd.h>
 
 namespace rdmastat {
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-std::vector<Connection> copies(const std::vector<const Connection*>& list) {
-    std::vector<Connection> out;
-    out.reserve(list.size());
-    for (const Connection* c : list)
-        out.push_back(*c);
-    return out;
-}
-
-// Waits until the next tick of a fixed schedule (start + n * interval), so slow
-// rounds do not stretch the period.
-void wait_round(Clock::time_point start, unsigned round, double interval) {
-    sleep_until_or_stop(start + std::chrono::duration_cast<Clock::duration>(
-                                    std::chrono::duration<double>(interval * round)));
-}
-
-} // namespace
 
 int run_monitor(MonitorOptions o, const CommonOptions& common, bool summary, Selection sel,
                 const Filter& filter, const TextOptions& text, std::ostream& out,
@@ -43,9 +22,8 @@ int run_monitor(MonitorOptions o, const CommonOptions& common, bool summary, Sel
     };
     if (o.watch_given() && o.events) return usage("-w and -E exclude each other");
     if (summary) return usage("-s does not apply to -w or -E");
-    const Output output = output_of(common).take();
-    if (o.watch_given() && output.format != Format::text)
-        return usage("-w prints text: use -E -j for JSON lines");
+    const auto w = writer_for(output_of(common).take());
+    if (o.watch_given() && w->document()) return usage("-w prints text: use -E -j for JSON lines");
     if (!(o.interval >= 0.01 && o.interval <= 86400))
         return usage("--interval: expected 0.01 to 86400 seconds");
     double interval = o.interval;
@@ -69,50 +47,32 @@ int run_monitor(MonitorOptions o, const CommonOptions& common, bool summary, Sel
     // -E stops between rounds, so that --stats has its say.
     if (o.events) stop_on_signals();
     RunStats stats;
-    std::optional<Snapshot> previous;
-    Clock::time_point start = Clock::now(), last_read{};
-    for (unsigned round = 0; o.count == 0 || round < o.count; ++round) {
-        if (round) wait_round(start, round, interval);
-        if (stop_requested()) break;
-        if (o.duration > 0 &&
-            std::chrono::duration<double>(Clock::now() - start).count() > o.duration)
-            break;
-        Collection s = collect(common, Needs{.counters = o.watch_given()});
-        require(s, Part::connections);
-        Clock::time_point now = Clock::now();
-        WallTime wall = std::chrono::system_clock::now();
-        std::vector<Connection> selected = copies(select(s.snapshot, sel, filter));
-        std::vector<ConnectionEvent> events;
-        if (previous) events = diff_connections(copies(select(*previous, sel, filter)), selected);
+    SystemRunClock clock;
+    PollPlan plan{interval, o.count, o.duration, Needs{.counters = o.watch_given()}, sel, filter};
+    poll(*options_source(common), clock, plan, [&](const PollRound& r) {
         if (o.events) {
-            emit_events(out, output, events, wall, EventSource::polling);
-            stats.written_polled(events.size());
+            w->events(out, r.events, r.wall, EventSource::polling);
+            stats.written_polled(r.events.size());
         } else {
-            for (const PartError& e : s.errors)
+            for (const PartError& e : r.collection.errors)
                 err << "rdmastat: " << e.message << '\n';
-            WatchRound r;
-            r.time = wall;
-            r.interval = interval;
-            r.connections = select(s.snapshot, sel, filter);
-            for (const ConnectionEvent& e : events) {
-                if (e.kind == EventKind::closed) r.closed.push_back(e.connection);
-                if (e.kind == EventKind::appeared)
-                    r.appeared.push_back(connection_key(e.connection));
-            }
-            r.ports = s.snapshot.port_counters;
-            r.qp_counters = s.snapshot.qp_counters;
-            r.previous = previous ? &*previous : nullptr;
-            r.elapsed = previous ? std::chrono::duration<double>(now - last_read).count() : 0;
+            WatchRound round;
+            round.time = r.wall;
+            round.interval = interval;
+            round.rows = mark_rows(r.selected, r.events);
+            round.ports = r.collection.snapshot.port_counters;
+            round.qp_counters = r.collection.snapshot.qp_counters;
+            round.previous = r.previous;
+            round.elapsed = r.elapsed;
             if (terminal)
                 out << "\033[H\033[2J"; // in place, as watch(1) and netstat -c
-            else if (round)
+            else if (r.index)
                 out << '\n';
-            render_watch_round(out, r, text);
+            render_watch_round(out, round, text);
         }
         out.flush();
-        previous = std::move(s.snapshot);
-        last_read = now;
-    }
+        return true;
+    });
     if (o.events && o.trace.stats) stats.say(err, "-E", "polling", std::nullopt);
     return 0;
 }

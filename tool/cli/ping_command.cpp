@@ -98,10 +98,10 @@ int run_ping(const std::vector<std::string>& args, const CommonOptions& inherite
     PingArgs a;
     if (auto done = start_command("ping", args, inherited, parse_ping_args, ping_help, out, err, a))
         return *done;
-    const Output output = output_of(a.common).take();
+    const auto w = writer_for(output_of(a.common).take());
     // Lines beside the result (progress, rping's -v data, notes) are text only:
-    // with JSON, stdout is the result documents alone.
-    const bool text = output.format == Format::text;
+    // with a document format, stdout is the result documents alone.
+    const bool text = !w->document();
     const bool progress = !a.quiet && text && isatty(STDERR_FILENO);
 
     std::mutex mu; // a persistent server reports from several threads
@@ -132,7 +132,7 @@ int run_ping(const std::vector<std::string>& args, const CommonOptions& inherite
         std::lock_guard lock(mu);
         if (progress) err << "\r\033[K";
         if (r.error) err << "rdmastat: ping: " << *r.error << '\n' << std::flush;
-        emit_ping_result(out, output, r);
+        w->ping_result(out, r);
         out << std::flush;
     };
 

@@ -5,6 +5,8 @@
 /// and SIGTERM between rounds rather than dying in the middle of a line, a
 /// wait that such a signal cuts short, and --stats.
 
+#include "pipeline/poll.h"
+
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -19,6 +21,20 @@ bool stop_requested();
 
 /// Sleeps until t, or until a signal asks to stop (checked every 100 ms).
 void sleep_until_or_stop(std::chrono::steady_clock::time_point t);
+
+/// The system's clocks, waiting with sleep_until_or_stop and stopping on
+/// stop_requested(): what the polling loops run on.
+class SystemRunClock final : public RunClock {
+  public:
+    std::chrono::steady_clock::time_point now() override {
+        return std::chrono::steady_clock::now();
+    }
+    std::chrono::system_clock::time_point wall() override {
+        return std::chrono::system_clock::now();
+    }
+    void wait_until(std::chrono::steady_clock::time_point t) override { sleep_until_or_stop(t); }
+    bool stop_requested() override { return rdmastat::stop_requested(); }
+};
 
 /// --stats: what a run of -E or life cost, said once on stderr at its end.
 class RunStats {

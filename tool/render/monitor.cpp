@@ -9,8 +9,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
-#include <set>
-#include <sstream>
 
 namespace rdmastat {
 namespace {
@@ -47,10 +45,6 @@ std::string timestamp_text(WallTime t) {
                   tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
                   static_cast<unsigned>(ms % 1000));
     return buf;
-}
-
-std::string connection_key(const Connection& c) {
-    return c.device + "/" + std::to_string(c.cm_id);
 }
 
 std::string_view event_source_name(EventSource source) {
@@ -158,30 +152,15 @@ void render_life(std::ostream& out, const std::vector<ConnectionEvent>& events, 
 }
 
 void render_watch_round(std::ostream& out, const WatchRound& round, const TextOptions& opts) {
-    out << "rdmastat -w " << round.interval << " at " << timestamp_text(round.time) << ": "
-        << round.connections.size() << " shown, " << round.appeared.size() << " appeared, "
-        << round.closed.size() << " closed\n";
-    // The listing renderer, each line prefixed with its mark: "+", "-" or blank.
-    std::vector<const Connection*> shown = round.connections;
-    for (const Connection& c : round.closed)
-        shown.push_back(&c);
-    std::set<std::string> appeared(round.appeared.begin(), round.appeared.end());
-    std::ostringstream listing;
-    render_listing(listing, shown, opts);
-    std::istringstream lines(listing.str());
-    std::string line;
-    std::size_t row = opts.header ? std::size_t(-1) : 0;
-    while (std::getline(lines, line)) {
-        char mark = ' ';
-        if (row != std::size_t(-1)) {
-            if (row >= round.connections.size())
-                mark = '-';
-            else if (appeared.count(connection_key(*shown[row])))
-                mark = '+';
-        }
-        out << mark << ' ' << line << '\n';
-        ++row;
+    std::size_t appeared = 0, closed = 0;
+    for (const MarkedConnection& r : round.rows) {
+        appeared += r.mark == RowMark::appeared;
+        closed += r.mark == RowMark::closed;
     }
+    out << "rdmastat -w " << round.interval << " at " << timestamp_text(round.time) << ": "
+        << round.rows.size() - closed << " shown, " << appeared << " appeared, " << closed
+        << " closed\n";
+    render_marked_listing(out, round.rows, opts);
 
     out << "\nPort counters\n";
     if (round.ports.empty()) {

@@ -54,11 +54,9 @@ void render_life(std::ostream& out, const std::vector<ConnectionEvent>& events, 
 struct WatchRound {
     WallTime time;
     double interval = 0; ///< seconds between rounds
-    /// The listing as selected now, and the ids that closed since the last round.
-    std::vector<const Connection*> connections;
-    std::vector<Connection> closed;
-    /// Keys ("device/cm_id") of connections that appeared since the last round.
-    std::vector<std::string> appeared;
+    /// The listing as selected now, then the ids that closed since the last
+    /// round, each with its mark (analysis/diff.h's mark_rows).
+    std::vector<MarkedConnection> rows;
     /// Rates per port (counters empty: "n/a") and per QP-bound counter; seconds
     /// since the previous reading (0 in the first round: no rates yet).
     std::vector<PortCounters> ports;
@@ -66,9 +64,6 @@ struct WatchRound {
     const Snapshot* previous = nullptr; ///< the previous round's counters, when any
     double elapsed = 0;
 };
-
-/// "device/cm_id", the identity diff_connections uses.
-std::string connection_key(const Connection& c);
 
 /// A header line, the listing with a mark column ("+" appeared, "-" closed, blank
 /// otherwise; closed ids shown once, as last seen), then port counters with their

@@ -7,107 +7,114 @@
 #include "render/ping.h"
 
 namespace rdmastat {
+namespace {
 
-// Every function is one switch on the format, with no default: a new Format
-// that some command cannot write is a compiler warning (-Wswitch), not a surprise.
+class TextWriter final : public Writer {
+  public:
+    bool document() const override { return false; }
+    std::unique_ptr<ListingWriter> listing(std::ostream& out,
+                                           const TextOptions& text) const override {
+        return text_listing_writer(out, text);
+    }
+    void summary(std::ostream& out, const Snapshot&, const Summary& s) const override {
+        render_summary(out, s);
+    }
+    void devices(std::ostream& out, const Snapshot& snap, const TextOptions& text) const override {
+        render_devices(out, snap.devices, text);
+    }
+    void check(std::ostream& out, const Snapshot&, const CheckReport& report,
+               bool header) const override {
+        render_check(out, report, header);
+    }
+    void lsof(std::ostream& out, const Snapshot&, const LsofResult& r,
+              const LsofTextOptions& text) const override {
+        if (!r.empty()) render_lsof(out, r, text);
+    }
+    void fabric(std::ostream& out, const FabricInput&, const FabricView& view,
+                const FabricTextOptions& text) const override {
+        render_fabric(out, view, text);
+    }
+    void kping_runs(std::ostream& out, const std::vector<KpingRun>& runs) const override {
+        write_kping_text(out, runs);
+    }
+    void kping_run(std::ostream& out, const KpingRun& run) const override {
+        write_kping_text(out, {run});
+    }
+    void ping_result(std::ostream& out, const ping::PingResult& r) const override {
+        if (!r.error || r.completed) write_ping_text(out, r);
+    }
+    void events(std::ostream& out, const std::vector<ConnectionEvent>& events, WallTime t,
+                EventSource) const override {
+        render_events(out, events, t);
+    }
+    void life_start(std::ostream& out, bool header) const override {
+        if (header) render_life_header(out);
+    }
+    void life(std::ostream& out, const std::vector<ConnectionEvent>& ended, WallTime t,
+              EventSource) const override {
+        render_life(out, ended, t);
+    }
+};
 
-std::unique_ptr<ListingWriter> listing_writer(std::ostream& out, const Output& o,
-                                              const TextOptions& text) {
+class JsonWriter final : public Writer {
+  public:
+    explicit JsonWriter(bool pretty) : pretty_(pretty) {}
+    bool document() const override { return true; }
+    std::unique_ptr<ListingWriter> listing(std::ostream& out, const TextOptions&) const override {
+        return json_listing_writer(out, pretty_);
+    }
+    void summary(std::ostream& out, const Snapshot& snap, const Summary& s) const override {
+        write_summary_json(out, snap, s, pretty_);
+    }
+    void devices(std::ostream& out, const Snapshot& snap, const TextOptions&) const override {
+        write_devices_json(out, snap, pretty_);
+    }
+    void check(std::ostream& out, const Snapshot& snap, const CheckReport& report,
+               bool) const override {
+        write_check_json(out, snap, report, pretty_);
+    }
+    void lsof(std::ostream& out, const Snapshot& snap, const LsofResult& r,
+              const LsofTextOptions&) const override {
+        write_lsof_json(out, snap, r, pretty_);
+    }
+    void fabric(std::ostream& out, const FabricInput& in, const FabricView& view,
+                const FabricTextOptions&) const override {
+        write_fabric_json(out, in, view, pretty_);
+    }
+    void kping_runs(std::ostream& out, const std::vector<KpingRun>& runs) const override {
+        write_kping_json(out, runs, pretty_);
+    }
+    void kping_run(std::ostream& out, const KpingRun& run) const override {
+        write_kping_run_json(out, run, pretty_);
+    }
+    void ping_result(std::ostream& out, const ping::PingResult& r) const override {
+        write_ping_json(out, r, pretty_);
+    }
+    // Events are JSON lines, one object per line whatever --pretty says.
+    void events(std::ostream& out, const std::vector<ConnectionEvent>& events, WallTime t,
+                EventSource source) const override {
+        write_events_json(out, events, t, source);
+    }
+    void life_start(std::ostream&, bool) const override {}
+    void life(std::ostream& out, const std::vector<ConnectionEvent>& ended, WallTime t,
+              EventSource source) const override {
+        write_events_json(out, ended, t, source);
+    }
+
+  private:
+    bool pretty_;
+};
+
+} // namespace
+
+std::unique_ptr<Writer> writer_for(const Output& o) {
     switch (o.format) {
     case Format::text:
-        return text_listing_writer(out, text);
+        return std::make_unique<TextWriter>();
     case Format::json:
-        return json_listing_writer(out, o.pretty);
+        return std::make_unique<JsonWriter>(o.pretty);
     }
     return nullptr;
-}
-
-void emit_summary(std::ostream& out, const Output& o, const Snapshot& snap, const Summary& s) {
-    switch (o.format) {
-    case Format::text:
-        return render_summary(out, s);
-    case Format::json:
-        return write_summary_json(out, snap, s, o.pretty);
-    }
-}
-
-void emit_devices(std::ostream& out, const Output& o, const Snapshot& snap,
-                  const TextOptions& text) {
-    switch (o.format) {
-    case Format::text:
-        return render_devices(out, snap.devices, text);
-    case Format::json:
-        return write_devices_json(out, snap, o.pretty);
-    }
-}
-
-void emit_check(std::ostream& out, const Output& o, const Snapshot& snap, const CheckReport& report,
-                bool header) {
-    switch (o.format) {
-    case Format::text:
-        return render_check(out, report, header);
-    case Format::json:
-        return write_check_json(out, snap, report, o.pretty);
-    }
-}
-
-void emit_fabric(std::ostream& out, const Output& o, const FabricInput& in, const FabricView& view,
-                 const FabricTextOptions& text) {
-    switch (o.format) {
-    case Format::text:
-        return render_fabric(out, view, text);
-    case Format::json:
-        return write_fabric_json(out, in, view, o.pretty);
-    }
-}
-
-void emit_lsof(std::ostream& out, const Output& o, const Snapshot& snap, const LsofResult& r,
-               const LsofTextOptions& text) {
-    switch (o.format) {
-    case Format::text:
-        if (!r.empty()) render_lsof(out, r, text);
-        return;
-    case Format::json:
-        return write_lsof_json(out, snap, r, o.pretty);
-    }
-}
-
-void emit_kping_runs(std::ostream& out, const Output& o, const std::vector<KpingRun>& runs) {
-    switch (o.format) {
-    case Format::text:
-        return write_kping_text(out, runs);
-    case Format::json:
-        return write_kping_json(out, runs, o.pretty);
-    }
-}
-
-void emit_kping_run(std::ostream& out, const Output& o, const KpingRun& run) {
-    switch (o.format) {
-    case Format::text:
-        return write_kping_text(out, {run});
-    case Format::json:
-        return write_kping_run_json(out, run, o.pretty);
-    }
-}
-
-void emit_ping_result(std::ostream& out, const Output& o, const ping::PingResult& r) {
-    switch (o.format) {
-    case Format::text:
-        if (!r.error || r.completed) write_ping_text(out, r);
-        return;
-    case Format::json:
-        return write_ping_json(out, r, o.pretty);
-    }
-}
-
-void emit_events(std::ostream& out, const Output& o, const std::vector<ConnectionEvent>& events,
-                 WallTime t, EventSource source) {
-    switch (o.format) {
-    case Format::text:
-        return render_events(out, events, t);
-    case Format::json:
-        return write_events_json(out, events, t, source);
-    }
 }
 
 } // namespace rdmastat

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-/// The output format, chosen once per run (cli's output_of, from -j and --pretty),
-/// and one renderer per command and format: every command writes its result
-/// through one of these, so a command supports text and JSON the same way and a
-/// third format is one more case here.
+/// The output formats. A Writer writes every command's result in one format;
+/// writer_for() is the one place a format is chosen (cli's output_of reads -j
+/// and --pretty into an Output), and no command looks at the format itself. A
+/// new format is a new Writer and one line in writer_for().
 
 #include "analysis/check.h"
+#include "analysis/diff.h"
 #include "analysis/fabric.h"
 #include "analysis/lsof.h"
 #include "analysis/summary.h"
@@ -31,33 +32,52 @@ struct Output {
     bool pretty = false; ///< JSON: indented (--pretty)
 };
 
-/// The listing, written as its connections come (text_listing_writer /
-/// json_listing_writer).
-std::unique_ptr<ListingWriter> listing_writer(std::ostream& out, const Output& o,
-                                              const TextOptions& text);
-/// -s (render_summary / write_summary_json).
-void emit_summary(std::ostream& out, const Output& o, const Snapshot& snap, const Summary& s);
-/// `devices` (render_devices / write_devices_json).
-void emit_devices(std::ostream& out, const Output& o, const Snapshot& snap,
-                  const TextOptions& text);
-/// `check` (render_check / write_check_json).
-void emit_check(std::ostream& out, const Output& o, const Snapshot& snap, const CheckReport& report,
-                bool header);
-/// `lsof` (render_lsof / write_lsof_json); the text table is omitted when nothing matched.
-void emit_lsof(std::ostream& out, const Output& o, const Snapshot& snap, const LsofResult& r,
-               const LsofTextOptions& text);
-/// `fabric` (render_fabric / write_fabric_json).
-void emit_fabric(std::ostream& out, const Output& o, const FabricInput& in, const FabricView& view,
-                 const FabricTextOptions& text);
-/// `kping show`: every run listed (write_kping_text / write_kping_json).
-void emit_kping_runs(std::ostream& out, const Output& o, const std::vector<KpingRun>& runs);
-/// `kping start|stop`: the one run (write_kping_text / write_kping_run_json).
-void emit_kping_run(std::ostream& out, const Output& o, const KpingRun& run);
-/// `ping`'s result (write_ping_text / write_ping_json); in text, a run that failed
-/// before completing anything has no result to show (its error says it all).
-void emit_ping_result(std::ostream& out, const Output& o, const ping::PingResult& r);
-/// `-E`: one round's events (render_events / write_events_json).
-void emit_events(std::ostream& out, const Output& o, const std::vector<ConnectionEvent>& events,
-                 WallTime t, EventSource source);
+class Writer {
+  public:
+    virtual ~Writer() = default;
+
+    /// Whether this format is a document for programs (JSON) rather than text
+    /// for people. With a document, stdout holds the documents alone: a line
+    /// for people (no devices, a note, progress) goes to stderr or nowhere,
+    /// and a listing carries what a reader of the snapshot needs (each port's
+    /// addresses, for `fabric`).
+    virtual bool document() const = 0;
+
+    /// The listing, written as its connections come.
+    virtual std::unique_ptr<ListingWriter> listing(std::ostream& out,
+                                                   const TextOptions& text) const = 0;
+    /// -s.
+    virtual void summary(std::ostream& out, const Snapshot& snap, const Summary& s) const = 0;
+    /// `devices`.
+    virtual void devices(std::ostream& out, const Snapshot& snap,
+                         const TextOptions& text) const = 0;
+    /// `check`.
+    virtual void check(std::ostream& out, const Snapshot& snap, const CheckReport& report,
+                       bool header) const = 0;
+    /// `lsof` (text omits its table when nothing matched).
+    virtual void lsof(std::ostream& out, const Snapshot& snap, const LsofResult& r,
+                      const LsofTextOptions& text) const = 0;
+    /// `fabric`.
+    virtual void fabric(std::ostream& out, const FabricInput& in, const FabricView& view,
+                        const FabricTextOptions& text) const = 0;
+    /// `kping show`: every run listed.
+    virtual void kping_runs(std::ostream& out, const std::vector<KpingRun>& runs) const = 0;
+    /// `kping start|stop`: the one run.
+    virtual void kping_run(std::ostream& out, const KpingRun& run) const = 0;
+    /// `ping`'s result; in text, a run that failed before completing anything
+    /// has no result to show (its error says it all).
+    virtual void ping_result(std::ostream& out, const ping::PingResult& r) const = 0;
+    /// `-E`: one round's events.
+    virtual void events(std::ostream& out, const std::vector<ConnectionEvent>& events, WallTime t,
+                        EventSource source) const = 0;
+    /// `life`: what comes before its first line (text: the header, unless
+    /// header is false), then each round's ended connections.
+    virtual void life_start(std::ostream& out, bool header) const = 0;
+    virtual void life(std::ostream& out, const std::vector<ConnectionEvent>& ended, WallTime t,
+                      EventSource source) const = 0;
+};
+
+/// The writer of o's format.
+std::unique_ptr<Writer> writer_for(const Output& o);
 
 } // namespace rdmastat

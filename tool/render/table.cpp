@@ -79,6 +79,7 @@ void Table::flush(std::ostream& out, bool with_header) {
     text_.clear();
     ends_.clear();
     rows_.clear();
+    marks_.clear();
 }
 
 void Table::write_rows(std::ostream& out, bool with_header, std::vector<std::size_t>& width) const {
@@ -96,18 +97,22 @@ void Table::write_rows(std::ostream& out, bool with_header, std::vector<std::siz
 
     // Each line is written in place, at most line_max bytes, and the buffer
     // goes out when the next line might not fit.
-    std::size_t line_max = 1;
+    std::size_t line_max = marked_ ? 3 : 1;
     for (std::size_t w : width)
         line_max += w + 2;
     std::string buf(std::max<std::size_t>(64 * 1024, 2 * line_max), '\0');
     std::size_t used = 0;
-    auto emit = [&](std::size_t n, auto get) {
+    auto emit = [&](char mark, std::size_t n, auto get) {
         if (buf.size() - used < line_max) {
             out.write(buf.data(), static_cast<std::streamsize>(used));
             used = 0;
         }
         char* const start = buf.data() + used;
         char* p = start;
+        if (marked_) {
+            *p++ = mark;
+            *p++ = ' ';
+        }
         for (std::size_t i = 0; i < n && i < width.size(); ++i) {
             std::string_view c = get(i);
             std::memcpy(p, c.data(), c.size());
@@ -124,10 +129,11 @@ void Table::write_rows(std::ostream& out, bool with_header, std::vector<std::siz
         used = static_cast<std::size_t>(p - buf.data());
     };
     if (with_header)
-        emit(headers_.size(), [&](std::size_t i) { return std::string_view(headers_[i]); });
+        emit(' ', headers_.size(), [&](std::size_t i) { return std::string_view(headers_[i]); });
     for (std::size_t r = 0; r < rows_.size(); ++r) {
         std::size_t first = r == 0 ? 0 : rows_[r - 1];
-        emit(rows_[r] - first, [&](std::size_t i) { return cell(first + i); });
+        emit(marked_ ? marks_[r] : ' ', rows_[r] - first,
+             [&](std::size_t i) { return cell(first + i); });
     }
     out.write(buf.data(), static_cast<std::streamsize>(used));
 }

@@ -37,6 +37,10 @@ template <typename T> void append_number_or_dash(std::string& out, const std::op
 class Table {
   public:
     explicit Table(std::vector<std::string> headers) : headers_(std::move(headers)) {}
+    /// With marked, each row starts with a one-character mark and a blank (the
+    /// header with two blanks): -w's "+" and "-".
+    Table(std::vector<std::string> headers, bool marked)
+        : headers_(std::move(headers)), marked_(marked) {}
     /// Adds a row, each cell made printable(); it must have one cell per header.
     void add(const std::vector<std::string>& row);
     /// The same one cell at a time: cell() per column, then end_row().
@@ -52,7 +56,13 @@ class Table {
         write(text_);
         ends_.push_back(text_.size());
     }
-    void end_row() { rows_.push_back(ends_.size()); }
+    /// The mark of the row being added, in a marked table (else a blank).
+    void mark(char m) { mark_ = m; }
+    void end_row() {
+        rows_.push_back(ends_.size());
+        if (marked_) marks_.push_back(mark_);
+        mark_ = ' ';
+    }
     bool empty() const { return rows_.empty(); }
     std::size_t size() const { return rows_.size(); }
     void write(std::ostream& out, bool with_header = true) const;
@@ -70,6 +80,9 @@ class Table {
     std::string text_;
     std::vector<std::size_t> ends_;
     std::vector<std::size_t> rows_;
+    bool marked_ = false;
+    char mark_ = ' ';
+    std::vector<char> marks_;        // each row's mark, in a marked table
     std::vector<std::size_t> width_; // of the rows flushed so far
     bool flushed_ = false;
 };

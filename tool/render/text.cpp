@@ -69,8 +69,14 @@ namespace {
 
 class TextListing final : public ListingWriter {
   public:
-    TextListing(std::ostream& out, const TextOptions& opts)
-        : out_(out), opts_(opts), table_(headers(opts)) {}
+    TextListing(std::ostream& out, const TextOptions& opts, bool marked = false)
+        : out_(out), opts_(opts), table_(headers(opts), marked) {}
+
+    /// A row of a marked listing.
+    void connection(const Connection& c, char mark) {
+        table_.mark(mark);
+        connection(c);
+    }
 
     void begin(const Snapshot&) override {}
     // Cells of text no process chose are plain (Table::plain_cell): only
@@ -141,6 +147,16 @@ void render_listing(std::ostream& out, const std::vector<const Connection*>& con
                     const TextOptions& opts) {
     TextListing w(out, opts);
     write_listing(w, Snapshot{}, connections);
+}
+
+void render_marked_listing(std::ostream& out, const std::vector<MarkedConnection>& rows,
+                           const TextOptions& opts) {
+    TextListing w(out, opts, true);
+    for (const MarkedConnection& r : rows)
+        w.connection(*r.connection, r.mark == RowMark::appeared ? '+'
+                                    : r.mark == RowMark::closed ? '-'
+                                                                : ' ');
+    w.finish(Snapshot{});
 }
 
 void render_devices(std::ostream& out, const std::vector<Device>& devices,

@@ -5,6 +5,7 @@
 /// Every cell goes through printable() (render/table.h): a process name cannot put
 /// escape sequences on the terminal.
 
+#include "analysis/diff.h"
 #include "analysis/summary.h"
 #include "model/model.h"
 #include "render/listing.h"
@@ -29,6 +30,10 @@ struct TextOptions {
 /// an internal id's CM-ID reads "N(internal)".
 void render_listing(std::ostream& out, const std::vector<const Connection*>& connections,
                     const TextOptions& opts);
+/// The listing with each row's mark before it ("+" appeared, "-" closed, a
+/// blank otherwise), rows in the order given.
+void render_marked_listing(std::ostream& out, const std::vector<MarkedConnection>& rows,
+                           const TextOptions& opts);
 /// The same listing written as its connections come, in blocks of
 /// listing_block_rows rows (render/listing.h).
 std::unique_ptr<ListingWriter> text_listing_writer(std::ostream& out, const TextOptions& opts);
