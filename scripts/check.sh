@@ -170,7 +170,7 @@ report() {
 	read -r result at wall note <"$logs/$name.res"
 	{
 		flock 8
-		printf 'check: %-13s %-18s %-7s %5s s  %s\n' "$lane" "$name" "$result" "$wall" "$note"
+		printf 'check: %-13s %-22s %-7s %5s s  %s\n' "$lane" "$name" "$result" "$wall" "$note"
 		if [ "$result" = failed ]; then
 			echo "---- $name failed; its log ($logs/$name.log):"
 			cat "$logs/$name.log"
@@ -301,11 +301,11 @@ passed=0 failed=0 skipped=0
 {
 	echo "# make check$( ((matrix)) && echo -matrix), $mode lanes, $(date -u '+%F %H:%M UTC')," \
 		"commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), $(nproc) cores"
-	printf '%-18s %-13s %6s %6s  %-7s %s\n' stage lane start wall result cached
+	printf '%-22s %-13s %6s %6s  %-7s %s\n' stage lane start wall result cached
 	for f in "$logs"/*.res; do
 		name=$(basename "$f" .res)
 		read -r result at wall note <"$f"
-		printf '%s %-18s %-13s %6s %6s  %-7s %s\n' "$at" "$name" "$(cat "$logs/$name.lane")" \
+		printf '%s %-22s %-13s %6s %6s  %-7s %s\n' "$at" "$name" "$(cat "$logs/$name.lane")" \
 			"$at" "$wall" "$result" "$note"
 	done | sort -n -k1,1 | cut -d' ' -f2-
 	total=$(($(date +%s) - t_start))

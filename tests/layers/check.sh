@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The layers' include roots (CMakeLists.txt, rdmastat_layer) against the design
-# (design.md: collect -> model -> analysis -> render -> cli), written here a
+# (ARCHITECTURE.md: collect -> model -> analysis -> render -> cli), written here a
 # second time on purpose, so a change to either table must be made in both:
 #   1. each layer's root links exactly the folders the design lets it see;
 #   2. through its root, every header of those folders compiles, and a header of
