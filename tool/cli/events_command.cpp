@@ -17,7 +17,6 @@
 #include <algorithm>
 #include <atomic>
 #include <functional>
-#include <map>
 #include <mutex>
 #include <sys/socket.h>
 #include <thread>
