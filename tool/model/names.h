@@ -148,6 +148,12 @@ inline std::string name_of(PortPhysState v) {
 inline std::string name_of(NodeType v) {
     return node_type_name(v);
 }
+inline std::string name_of(CmEventType v) {
+    return cm_event_type_name(v);
+}
+inline std::string name_of(Ending v) {
+    return std::string(ending_name(v));
+}
 
 /// For code generic over the model's enums (the snapshot readers): Names<E>
 /// has noun, what an error calls a value of E ("unknown CM state 'X'"), and

@@ -18,7 +18,9 @@
 
 #include <concepts>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -203,6 +205,27 @@ void describe(S& q, V&& v) {
     v("counters", q.counters, Presence::required);
 }
 
+/// A record described where it is written: members(f) is an object whose
+/// members f(v) gives, for views that are not a struct of their own (a
+/// document's top level, a nested {"ops", "bytes"}).
+template <typename F> struct Members { F members; };
+template <typename F> Members<F> members(F f) {
+    return {std::move(f)};
+}
+template <typename F, typename V> void describe(const Members<F>& m, V&& v) {
+    m.members(v);
+}
+
+/// Calls v for those of r's members whose keys are given, in the order given:
+/// how a view shows some of a record's members among facts of its own.
+template <typename R, typename V>
+void pick(const R& r, std::initializer_list<std::string_view> keys, V&& v) {
+    for (std::string_view key : keys)
+        describe(r, [&](std::string_view k, const auto& m, Presence p) {
+            if (k == key) v(k, m, p);
+        });
+}
+
 /// Lists written as one JSON object of "key": value members: a resource's
 /// details, and counters (which a reader sorts by name).
 template <typename E> struct Entries;
@@ -236,26 +259,31 @@ template <typename T> inline constexpr bool is_optional<std::optional<T>> = true
 template <typename T> inline constexpr bool is_vector = false;
 template <typename T> inline constexpr bool is_vector<std::vector<T>> = true;
 template <typename T> inline constexpr bool is_map = false;
+template <typename V> inline constexpr bool is_map<std::map<std::string, V>> = true;
 template <typename E>
 requires requires {
     Entries<E>::sorted;
 }
 inline constexpr bool is_map<std::vector<E>> = true;
 
-/// How a scalar is held in a document.
-enum class Shape { text, number, boolean };
+/// How a scalar is held in a document: text, an unsigned or signed integer, a
+/// double (views only: ping's and kping's times), or a boolean.
+enum class Shape { text, number, integer, real, boolean };
 template <typename T>
-inline constexpr Shape shape_of = std::is_same_v<T, bool> ? Shape::boolean
-                                  : std::is_unsigned_v<T> ? Shape::number
-                                  : std::is_enum_v<T> || std::is_same_v<T, IpAddress> ||
-                                          std::is_same_v<T, Guid> || std::is_same_v<T, std::string>
-                                      ? Shape::text
-                                      : throw "a scalar the schema cannot hold";
+inline constexpr Shape shape_of =
+    std::is_same_v<T, bool>       ? Shape::boolean
+    : std::is_unsigned_v<T>       ? Shape::number
+    : std::is_integral_v<T>       ? Shape::integer
+    : std::is_floating_point_v<T> ? Shape::real
+    : std::is_enum_v<T> || std::is_same_v<T, IpAddress> || std::is_same_v<T, Guid> ||
+            std::is_convertible_v<T, std::string_view>
+        ? Shape::text
+        : throw "a scalar the schema cannot hold";
 
 /// The text a Shape::text scalar is written as.
 template <typename T> std::string to_text(const T& v) {
-    if constexpr (std::is_same_v<T, std::string>)
-        return v;
+    if constexpr (std::is_convertible_v<T, std::string_view>)
+        return std::string(std::string_view(v));
     else if constexpr (std::is_same_v<T, IpAddress>)
         return v.to_string();
     else if constexpr (std::is_same_v<T, Guid>)
@@ -292,10 +320,11 @@ template <typename T> constexpr std::uint64_t max_of() {
 }
 
 /// Writes a record (or any member) to a sink with begin_object(), end_object(),
-/// begin_array(), end_array(), key(), string(), number(), boolean() and null(),
+/// begin_array(), end_array(), key(), string(), number(), integer(), real(),
+/// boolean() and null(),
 /// and schema_key() for the keys described here, which are plain ASCII with
 /// nothing to escape (tests/unit/test_schema.cpp checks them): render's
-/// JsonWriter and DocumentSink.
+/// JsonWriter.
 template <typename T, typename Sink> void write(const T& v, Sink& out) {
     if constexpr (record<T>) {
         out.begin_object();
@@ -317,11 +346,16 @@ template <typename T, typename Sink> void write(const T& v, Sink& out) {
         });
         out.end_object();
     } else if constexpr (is_map<T>) {
-        using E = Entries<typename T::value_type>;
         out.begin_object();
         for (const auto& entry : v) {
-            out.key(E::key(entry));
-            write(E::value(entry), out);
+            if constexpr (is_vector<T>) {
+                using E = Entries<typename T::value_type>;
+                out.key(E::key(entry));
+                write(E::value(entry), out);
+            } else {
+                out.key(entry.first);
+                write(entry.second, out);
+            }
         }
         out.end_object();
     } else if constexpr (is_vector<T>) {
@@ -333,6 +367,10 @@ template <typename T, typename Sink> void write(const T& v, Sink& out) {
         out.string(to_text(v));
     } else if constexpr (shape_of<T> == Shape::boolean) {
         out.boolean(v);
+    } else if constexpr (shape_of<T> == Shape::integer) {
+        out.integer(v);
+    } else if constexpr (shape_of<T> == Shape::real) {
+        out.real(v);
     } else {
         out.number(v);
     }

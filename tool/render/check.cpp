@@ -3,37 +3,43 @@
 
 #include "common/text.h"
 #include "model/names.h"
-#include "render/json_common.h"
+#include "render/json_writer.h"
 #include "render/table.h"
 #include "render/text.h"
 
 namespace rdmastat {
-namespace {
 
-using json_common::json;
-using json_common::put;
+using schema::Presence;
 
-json check_json(const PortCheck& c) {
-    json j;
-    j["verdict"] = verdict_name(c.verdict);
-    j["device"] = c.device;
-    j["transport"] = transport_name(c.transport);
-    put(j, "driver", c.driver);
-    j["address"] = c.local.address.to_string();
-    j["port"] = c.local.port;
-    put(j, "port_space", c.port_space);
-    if (c.wire) j["wire"] = json_common::endpoint(*c.wire);
-    j["cm_ids"] = c.cm_ids;
-    j["owner"] = json_common::owner(c.owner);
-    if (c.host_socket)
-        j["host_socket"] = json_common::host_socket(*c.host_socket, c.host_socket_comm);
-    else if (c.sockets_known)
-        j["host_socket"] = nullptr;
-    j["reason"] = c.reason;
-    return j;
+/// A host socket as check and lsof show it: the snapshot's members, and after
+/// "fd" the comm of the process holding it.
+struct HeldSocket {
+    const HostSocket& socket;
+    const std::optional<std::string>& comm;
+};
+template <typename V> void describe(const HeldSocket& h, V&& v) {
+    schema::describe(h.socket, [&](std::string_view key, const auto& m, Presence p) {
+        v(key, m, p);
+        if (key == "fd" && h.socket.pid) v("comm", h.comm, Presence::optional);
+    });
 }
 
-} // namespace
+template <typename V> void describe(const PortCheck& c, V&& v) {
+    v("verdict", verdict_name(c.verdict), Presence::required);
+    v("device", c.device, Presence::required);
+    v("transport", c.transport, Presence::required);
+    v("driver", c.driver, Presence::optional);
+    v("address", c.local.address, Presence::required);
+    v("port", c.local.port, Presence::required);
+    v("port_space", c.port_space, Presence::optional);
+    v("wire", c.wire, Presence::optional);
+    v("cm_ids", c.cm_ids, Presence::required);
+    v("owner", c.owner, Presence::required);
+    std::optional<HeldSocket> held;
+    if (c.host_socket) held.emplace(HeldSocket{*c.host_socket, c.host_socket_comm});
+    if (held || c.sockets_known) v("host_socket", held, Presence::nullable);
+    v("reason", c.reason, Presence::required);
+}
 
 void render_check(std::ostream& out, const CheckReport& report, bool header) {
     if (report.checks.empty()) {
@@ -53,18 +59,20 @@ void render_check(std::ostream& out, const CheckReport& report, bool header) {
 
 void write_check_json(std::ostream& out, const Snapshot& snap, const CheckReport& report,
                       bool pretty) {
-    json j = json_common::header(snap);
-    json checks = json::array();
-    for (const PortCheck& c : report.checks)
-        checks.push_back(check_json(c));
-    j["checks"] = std::move(checks);
-    json& summary = j["summary"];
-    for (Verdict v :
-         {Verdict::ok, Verdict::info, Verdict::unknown, Verdict::unreserved, Verdict::conflict}) {
-        summary[lower(verdict_name(v))] = report.count(v);
-    }
-    j["missing"] = report.missing;
-    json_common::emit(out, j, pretty);
+    write_json(out, schema::members([&](auto& v) {
+                   describe_header(snap, v);
+                   v("checks", report.checks, Presence::required);
+                   v("summary", schema::members([&](auto& counts) {
+                         for (std::size_t i = 0; i < verdict_count; ++i) {
+                             const auto verdict = static_cast<Verdict>(i);
+                             counts(lower(verdict_name(verdict)), report.count(verdict),
+                                    Presence::required);
+                         }
+                     }),
+                     Presence::required);
+                   v("missing", report.missing, Presence::required);
+               }),
+               pretty);
 }
 
 } // namespace rdmastat

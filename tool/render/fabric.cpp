@@ -8,6 +8,9 @@
 #include "render/text.h"
 
 namespace rdmastat {
+
+using schema::Presence;
+
 namespace {
 
 std::string state_text(const Connection& c) {
@@ -67,65 +70,38 @@ void render_fabric(std::ostream& out, const FabricView& view, const FabricTextOp
     t.write(out, opts.header);
 }
 
+template <typename V> void describe(const FabricHost& h, V&& v) {
+    v("name", h.name, Presence::required);
+    v("connections", h.connections.size(), Presence::required);
+    v("addresses", h.addresses, Presence::required);
+}
+
+template <typename V> void describe(const FabricEnd& e, V&& v) {
+    v("host", e.host->name, Presence::required);
+    v("connection", *e.connection, Presence::required);
+}
+
+template <typename V> void describe(const FabricRow& r, V&& v) {
+    v("status", fabric_status_name(r.status), Presence::required);
+    v("ends", r.ends, Presence::required);
+    if (r.peer_host) v("peer_host", r.peer_host->name, Presence::required);
+}
+
 void write_fabric_json(std::ostream& out, const FabricInput& in, const FabricView& view,
                        bool pretty) {
-    std::string buf;
-    JsonWriter w(buf, pretty);
-    w.begin_object();
-    w.key("version");
-    w.number(Snapshot::schema_version);
-    w.key("source");
-    w.string(origin_name(in.origin));
-    w.key("hosts");
-    w.begin_array();
-    for (const FabricHost& h : in.hosts) {
-        w.begin_object();
-        w.key("name");
-        w.string(h.name);
-        w.key("connections");
-        w.number(h.connections.size());
-        w.key("addresses");
-        schema::write(h.addresses, w);
-        w.end_object();
-    }
-    w.end_array();
-    w.key("summary");
-    w.begin_object();
-    for (std::size_t s = 0; s < fabric_status_count; ++s) {
-        w.key(fabric_status_name(static_cast<FabricStatus>(s)));
-        w.number(view.count[s]);
-    }
-    w.end_object();
-    w.key("connections");
-    w.begin_array();
-    for (const FabricRow& r : view.rows) {
-        w.begin_object();
-        w.key("status");
-        w.string(fabric_status_name(r.status));
-        w.key("ends");
-        w.begin_array();
-        for (const FabricEnd& e : r.ends) {
-            w.begin_object();
-            w.key("host");
-            w.string(e.host->name);
-            w.key("connection");
-            schema::write(*e.connection, w);
-            w.end_object();
-        }
-        w.end_array();
-        if (r.peer_host) {
-            w.key("peer_host");
-            w.string(r.peer_host->name);
-        }
-        w.end_object();
-        if (buf.size() >= 64 * 1024) {
-            out << buf;
-            buf.clear();
-        }
-    }
-    w.end_array();
-    w.end_object();
-    out << buf << '\n';
+    write_json(out, schema::members([&](auto& v) {
+                   v("version", Snapshot::schema_version, Presence::required);
+                   v("source", origin_name(in.origin), Presence::required);
+                   v("hosts", in.hosts, Presence::required);
+                   v("summary", schema::members([&](auto& counts) {
+                         for (std::size_t s = 0; s < fabric_status_count; ++s)
+                             counts(fabric_status_name(static_cast<FabricStatus>(s)), view.count[s],
+                                    Presence::required);
+                     }),
+                     Presence::required);
+                   v("connections", view.rows, Presence::required);
+               }),
+               pretty);
 }
 
 } // namespace rdmastat

@@ -3,78 +3,75 @@
 
 #include "model/names.h"
 #include "model/schema.h"
-#include "render/json_common.h"
 #include "render/json_writer.h"
-
-#include <nlohmann/json.hpp>
 
 namespace rdmastat {
 namespace {
 
-using json_common::document;
-using json_common::json;
+using schema::Presence;
 
 // The arrays only some commands collect, each present only when collected.
-void put_host_data(json& j, const Snapshot& snap) {
-    if (snap.host_sockets_collected) j["host_sockets"] = document(snap.host_sockets);
-    if (snap.processes_collected) j["processes"] = document(snap.processes);
-    if (snap.resources_collected) j["resources"] = document(snap.resources);
+template <typename V> void describe_host_data(const Snapshot& snap, V& v) {
+    if (snap.host_sockets_collected) v("host_sockets", snap.host_sockets, Presence::required);
+    if (snap.processes_collected) v("processes", snap.processes, Presence::required);
+    if (snap.resources_collected) v("resources", snap.resources, Presence::required);
     if (snap.counters_collected) {
-        j["port_counters"] = document(snap.port_counters);
-        j["qp_counters"] = document(snap.qp_counters);
+        v("port_counters", snap.port_counters, Presence::required);
+        v("qp_counters", snap.qp_counters, Presence::required);
     }
 }
 
-using json_common::emit;
-using json_common::header;
-
-} // namespace
-
-namespace {
+// A member visitor that writes each member as schema::write writes a record's:
+// the listing's top level, written in pieces as its connections come.
+auto member_writer(JsonWriter& w) {
+    return [&w](std::string_view key, const auto& m, Presence) {
+        w.schema_key(key);
+        schema::write(m, w);
+    };
+}
 
 class JsonListing final : public ListingWriter {
   public:
-    JsonListing(std::ostream& out, bool pretty) : out_(out), w_(buf_, pretty) {}
+    JsonListing(std::ostream& out, bool pretty) : w_(out, pretty) {}
 
     void begin(const Snapshot& head) override {
         w_.begin_object();
-        const json head_members = header(head);
-        for (const auto& [key, value] : head_members.items()) {
-            w_.key(key);
-            w_.value(value);
-        }
-        w_.key("devices");
-        w_.value(document(head.devices));
+        auto v = member_writer(w_);
+        describe_header(head, v);
+        v("devices", head.devices, Presence::required);
         w_.key("connections");
         w_.begin_array();
     }
-    void connection(const Connection& c) override {
-        schema::write(c, w_);
-        if (buf_.size() >= 64 * 1024) {
-            out_ << buf_;
-            buf_.clear();
-        }
-    }
+    void connection(const Connection& c) override { schema::write(c, w_); }
     void finish(const Snapshot& snap) override {
         w_.end_array();
-        json host = json::object();
-        put_host_data(host, snap);
-        for (const auto& [key, value] : host.items()) {
-            w_.key(key);
-            w_.value(value);
-        }
+        auto v = member_writer(w_);
+        describe_host_data(snap, v);
         w_.end_object();
-        out_ << buf_ << '\n';
-        buf_.clear();
+        w_.end();
     }
 
   private:
-    std::ostream& out_;
-    std::string buf_;
     JsonWriter w_;
 };
 
 } // namespace
+
+template <typename V> void describe(const ProcessCount& p, V&& v) {
+    v("owner", p.owner, Presence::required);
+    v("count", p.count, Presence::required);
+}
+
+template <typename V> void describe(const Summary& s, V&& v) {
+    v("total", s.total, Presence::required);
+    v("with_peer", s.with_peer, Presence::required);
+    v("listening", s.listening, Presence::required);
+    v("other", s.other, Presence::required);
+    v("by_device", s.by_device, Presence::required);
+    v("by_transport", s.by_transport, Presence::required);
+    v("by_state", s.by_state, Presence::required);
+    v("by_process", s.by_process, Presence::required);
+}
 
 std::unique_ptr<ListingWriter> json_listing_writer(std::ostream& out, bool pretty) {
     return std::make_unique<JsonListing>(out, pretty);
@@ -87,26 +84,19 @@ void write_snapshot_json(std::ostream& out, const Snapshot& snap,
 }
 
 void write_devices_json(std::ostream& out, const Snapshot& snap, bool pretty) {
-    json j = header(snap);
-    j["devices"] = document(snap.devices);
-    emit(out, j, pretty);
+    write_json(out, schema::members([&](auto& v) {
+                   describe_header(snap, v);
+                   v("devices", snap.devices, Presence::required);
+               }),
+               pretty);
 }
 
 void write_summary_json(std::ostream& out, const Snapshot& snap, const Summary& s, bool pretty) {
-    json j = header(snap);
-    json processes = json::array();
-    for (const auto& p : s.by_process)
-        processes.push_back(json{{"owner", json_common::owner(p.owner)}, {"count", p.count}});
-    json& summary = j["summary"];
-    summary["total"] = s.total;
-    summary["with_peer"] = s.with_peer;
-    summary["listening"] = s.listening;
-    summary["other"] = s.other;
-    summary["by_device"] = s.by_device;
-    summary["by_transport"] = s.by_transport;
-    summary["by_state"] = s.by_state;
-    summary["by_process"] = std::move(processes);
-    emit(out, j, pretty);
+    write_json(out, schema::members([&](auto& v) {
+                   describe_header(snap, v);
+                   v("summary", s, Presence::required);
+               }),
+               pretty);
 }
 
 } // namespace rdmastat

@@ -4,7 +4,9 @@
 #include "common/text.h"
 
 #include <charconv>
+#include <cmath>
 #include <cstring>
+#include <nlohmann/json.hpp>
 
 namespace rdmastat {
 
@@ -65,16 +67,93 @@ void JsonWriter::close(char bracket) {
     levels_.pop_back();
     if (!empty && pretty_) newline_indent();
     out_ += bracket;
+    if (sink_ && out_.size() >= 64 * 1024) {
+        *sink_ << out_;
+        out_.clear();
+    }
+}
+
+void JsonWriter::end() {
+    out_ += '\n';
+    if (!sink_) return;
+    *sink_ << out_;
+    out_.clear();
 }
 
 namespace {
 
-// Anything but plain printable ASCII is left to nlohmann, whose escapes and
-// U+FFFD replacement the rest of the output uses. Out of line: quoted() runs
-// for every key and string, and this almost never.
+// How many bytes of s, from i, make one well-formed UTF-8 character (the
+// Unicode standard's table 3-7), or 0 when they do not; *bad is then how many
+// bytes the one U+FFFD that replaces them stands for: the lead byte and those
+// that fit after it.
+std::size_t utf8_length(std::string_view s, std::size_t i, std::size_t* bad) {
+    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+    const unsigned char lead = byte(i);
+    std::size_t n = 0;
+    unsigned char lo = 0x80, hi = 0xbf; // what the second byte may be
+    if (lead >= 0xc2 && lead <= 0xdf)
+        n = 2;
+    else if (lead >= 0xe0 && lead <= 0xef)
+        n = 3, lo = lead == 0xe0 ? 0xa0 : 0x80, hi = lead == 0xed ? 0x9f : 0xbf;
+    else if (lead >= 0xf0 && lead <= 0xf4)
+        n = 4, lo = lead == 0xf0 ? 0x90 : 0x80, hi = lead == 0xf4 ? 0x8f : 0xbf;
+    std::size_t k = 1;
+    for (; k < n && i + k < s.size(); ++k) {
+        const unsigned char b = byte(i + k);
+        if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xbf)) break;
+    }
+    if (n && k == n) return n;
+    *bad = k;
+    return 0;
+}
+
+// Anything but plain printable ASCII: out of line, quoted() runs for every key
+// and string, and this almost never.
 [[gnu::noinline]] void append_escaped(std::string& out, std::string_view s) {
-    out += json_common::json(std::string(s))
-               .dump(-1, ' ', false, json_common::json::error_handler_t::replace);
+    static constexpr char hex[] = "0123456789abcdef";
+    out += '"';
+    for (std::size_t i = 0; i < s.size();) {
+        const auto ch = static_cast<unsigned char>(s[i]);
+        if (ch >= 0x80) {
+            std::size_t bad = 0;
+            const std::size_t n = utf8_length(s, i, &bad);
+            out.append(n ? s.substr(i, n) : "\xef\xbf\xbd");
+            i += n ? n : bad;
+            continue;
+        }
+        ++i;
+        if (json_plain[ch] || ch == 0x7f) {
+            out += static_cast<char>(ch);
+            continue;
+        }
+        out += '\\';
+        switch (ch) {
+        case '"':
+        case '\\':
+            out += static_cast<char>(ch);
+            break;
+        case '\b':
+            out += 'b';
+            break;
+        case '\f':
+            out += 'f';
+            break;
+        case '\n':
+            out += 'n';
+            break;
+        case '\r':
+            out += 'r';
+            break;
+        case '\t':
+            out += 't';
+            break;
+        default:
+            out += "u00";
+            out += hex[ch >> 4];
+            out += hex[ch & 15];
+        }
+    }
+    out += '"';
 }
 
 } // namespace
@@ -99,6 +178,18 @@ void JsonWriter::number(std::uint64_t n) {
     out_.append(buf, end);
 }
 
+void JsonWriter::integer(std::int64_t n) {
+    before_value();
+    char buf[24];
+    auto end = std::to_chars(buf, buf + sizeof(buf), n).ptr;
+    out_.append(buf, end);
+}
+
+void JsonWriter::real(double d) {
+    before_value();
+    out_ += nlohmann::json(d).dump();
+}
+
 void JsonWriter::boolean(bool b) {
     before_value();
     out_ += b ? "true" : "false";
@@ -107,21 +198,6 @@ void JsonWriter::boolean(bool b) {
 void JsonWriter::null() {
     before_value();
     out_ += "null";
-}
-
-void JsonWriter::value(const json_common::json& j) {
-    before_value();
-    std::string text =
-        j.dump(pretty_ ? 2 : -1, ' ', false, json_common::json::error_handler_t::replace);
-    if (!pretty_) {
-        out_ += text;
-        return;
-    }
-    // Strings hold no raw newline (dump escapes it): every one starts a line to indent.
-    for (char ch : text) {
-        out_ += ch;
-        if (ch == '\n') out_.append(2 * levels_.size(), ' ');
-    }
 }
 
 } // namespace rdmastat

@@ -2,15 +2,13 @@
 #include "render/kping.h"
 
 #include "common/format.h"
-#include "render/json_common.h"
+#include "render/json_writer.h"
 
 #include <cstdio>
 #include <cstring>
 
 namespace rdmastat {
 namespace {
-
-using json_common::json;
 
 double us(std::uint64_t ns) {
     return static_cast<double>(ns) / 1e3;
@@ -36,36 +34,49 @@ double seconds(const KpingRun& r) {
     return r.elapsed_ns ? static_cast<double>(*r.elapsed_ns) / 1e9 : 0;
 }
 
-json run_json(const KpingRun& r) {
-    json j{{"id", r.id},
-           {"role", r.server ? "server" : "client"},
-           {"mode", kping_mode_name(r.mode)},
-           {"mem", kping_mem_name(r.mem)},
-           {"state", kping_state_name(r.state)},
-           {"address", json_common::endpoint(where(r))},
-           {"count", r.count},
-           {"size", r.size},
-           {"depth", r.depth},
-           {"validate", r.validate}};
-    if (r.timeout_ms) j["timeout_ms"] = *r.timeout_ms;
-    if (r.peer) j["peer"] = json_common::endpoint(*r.peer);
-    if (!r.device.empty()) j["device"] = r.device;
-    j["iters"] = r.iters;
-    for (const OpCount& c : counters(r))
-        j[c.name] = {{"ops", c.ops}, {"bytes", c.bytes}};
-    j["reg_ops"] = r.reg_ops;
-    j["inv_ops"] = r.inv_ops;
-    j["remote_inv_ops"] = r.remote_inv_ops;
-    if (r.lat_sum_ns && r.iters)
-        j["latency_us"] = {{"min", us(r.lat_min_ns.value_or(0))},
-                           {"mean", us(*r.lat_sum_ns / r.iters)},
-                           {"max", us(r.lat_max_ns.value_or(0))}};
-    j["seconds"] = seconds(r);
-    if (r.error) j["error"] = {{"errno", *r.error}, {"message", r.error_msg}};
-    return j;
-}
-
 } // namespace
+
+template <typename V> void describe(const KpingRun& r, V&& v) {
+    using schema::members;
+    using schema::Presence;
+    v("id", r.id, Presence::required);
+    v("role", r.server ? "server" : "client", Presence::required);
+    v("mode", kping_mode_name(r.mode), Presence::required);
+    v("mem", kping_mem_name(r.mem), Presence::required);
+    v("state", kping_state_name(r.state), Presence::required);
+    v("address", where(r), Presence::required);
+    v("count", r.count, Presence::required);
+    v("size", r.size, Presence::required);
+    v("depth", r.depth, Presence::required);
+    v("validate", r.validate, Presence::required);
+    v("timeout_ms", r.timeout_ms, Presence::optional);
+    v("peer", r.peer, Presence::optional);
+    if (!r.device.empty()) v("device", r.device, Presence::required);
+    v("iters", r.iters, Presence::required);
+    for (const OpCount& c : counters(r))
+        v(c.name, members([&](auto& op) {
+              op("ops", c.ops, Presence::required);
+              op("bytes", c.bytes, Presence::required);
+          }),
+          Presence::required);
+    v("reg_ops", r.reg_ops, Presence::required);
+    v("inv_ops", r.inv_ops, Presence::required);
+    v("remote_inv_ops", r.remote_inv_ops, Presence::required);
+    if (r.lat_sum_ns && r.iters)
+        v("latency_us", members([&](auto& lat) {
+              lat("min", us(r.lat_min_ns.value_or(0)), Presence::required);
+              lat("mean", us(*r.lat_sum_ns / r.iters), Presence::required);
+              lat("max", us(r.lat_max_ns.value_or(0)), Presence::required);
+          }),
+          Presence::required);
+    v("seconds", seconds(r), Presence::required);
+    if (r.error)
+        v("error", members([&](auto& err) {
+              err("errno", *r.error, Presence::required);
+              err("message", r.error_msg, Presence::required);
+          }),
+          Presence::required);
+}
 
 void write_kping_text(std::ostream& out, const std::vector<KpingRun>& runs) {
     if (runs.empty()) out << "no kping runs\n";
@@ -104,14 +115,15 @@ void write_kping_text(std::ostream& out, const std::vector<KpingRun>& runs) {
 }
 
 void write_kping_json(std::ostream& out, const std::vector<KpingRun>& runs, bool pretty) {
-    json list = json::array();
-    for (const KpingRun& r : runs)
-        list.push_back(run_json(r));
-    json_common::emit(out, json{{"version", 1}, {"runs", list}}, pretty);
+    write_json(out, schema::members([&](auto& v) {
+                   v("version", 1, schema::Presence::required);
+                   v("runs", runs, schema::Presence::required);
+               }),
+               pretty);
 }
 
 void write_kping_run_json(std::ostream& out, const KpingRun& run, bool pretty) {
-    json_common::emit(out, run_json(run), pretty);
+    write_json(out, run, pretty);
 }
 
 } // namespace rdmastat

@@ -4,7 +4,7 @@
 #include "analysis/select.h"
 #include "common/format.h"
 #include "model/names.h"
-#include "render/json_common.h"
+#include "render/json_writer.h"
 #include "render/table.h"
 #include "render/text.h"
 
@@ -12,11 +12,10 @@
 #include <sys/socket.h>
 
 namespace rdmastat {
-namespace {
 
-using json_common::json;
-using json_common::put;
-using json_common::put_members;
+using schema::Presence;
+
+namespace {
 
 /// lsof's form: "*" for the any address and for port 0.
 void append_lsof_endpoint(std::string& out, const Endpoint& e) {
@@ -102,40 +101,10 @@ std::string user_text(const LsofHolder& h, bool numeric) {
     return h.uid ? std::to_string(*h.uid) : "-";
 }
 
-json file_json(const LsofFile& f) {
-    json j;
-    put(j, "fd", f.fd);
-    j["type"] = lsof_type(f);
-    if (f.connection) {
-        const json c = json_common::document(*f.connection);
-        put_members(j, c, {"device"});
-        j["name"] = lsof_name(f);
-        put_members(j, c,
-                    {"cm_id", "transport", "port_space", "state", "internal", "local", "peer",
-                     "mapped_local", "mapped_peer"});
-    } else if (f.resource) {
-        j["device"] = f.resource->device;
-        j["name"] = lsof_name(f);
-        j["number"] = f.resource->number;
-        json details = json::object();
-        for (const auto& [key, value] : f.resource->details)
-            details[key] = value;
-        j["details"] = std::move(details);
-    } else if (f.open_file) {
-        j["name"] = f.open_file->target;
-    } else if (f.socket) {
-        j["name"] = lsof_name(f);
-        json s = json_common::host_socket(*f.socket, std::nullopt);
-        put_members(j, s, {"state", "local", "peer", "inode", "uid", "rdma_device", "rdma_cm_id"});
-        if (f.carries) j["rdma_owner"] = json_common::owner(f.carries->owner);
-    }
-    return j;
-}
-
 // As an owner is written: {"pid", "comm", "uid", "user", "cgroup",
 // "container", "pod"} (each when known), {"kernel": NAME}, or {} for files
 // no known process holds.
-json holder_json(const LsofHolder& h) {
+Owner owner_of(const LsofHolder& h) {
     Owner o;
     o.pid = h.pid;
     o.comm = h.comm;
@@ -145,10 +114,40 @@ json holder_json(const LsofHolder& h) {
     o.cgroup = h.cgroup;
     o.container = h.container;
     o.pod = h.pod;
-    return json_common::owner(o);
+    return o;
 }
 
 } // namespace
+
+template <typename V> void describe(const LsofFile& f, V&& v) {
+    v("fd", f.fd, Presence::optional);
+    v("type", lsof_type(f), Presence::required);
+    if (f.connection) {
+        v("device", f.connection->device, Presence::required);
+        v("name", lsof_name(f), Presence::required);
+        schema::pick(*f.connection,
+                     {"cm_id", "transport", "port_space", "state", "internal", "local", "peer",
+                      "mapped_local", "mapped_peer"},
+                     v);
+    } else if (f.resource) {
+        v("device", f.resource->device, Presence::required);
+        v("name", lsof_name(f), Presence::required);
+        schema::pick(*f.resource, {"number", "details"}, v);
+    } else if (f.open_file) {
+        v("name", f.open_file->target, Presence::required);
+    } else if (f.socket) {
+        v("name", lsof_name(f), Presence::required);
+        schema::pick(*f.socket,
+                     {"state", "local", "peer", "inode", "uid", "rdma_device", "rdma_cm_id"}, v);
+        if (f.carries) v("rdma_owner", f.carries->owner, Presence::required);
+    }
+}
+
+template <typename V> void describe(const LsofHolder& h, V&& v) {
+    const Owner owner = owner_of(h);
+    schema::describe(owner, v);
+    v("files", h.files, Presence::required);
+}
 
 std::string lsof_type(const LsofFile& f) {
     switch (f.kind) {
@@ -214,28 +213,17 @@ std::size_t render_lsof_pids(std::ostream& out, const LsofResult& r) {
 }
 
 void write_lsof_json(std::ostream& out, const Snapshot& snap, const LsofResult& r, bool pretty) {
-    json j = json_common::header(snap);
-    json processes = json::array();
-    for (const LsofHolder& h : r.holders) {
-        json p = holder_json(h);
-        json files = json::array();
-        for (const LsofFile& f : h.files)
-            files.push_back(file_json(f));
-        p["files"] = std::move(files);
-        processes.push_back(std::move(p));
-    }
-    j["processes"] = std::move(processes);
-    json uninspected = json::array();
+    std::vector<Owner> uninspected;
     for (const Process* p : r.uninspected) {
-        LsofHolder h;
-        h.pid = p->pid;
-        h.comm = p->comm;
-        h.uid = p->uid;
-        h.user = p->user;
-        uninspected.push_back(holder_json(h));
+        Owner& o = uninspected.emplace_back();
+        o.pid = p->pid, o.comm = p->comm, o.uid = p->uid, o.user = p->user;
     }
-    j["uninspected"] = std::move(uninspected);
-    json_common::emit(out, j, pretty);
+    write_json(out, schema::members([&](auto& v) {
+                   describe_header(snap, v);
+                   v("processes", r.holders, Presence::required);
+                   v("uninspected", uninspected, Presence::required);
+               }),
+               pretty);
 }
 
 } // namespace rdmastat

@@ -2,7 +2,7 @@
 #include "render/monitor.h"
 
 #include "model/names.h"
-#include "render/json_common.h"
+#include "render/json_writer.h"
 #include "render/table.h"
 #include "render/text.h"
 
@@ -96,27 +96,40 @@ void render_events(std::ostream& out, const std::vector<ConnectionEvent>& events
     }
 }
 
+/// One line of -E's JSON: the event, when, and where events come from.
+struct EventLine {
+    const ConnectionEvent& event;
+    const std::string& batch_time;
+    EventSource source;
+};
+
+template <typename V> void describe(const EventLine& line, V&& v) {
+    using schema::Presence;
+    const ConnectionEvent& e = line.event;
+    v("version", events_schema_version, Presence::required);
+    v("source", event_source_name(line.source), Presence::required);
+    v("time", e.time ? timestamp_text(*e.time) : line.batch_time, Presence::required);
+    v("event", event_name(e.kind), Presence::required);
+    v("connection", e.connection, Presence::required);
+    v("old_state", e.old_state, Presence::optional);
+    v("cm_event", e.cm_event, Presence::optional);
+    v("status", e.status, Presence::optional);
+    v("reason", e.reason, Presence::optional);
+    auto ms = [](const std::optional<std::chrono::nanoseconds>& d) {
+        return d ? std::optional(milliseconds(*d)) : std::nullopt;
+    };
+    v("handshake_ms", ms(e.handshake), Presence::optional);
+    v("connect_ms", ms(e.connect), Presence::optional);
+    v("lifetime_ms", ms(e.lifetime), Presence::optional);
+    v("family", e.other_family, Presence::optional);
+    v("ending", e.ending, Presence::optional);
+}
+
 void write_events_json(std::ostream& out, const std::vector<ConnectionEvent>& events, WallTime t,
                        EventSource source) {
-    std::string batch_time = timestamp_text(t);
-    for (const ConnectionEvent& e : events) {
-        json_common::json j;
-        j["version"] = events_schema_version;
-        j["source"] = event_source_name(source);
-        j["time"] = e.time ? timestamp_text(*e.time) : batch_time;
-        j["event"] = event_name(e.kind);
-        j["connection"] = json_common::document(e.connection);
-        if (e.old_state) j["old_state"] = cm_state_name(*e.old_state);
-        if (e.cm_event) j["cm_event"] = cm_event_type_name(*e.cm_event);
-        if (e.status) j["status"] = *e.status;
-        if (e.reason) j["reason"] = *e.reason;
-        if (e.handshake) j["handshake_ms"] = milliseconds(*e.handshake);
-        if (e.connect) j["connect_ms"] = milliseconds(*e.connect);
-        if (e.lifetime) j["lifetime_ms"] = milliseconds(*e.lifetime);
-        if (e.other_family) j["family"] = *e.other_family;
-        if (e.ending) j["ending"] = ending_name(*e.ending);
-        json_common::emit(out, j, false);
-    }
+    const std::string batch_time = timestamp_text(t);
+    for (const ConnectionEvent& e : events)
+        write_json(out, EventLine{e, batch_time, source}, false);
 }
 
 void render_life_header(std::ostream& out) {

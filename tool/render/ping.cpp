@@ -2,22 +2,16 @@
 #include "render/ping.h"
 
 #include "common/format.h"
-#include "render/json_common.h"
+#include "render/json_writer.h"
 
 #include <cstdio>
 
 namespace rdmastat {
 namespace {
-
-using json_common::json;
 using ping::Mode;
 
 std::string where(const ping::Endpoint& e) {
     return e.address.empty() ? "?" : e.address + " port " + std::to_string(e.port);
-}
-
-json endpoint(const ping::Endpoint& e) {
-    return json{{"address", e.address}, {"port", e.port}};
 }
 
 } // namespace
@@ -62,36 +56,57 @@ void write_ping_text(std::ostream& out, const ping::PingResult& r) {
     }
 }
 
-void write_ping_json(std::ostream& out, const ping::PingResult& r, bool pretty) {
-    json j;
-    j["version"] = 1;
-    j["mode"] = ping::mode_name(r.mode);
-    j["role"] = r.server ? "server" : "client";
-    if (!r.device.empty()) j["device"] = r.device;
-    if (!r.local.address.empty()) j["local"] = endpoint(r.local);
-    if (!r.peer.address.empty()) j["peer"] = endpoint(r.peer);
-    json_common::put(j, "qp", r.qp);
-    j["size"] = r.size;
+namespace ping {
+
+template <typename V> void describe(const Endpoint& e, V&& v) {
+    v("address", e.address, schema::Presence::required);
+    v("port", e.port, schema::Presence::required);
+}
+
+template <typename V> void describe(const PingResult& r, V&& v) {
+    using schema::members;
+    using schema::Presence;
+    v("version", 1, Presence::required);
+    v("mode", mode_name(r.mode), Presence::required);
+    v("role", r.server ? "server" : "client", Presence::required);
+    if (!r.device.empty()) v("device", r.device, Presence::required);
+    if (!r.local.address.empty()) v("local", r.local, Presence::required);
+    if (!r.peer.address.empty()) v("peer", r.peer, Presence::required);
+    v("qp", r.qp, Presence::optional);
+    v("size", r.size, Presence::required);
     if (!(r.server && r.mode == Mode::bw)) {
-        j["completed"] = r.completed;
-        j["bytes"] = r.bytes;
+        v("completed", r.completed, Presence::required);
+        v("bytes", r.bytes, Presence::required);
     }
-    j["seconds"] = r.seconds;
-    if (r.depth) j["depth"] = r.depth;
-    if (!r.server && r.mode != Mode::bw) j["validated"] = r.validate;
-    if (r.latency) {
-        const auto& l = *r.latency;
-        j["latency_us"] = {
-            {"min", l.min}, {"p50", l.p50}, {"p99", l.p99}, {"max", l.max}, {"mean", l.mean}};
-    }
+    v("seconds", r.seconds, Presence::required);
+    if (r.depth) v("depth", r.depth, Presence::required);
+    if (!r.server && r.mode != Mode::bw) v("validated", r.validate, Presence::required);
+    if (r.latency)
+        v("latency_us", members([&](auto& lat) {
+              lat("min", r.latency->min, Presence::required);
+              lat("p50", r.latency->p50, Presence::required);
+              lat("p99", r.latency->p99, Presence::required);
+              lat("max", r.latency->max, Presence::required);
+              lat("mean", r.latency->mean, Presence::required);
+          }),
+          Presence::required);
     if (r.mode == Mode::bw && !r.server) {
-        Rates b = ping_rates(r);
-        j["bandwidth"] = {
-            {"gbit_per_s", b.gbit_per_s}, {"mib_per_s", b.mib_per_s}, {"ops_per_s", b.ops_per_s}};
+        const Rates b = ping_rates(r);
+        v("bandwidth", members([&](auto& bw) {
+              bw("gbit_per_s", b.gbit_per_s, Presence::required);
+              bw("mib_per_s", b.mib_per_s, Presence::required);
+              bw("ops_per_s", b.ops_per_s, Presence::required);
+          }),
+          Presence::required);
     }
-    j["interrupted"] = r.interrupted;
-    if (r.error) j["error"] = *r.error;
-    json_common::emit(out, j, pretty);
+    v("interrupted", r.interrupted, Presence::required);
+    v("error", r.error, Presence::optional);
+}
+
+} // namespace ping
+
+void write_ping_json(std::ostream& out, const ping::PingResult& r, bool pretty) {
+    write_json(out, r, pretty);
 }
 
 std::string ping_progress_line(const ping::PingResult& r) {
