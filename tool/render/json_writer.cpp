@@ -3,10 +3,12 @@
 
 #include "common/text.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
-#include <nlohmann/json.hpp>
 
 namespace rdmastat {
 
@@ -187,7 +189,45 @@ void JsonWriter::integer(std::int64_t n) {
 
 void JsonWriter::real(double d) {
     before_value();
-    out_ += nlohmann::json(d).dump();
+    if (!std::isfinite(d)) {
+        out_ += "null";
+        return;
+    }
+    // The shortest digits that read back as d, laid out as JavaScript and
+    // nlohmann do: 2.0, 0.000125, 1e+16, 1.5e-05.
+    char buf[32];
+    const char* end = std::to_chars(buf, buf + sizeof(buf), d, std::chars_format::scientific).ptr;
+    const char* p = buf;
+    if (*p == '-') out_ += *p++;
+    const char* e = std::find(p, end, 'e');
+    std::string digits(p, e);
+    if (digits.size() > 1) digits.erase(1, 1); // the point after the first digit
+    int exp10 = 0;
+    std::from_chars(e + 1 + (e[1] == '+'), end, exp10);
+    const int k = static_cast<int>(digits.size());
+    const int n = exp10 + 1; // d is 0.DIGITS times 10 to the n
+    if (k <= n && n <= 15) {
+        out_ += digits;
+        out_.append(static_cast<std::size_t>(n - k), '0');
+        out_ += ".0";
+    } else if (0 < n && n <= 15) {
+        out_.append(digits, 0, static_cast<std::size_t>(n));
+        out_ += '.';
+        out_.append(digits, static_cast<std::size_t>(n));
+    } else if (-4 < n && n <= 0) {
+        out_ += "0.";
+        out_.append(static_cast<std::size_t>(-n), '0');
+        out_ += digits;
+    } else {
+        out_ += digits[0];
+        if (k > 1) {
+            out_ += '.';
+            out_.append(digits, 1);
+        }
+        char exp[16];
+        std::snprintf(exp, sizeof(exp), "e%c%02d", n - 1 < 0 ? '-' : '+', std::abs(n - 1));
+        out_ += exp;
+    }
 }
 
 void JsonWriter::boolean(bool b) {
