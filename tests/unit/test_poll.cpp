@@ -6,6 +6,7 @@
 #include "catch_compat.hpp"
 #include "collect/snapshot_file.h"
 #include "common/error.h"
+#include "pipeline/follow.h"
 #include "pipeline/poll.h"
 #include "support.h"
 
@@ -236,4 +237,187 @@ TEST_CASE("life by polling: a lifetime from the round that saw the id appear", "
     CHECK(new_end[0].ending == Ending::closed);
     REQUIRE(new_end[0].lifetime);
     CHECK(*new_end[0].lifetime == 5s);
+}
+
+namespace {
+
+// Hands out one round of records per poll, then nothing; a poll that waits
+// takes the tracer's 10 ms of the clock. Losses grow as set per round.
+class FakeFeed final : public TraceFeed {
+  public:
+    explicit FakeFeed(FakeClock& clock) : clock_(clock) {}
+    Status poll(bool wait, const Sink& sink) override {
+        waited.push_back(wait);
+        if (wait) clock_.advance(10ms);
+        if (fail_at && waited.size() - 1 == *fail_at) return Failure{"ring buffer: gone"};
+        const std::size_t i = waited.size() - 1;
+        if (i < rounds.size())
+            for (const Result<TraceEvent>& r : rounds[i])
+                sink(r);
+        if (i < losses.size()) lost_ = losses[i];
+        return Ok{};
+    }
+    TraceLost lost() override { return lost_; }
+    TraceLost lost_recently() override { return lost_; }
+
+    std::vector<std::vector<Result<TraceEvent>>> rounds;
+    std::vector<TraceLost> losses;
+    std::vector<bool> waited;
+    std::optional<std::size_t> fail_at;
+
+  private:
+    FakeClock& clock_;
+    TraceLost lost_;
+};
+
+// A record of the seed's connection c at time_ns: kind, and its CM event.
+TraceEvent record_of(const Connection& c, TraceKind kind, std::uint64_t time_ns,
+                     std::optional<CmEventType> event = std::nullopt) {
+    TraceEvent e;
+    e.kind = kind;
+    e.event = event;
+    e.time_ns = time_ns;
+    e.connection = c;
+    e.connection.transport = Transport::unknown; // what the seed's devices tell
+    e.tracked = true;
+    return e;
+}
+
+struct Followed {
+    std::vector<std::vector<EventKind>> rounds;
+    std::vector<std::vector<std::uint64_t>> times;
+    std::vector<ConnectionEvent> events;
+    std::vector<std::string> notes;
+};
+
+Followed run_follow(FakeFeed& feed, FakeSource& source, FakeClock& clock, double duration,
+                    bool note_lost = true, std::function<bool(ConnectionEvent&)> admit = {},
+                    std::size_t stop_after_rounds = 0) {
+    Followed f;
+    FollowHandlers h;
+    h.admit = admit ? admit : [](ConnectionEvent&) { return true; };
+    h.emit = [&](std::vector<ConnectionEvent>& batch, const std::vector<std::uint64_t>& ns) {
+        std::vector<EventKind> kinds;
+        for (const ConnectionEvent& e : batch) {
+            kinds.push_back(e.kind);
+            f.events.push_back(e);
+        }
+        f.rounds.push_back(kinds);
+        f.times.push_back(ns);
+        return stop_after_rounds == 0 || f.rounds.size() < stop_after_rounds;
+    };
+    h.note = [&](const std::string& line) { f.notes.push_back(line); };
+    h.note_lost = note_lost;
+    follow(feed, source, clock, duration, h);
+    return f;
+}
+
+} // namespace
+
+TEST_CASE("follow: records become events in order, timed and owned from the seed", "[poll]") {
+    Snapshot seed = lab_snapshot();
+    const Connection& c = seed.connections.at(0);
+    FakeClock clock;
+    clock.advance(100s);
+    FakeSource source(clock, {seed});
+    FakeFeed feed(clock);
+    Connection unowned = c;
+    unowned.owner = Owner{};
+    feed.rounds = {
+        {record_of(unowned, TraceKind::cm_event, 5'000'000'000, CmEventType::disconnected)},
+        {},
+        {record_of(unowned, TraceKind::destroyed, 5'002'000'000)}};
+    Followed f = run_follow(feed, source, clock, 0.035);
+
+    // 10 ms a round: rounds at 0, 10, 20 and 30 ms wait, the one past 35 ms
+    // takes what is queued without waiting, and is the last.
+    CHECK(feed.waited == std::vector<bool>{true, true, true, true, false});
+    REQUIRE(f.rounds.size() == 5);
+    CHECK(f.rounds[0] == std::vector<EventKind>{EventKind::cm_event});
+    CHECK(f.rounds[1].empty());
+    CHECK(f.rounds[2] == std::vector<EventKind>{EventKind::closed});
+    CHECK(f.times[0] == std::vector<std::uint64_t>{5'000'000'000});
+    REQUIRE(f.events.size() == 2);
+    // The record named no owner: the seed's is the id's.
+    CHECK(f.events[0].connection.owner == c.owner);
+    CHECK(f.events[1].connection.owner == c.owner);
+    // The seed's device tells the transport the record lacked.
+    CHECK(f.events[0].connection.transport == c.transport);
+    CHECK(f.events[1].ending == Ending::disconnected);
+    // Kernel time 5 s, on a wall clock that reads the steady clock's 100 s +
+    // 10 ms when the round began: 5 s + (wall - steady), the fake's wall
+    // being its steady time, so the event's wall time is 5 s from the epoch.
+    CHECK(f.events[0].time->time_since_epoch() == 5s);
+    // The seed only: every record's device was in it.
+    REQUIRE(source.asked.size() == 1);
+    CHECK_FALSE(source.asked[0].host_sockets);
+    CHECK(f.notes.empty());
+}
+
+TEST_CASE("follow: admit filters, and a stop still empties the queue", "[poll]") {
+    Snapshot seed = lab_snapshot();
+    const Connection& a = seed.connections.at(0);
+    const Connection& b = seed.connections.at(1);
+    FakeClock clock;
+    FakeSource source(clock, {seed});
+    FakeFeed feed(clock);
+    feed.rounds = {
+        {record_of(a, TraceKind::disconnect_sent, 1), record_of(b, TraceKind::disconnect_sent, 2)},
+        {record_of(b, TraceKind::destroyed, 3)}};
+    clock.stopping = true; // asked to stop before the first round
+    Followed f = run_follow(feed, source, clock, 0, true,
+                            [&](ConnectionEvent& e) { return e.connection.cm_id == b.cm_id; });
+    // One round, without waiting: what was queued, b's only.
+    CHECK(feed.waited == std::vector<bool>{false});
+    REQUIRE(f.rounds.size() == 1);
+    REQUIRE(f.events.size() == 1);
+    CHECK(f.events[0].connection.cm_id == b.cm_id);
+    CHECK(f.times[0] == std::vector<std::uint64_t>{2});
+}
+
+TEST_CASE("follow: emit ends the run; bad records and losses are noted", "[poll]") {
+    Snapshot seed = lab_snapshot();
+    FakeClock clock;
+    FakeSource source(clock, {seed});
+    for (bool note_lost : {true, false}) {
+        FakeFeed feed(clock);
+        feed.rounds = {{Result<TraceEvent>(Failure{"a record of 12 bytes, expected 96"})}};
+        feed.losses = {TraceLost{0, 0}, TraceLost{3, 1}, TraceLost{3, 1}, TraceLost{4, 1}};
+        Followed f = run_follow(feed, source, clock, 0, note_lost, {}, 4);
+        CHECK(feed.waited.size() == 4);
+        std::vector<std::string> expected = {"a record of 12 bytes, expected 96"};
+        if (note_lost) {
+            expected.push_back("4 events lost (4 in all: 3 found the ring buffer full, 1 were "
+                               "skipped by the kernel, their program already running on that CPU)");
+            expected.push_back("1 events lost (5 in all: 4 found the ring buffer full, 1 were "
+                               "skipped by the kernel, their program already running on that CPU)");
+        }
+        CHECK(f.notes == expected);
+    }
+}
+
+TEST_CASE("follow: a seed without its connections, or a failed feed, is an error", "[poll]") {
+    Snapshot seed = lab_snapshot();
+    FakeClock clock;
+    FakeSource source(clock, {seed});
+    source.fail_connections_at = 0;
+    FakeFeed feed(clock);
+    FollowHandlers h;
+    h.admit = [](ConnectionEvent&) { return true; };
+    h.emit = [](std::vector<ConnectionEvent>&, const std::vector<std::uint64_t>&) { return true; };
+    auto thrown = [&](Source& from) -> std::string {
+        try {
+            follow(feed, from, clock, 0, h);
+        } catch (const Error& e) {
+            return e.what();
+        }
+        return "";
+    };
+    CHECK(thrown(source) == "connections: the kernel said no");
+    CHECK(feed.waited.empty()); // nothing followed without a seed
+
+    FakeSource healthy(clock, {seed});
+    feed.fail_at = 1;
+    CHECK(thrown(healthy) == "ring buffer: gone");
+    CHECK(feed.waited.size() == 2);
 }

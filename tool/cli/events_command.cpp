@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: MIT
-// `rdmastat -E` and `rdmastat life` from the kernel's rdma_cma tracepoints. One
-// NLDEV dump seeds what is known of the ids that already exist; from then on
-// every tracepoint hit is an event, so an id that lives for milliseconds, a
-// rejected connect and the reason for it are all seen, which polling cannot do.
-#include "analysis/cm_trace.h"
+// `rdmastat -E`, `rdmastat life` and `serve --events` from the kernel's
+// rdma_cma tracepoints (pipeline/follow.h), or by polling where they cannot be
+// used.
 #include "analysis/event_metrics.h"
 #include "cli/commands.h"
 #include "cli/monitor.h"
 #include "cli/run_control.h"
-#include "collect/cgroup.h"
+#include "pipeline/follow.h"
 #include "render/monitor.h"
 #include "render/output.h"
 #include "trace/decode.h"
@@ -25,13 +23,6 @@ namespace rdmastat {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// CLOCK_MONOTONIC (the kernel's bpf_ktime_get_ns, steady_clock here) to wall time.
-std::chrono::system_clock::duration monotonic_to_wall() {
-    return std::chrono::system_clock::now().time_since_epoch() -
-           std::chrono::duration_cast<std::chrono::system_clock::duration>(
-               Clock::now().time_since_epoch());
-}
 
 bool past(Clock::time_point start, double duration) {
     return duration > 0 && std::chrono::duration<double>(Clock::now() - start).count() >= duration;
@@ -51,75 +42,51 @@ std::unique_ptr<Tracer> open_tracer(const TraceOptions& o, std::string& why) {
     return std::move(opened.value());
 }
 
-// Runs the tracer until a signal, duration, or emit() says stop: each event
-// admit() takes (and may change) goes to emit() in batches, in order.
-// Undecodable records are said on err as they happen, and with own_signals
-// (SIGINT and SIGTERM stop it) lost ones too; serve counts them instead.
-// stats, when given, hears of each event emitted.
+// The tracer's records, decoded, for pipeline/follow.h.
+class TracerFeed final : public TraceFeed {
+  public:
+    explicit TracerFeed(Tracer& tracer) : tracer_(tracer) {}
+    Status poll(bool wait, const Sink& sink) override {
+        auto polled =
+            tracer_.poll(wait ? Tracer::poll_ms : 0, [&](const void* data, std::size_t n) {
+                sink(decode_trace_record(data, n));
+            });
+        if (!polled) return polled.failure();
+        return Ok{};
+    }
+    TraceLost lost() override { return tracer_.lost(); }
+    TraceLost lost_recently() override { return tracer_.lost_recently(); }
+
+  private:
+    Tracer& tracer_;
+};
+
+// Follows the tracer (pipeline/follow.h), seeding from the options' source;
+// its notes go to err under context, and stats, when given, hears of each
+// event emitted.
 void trace_events(Tracer& tracer, const CommonOptions& common, double duration,
                   const std::function<bool(ConnectionEvent&)>& admit,
                   const std::function<bool(std::vector<ConnectionEvent>&)>& emit, std::ostream& err,
                   const char* context, bool own_signals = true, RunStats* stats = nullptr) {
     if (!tracer.missing().empty())
         err << "rdmastat: " << context << ": this kernel hides " << tracer.missing() << '\n';
-    // Attached first, then the dump: an id made in between is in both rather
-    // than in neither (its first record then tells whether it was born since).
-    Collection seed = collect(common);
-    require(seed, Part::connections);
-    // The ids born since the seed: their processes' containers and pods, for
-    // the filters and the output, read once per process and round.
-    CgroupCache cgroups;
-    CmTracker tracker([&cgroups](Owner& o) { cgroups.fill(o); });
-    tracker.seed(seed.snapshot);
     if (own_signals) stop_on_signals();
-
-    Clock::time_point start = Clock::now();
-    std::uint64_t lost_reported = 0;
-    std::vector<ConnectionEvent> batch;
-    std::vector<std::uint64_t> batch_ns; // the kernel's times, for stats
-    auto offset = monotonic_to_wall();
-    Tracer::Sink sink = [&](const void* data, std::size_t size) {
-        auto decoded = decode_trace_record(data, size);
-        if (!decoded) {
-            err << "rdmastat: " << context << ": " << decoded.error() << '\n';
-            return;
-        }
-        // A device added since the seed: one more dump tells its transport.
-        if (const std::string& device = decoded.value().connection.device;
-            tracker.new_device(device))
-            tracker.learn(collect(common).snapshot, device);
-        std::optional<ConnectionEvent> e = tracker.add(decoded.value(), offset);
-        if (e && admit(*e)) {
-            batch.push_back(std::move(*e));
-            batch_ns.push_back(decoded.value().time_ns);
-        }
-    };
-    bool more = true, last = false;
-    while (more && !last) {
-        // A stop (signal, --duration) still writes what the kernel queued
-        // before it: the last round takes what is there without waiting.
-        last = stop_requested() || past(start, duration);
-        offset = monotonic_to_wall();
-        cgroups.forget();
-        auto polled = tracer.poll(last ? 0 : Tracer::poll_ms, sink);
-        if (!polled) throw Error(polled.error());
-        more = emit(batch);
+    TracerFeed feed(tracer);
+    SystemRunClock clock;
+    FollowHandlers h;
+    h.admit = admit;
+    h.emit = [&](std::vector<ConnectionEvent>& batch, const std::vector<std::uint64_t>& ns) {
+        const bool more = emit(batch);
         if (stats)
-            for (std::uint64_t ns : batch_ns)
-                stats->written(ns);
-        batch.clear();
-        batch_ns.clear();
-        if (!own_signals) continue;
-        // The last round's count is exact: nothing is lost unsaid.
-        if (Tracer::Lost lost = last ? tracer.lost() : tracer.lost_recently();
-            lost.total() > lost_reported) {
-            err << "rdmastat: " << context << ": " << lost.total() - lost_reported
-                << " events lost (" << lost.total() << " in all: " << lost.full
-                << " found the ring buffer full, " << lost.busy
-                << " were skipped by the kernel, their program already running on that CPU)\n";
-            lost_reported = lost.total();
-        }
-    }
+            for (std::uint64_t t : ns)
+                stats->written(t);
+        return more;
+    };
+    h.note = [&](const std::string& line) {
+        err << "rdmastat: " << context << ": " << line << '\n';
+    };
+    h.note_lost = own_signals;
+    follow(feed, *options_source(common), clock, duration, h);
 }
 
 // A connection, for the life view: an id with a peer that is not a listener.

@@ -92,4 +92,14 @@ struct TraceEvent {
     std::optional<std::uint16_t> other_family;
 };
 
+/// Tracepoint records the kernel could not deliver.
+struct TraceLost {
+    std::uint64_t full = 0; ///< found the ring buffer full
+    /// hits the kernel skipped because their program was already running on
+    /// that CPU (its recursion misses: a preemptible tracepoint, re-entered)
+    /// and the tracepoint's second program did not record
+    std::uint64_t busy = 0;
+    std::uint64_t total() const { return full + busy; }
+};
+
 } // namespace rdmastat

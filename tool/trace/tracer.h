@@ -9,6 +9,7 @@
 /// rdma_reject(); their records read from a ring buffer.
 
 #include "common/error.h"
+#include "model/cm_event.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -53,14 +54,7 @@ class Tracer {
     /// returns how many, or a Failure (a signal's EINTR is 0 records).
     Result<int> poll(int timeout_ms, const Sink& sink);
     /// Records lost since open.
-    struct Lost {
-        std::uint64_t full = 0; ///< found the ring buffer full
-        /// hits the kernel skipped because their program was already running
-        /// on that CPU (its recursion misses: a preemptible tracepoint,
-        /// re-entered) and the tracepoint's second program did not record
-        std::uint64_t busy = 0;
-        std::uint64_t total() const { return full + busy; }
-    };
+    using Lost = TraceLost;
     Lost lost() const;
     /// lost() as read at most lost_read_ms ago: reading it walks every
     /// program's counters, so a loop that polls asks this each round.

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+#include "pipeline/follow.h"
+
+#include "analysis/cm_trace.h"
+#include "collect/cgroup.h"
+#include "pipeline/pipeline.h"
+
+namespace rdmastat {
+
+void follow(TraceFeed& feed, Source& source, RunClock& clock, double duration,
+            const FollowHandlers& h) {
+    // The feed is attached first, then the dump: an id made in between is in
+    // both rather than in neither (its first record then tells whether it was
+    // born since).
+    Collection seed = source.collect(Needs{});
+    require(seed, Part::connections);
+    // The ids born since the seed: their processes' containers and pods, for
+    // the filters and the output, read once per process and round.
+    CgroupCache cgroups;
+    CmTracker tracker([&cgroups](Owner& o) { cgroups.fill(o); });
+    tracker.seed(seed.snapshot);
+
+    const auto start = clock.now();
+    auto past = [&] {
+        return duration > 0 &&
+               std::chrono::duration<double>(clock.now() - start).count() >= duration;
+    };
+    // The kernel's CLOCK_MONOTONIC (the clock's steady time) to wall time,
+    // taken anew each round.
+    std::chrono::system_clock::duration offset{};
+    std::uint64_t lost_noted = 0;
+    std::vector<ConnectionEvent> batch;
+    std::vector<std::uint64_t> batch_ns;
+    TraceFeed::Sink sink = [&](Result<TraceEvent> record) {
+        if (!record) {
+            if (h.note) h.note(record.error());
+            return;
+        }
+        // A device added since the seed: one more dump tells its transport.
+        if (const std::string& device = record.value().connection.device;
+            tracker.new_device(device))
+            tracker.learn(source.collect(Needs{}).snapshot, device);
+        std::optional<ConnectionEvent> e = tracker.add(record.value(), offset);
+        if (e && h.admit(*e)) {
+            batch.push_back(std::move(*e));
+            batch_ns.push_back(record.value().time_ns);
+        }
+    };
+    bool more = true, last = false;
+    while (more && !last) {
+        last = clock.stop_requested() || past();
+        offset = clock.wall().time_since_epoch() -
+                 std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                     clock.now().time_since_epoch());
+        cgroups.forget();
+        if (auto polled = feed.poll(!last, sink); !polled) throw Error(polled.error());
+        more = h.emit(batch, batch_ns);
+        batch.clear();
+        batch_ns.clear();
+        if (!h.note_lost || !h.note) continue;
+        if (TraceLost lost = last ? feed.lost() : feed.lost_recently(); lost.total() > lost_noted) {
+            h.note(std::to_string(lost.total() - lost_noted) + " events lost (" +
+                   std::to_string(lost.total()) + " in all: " + std::to_string(lost.full) +
+                   " found the ring buffer full, " + std::to_string(lost.busy) +
+                   " were skipped by the kernel, their program already running on that CPU)");
+            lost_noted = lost.total();
+        }
+    }
+}
+
+} // namespace rdmastat

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+/// The loop of the commands that follow the kernel's rdma_cma tracepoints: -E,
+/// life and serve --events. One collection seeds what is known of the ids that
+/// already exist; from then on every record is an event, so an id that lives
+/// for milliseconds, a rejected connect and the reason for it are all seen,
+/// which polling cannot do. The records come through a TraceFeed (cli adapts
+/// trace/tracer.h's Tracer), time and stopping from a RunClock, the seed from
+/// a Source: a test drives the loop with fakes of all three.
+
+#include "analysis/diff.h"
+#include "common/error.h"
+#include "model/cm_event.h"
+#include "pipeline/poll.h"
+#include "pipeline/source.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace rdmastat {
+
+/// Decoded tracepoint records, as they come.
+class TraceFeed {
+  public:
+    using Sink = std::function<void(Result<TraceEvent> record)>;
+
+    virtual ~TraceFeed() = default;
+    /// Hands sink the records that come within the feed's own period (the
+    /// tracer's poll_ms), or with wait false those already queued, each
+    /// decoded or the reason it could not be. A failure of the feed itself is
+    /// returned.
+    virtual Status poll(bool wait, const Sink& sink) = 0;
+    /// Every loss since the start; lost_recently() may be up to a few hundred
+    /// ms old, and is what a loop asks each round.
+    virtual TraceLost lost() = 0;
+    virtual TraceLost lost_recently() = 0;
+};
+
+/// What the loop does with what it hears.
+struct FollowHandlers {
+    /// Takes (and may change) each event; false leaves it out.
+    std::function<bool(ConnectionEvent&)> admit;
+    /// One round's admitted events, in order, each with its kernel time
+    /// (CLOCK_MONOTONIC ns); false ends the run after this round.
+    std::function<bool(std::vector<ConnectionEvent>&, const std::vector<std::uint64_t>&)> emit;
+    /// A line for the user: a record that did not decode, and, when set,
+    /// events lost since the last such line.
+    std::function<void(const std::string&)> note;
+    bool note_lost = true;
+};
+
+/// Seeds from source (its connections required: Error when they fail), then
+/// follows feed until the clock asks to stop, duration seconds pass (0: no
+/// limit) or emit says stop. A stop still emits what the kernel queued before
+/// it, and the last round's lost count is exact.
+void follow(TraceFeed& feed, Source& source, RunClock& clock, double duration,
+            const FollowHandlers& handlers);
+
+} // namespace rdmastat
