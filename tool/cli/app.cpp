@@ -6,6 +6,7 @@
 #include "analysis/summary.h"
 #include "cli/commands.h"
 #include "cli/monitor.h"
+#include "cli/say.h"
 #include "common/error.h"
 #include "render/output.h"
 
@@ -129,7 +130,7 @@ void warn_once(const std::string& what) {
     static std::mutex lock;
     static std::set<std::string> said;
     std::lock_guard<std::mutex> guard(lock);
-    if (said.insert(what).second) std::cerr << "rdmastat: warning: " << what << '\n';
+    if (said.insert(what).second) say(std::cerr, "warning", what);
 }
 
 Result<Output> output_of(const CommonOptions& o) {
@@ -141,14 +142,17 @@ bool ends_on_no_devices(const Collection& c, const Writer& w, std::ostream& out,
                         std::ostream& err) {
     if (!c.no_devices) return false;
     if (w.document()) {
-        err << "rdmastat: " << *c.no_devices << '\n';
+        say(err, "", *c.no_devices);
         return false;
     }
     out << *c.no_devices << '\n';
     return true;
 }
 
-int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+namespace {
+
+// Parses args and runs the one command they name.
+int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
     Options o;
     CommonOptions dev_o, check_o;
     ExportOptions export_o;
@@ -199,10 +203,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     CLI::App* fabric = add_fabric_command(app, fabric_o);
     app.require_subcommand(0, 1);
 
-    auto usage_error = [&](const std::string& message) {
-        err << "rdmastat: " << message << "\nTry 'rdmastat --help' for more information.\n";
-        return 2;
-    };
+    auto usage_error = [&](const std::string& message) { return say_usage(err, "", message); };
     std::vector<std::string> reversed(args.rbegin(), args.rend());
     try {
         app.parse(reversed);
@@ -249,12 +250,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     if (life->parsed()) {
         inherit(life_o, o);
         if (life_o.pretty) return usage_error("--pretty does not apply to life (JSON lines)");
-        try {
-            return run_life(life_o, out, err);
-        } catch (const Error& e) {
-            err << "rdmastat: " << e.what() << '\n';
-            return 2;
-        }
+        return run_life(life_o, out, err);
     }
     inherit(dev_o, o);
     inherit(check_o, o);
@@ -262,11 +258,18 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     if (auto output = output_of(chosen); !output) return usage_error(output.error());
     if (check->parsed()) return run_check(check_o, out, err);
 
+    if (devices->parsed()) return run_devices(dev_o, out, err);
+    return run_listing(o, out, err);
+}
+
+} // namespace
+
+int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+    // A fatal error of any command, said once; main says anything else.
     try {
-        if (devices->parsed()) return run_devices(dev_o, out, err);
-        return run_listing(o, out, err);
+        return dispatch(args, out, err);
     } catch (const Error& e) {
-        err << "rdmastat: " << e.what() << '\n';
+        say(err, "", e.what());
         return 2;
     }
 }

@@ -6,6 +6,7 @@
 /// usage and runtime errors print one "rdmastat: ..." line and return 2.
 
 #include "analysis/lsof_select.h"
+#include "cli/say.h"
 #include "common/error.h"
 #include "model/kping.h"
 #include "ping/ping.h"
@@ -74,14 +75,11 @@ std::optional<int> start_command(const std::string& name, const std::vector<std:
                                  const CommonOptions& inherited, Parse parse, Help help,
                                  std::ostream& out, std::ostream& err, Args& parsed) {
     if (inherited.input || inherited.source) {
-        err << "rdmastat: " << name << ": --input and --source do not apply to " << name << '\n';
+        say(err, name, "--input and --source do not apply to ", name);
         return 2;
     }
     auto r = parse(words);
-    if (!r) {
-        err << "rdmastat: " << r.error() << "\nTry 'rdmastat " << name << " --help'.\n";
-        return 2;
-    }
+    if (!r) return say_usage(err, name, r.error());
     parsed = r.take();
     if (parsed.help) {
         out << help();
@@ -90,7 +88,7 @@ std::optional<int> start_command(const std::string& name, const std::vector<std:
     parsed.common.json = parsed.common.json || inherited.json;
     parsed.common.pretty = parsed.common.pretty || inherited.pretty;
     if (auto output = output_of(parsed.common); !output) {
-        err << "rdmastat: " << name << ": " << output.error() << '\n';
+        say(err, name, output.error());
         return 2;
     }
     return std::nullopt;

@@ -7,6 +7,7 @@
 // cli/events_command.cpp).
 #include "cli/commands.h"
 #include "cli/monitor.h"
+#include "cli/say.h"
 
 #include <cerrno>
 #include <climits>
@@ -58,7 +59,7 @@ std::string helper_path() {
 int run_helper(std::ostream& out, std::ostream& err) {
     std::vector<std::string> words = own_words();
     if (words.empty()) {
-        err << "rdmastat: /proc/self/cmdline: cannot read this command line\n";
+        say(err, "/proc/self/cmdline", "cannot read this command line");
         return 2;
     }
     const std::string path = helper_path();
@@ -68,8 +69,7 @@ int run_helper(std::ostream& out, std::ostream& err) {
     argv.push_back(nullptr);
     out.flush();
     execv(path.c_str(), argv.data());
-    err << "rdmastat: " << path << ": " << std::strerror(errno)
-        << " (rdmastat-full runs ping, serve, -E and life)\n";
+    say(err, path, std::strerror(errno), " (rdmastat-full runs ping, serve, -E and life)");
     return 2;
 }
 

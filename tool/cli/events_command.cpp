@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "cli/monitor.h"
 #include "cli/run_control.h"
+#include "cli/say.h"
 #include "pipeline/follow.h"
 #include "render/monitor.h"
 #include "render/output.h"
@@ -68,8 +69,7 @@ void trace_events(Tracer& tracer, const CommonOptions& common, double duration,
                   const std::function<bool(ConnectionEvent&)>& admit,
                   const std::function<bool(std::vector<ConnectionEvent>&)>& emit, std::ostream& err,
                   const char* context, bool own_signals = true, RunStats* stats = nullptr) {
-    if (!tracer.missing().empty())
-        err << "rdmastat: " << context << ": this kernel hides " << tracer.missing() << '\n';
+    if (!tracer.missing().empty()) say(err, context, "this kernel hides ", tracer.missing());
     if (own_signals) stop_on_signals();
     TracerFeed feed(tracer);
     SystemRunClock clock;
@@ -82,9 +82,7 @@ void trace_events(Tracer& tracer, const CommonOptions& common, double duration,
                 stats->written(t);
         return more;
     };
-    h.note = [&](const std::string& line) {
-        err << "rdmastat: " << context << ": " << line << '\n';
-    };
+    h.note = [&](const std::string& line) { say(err, context, line); };
     h.note_lost = own_signals;
     follow(feed, *options_source(common), clock, duration, h);
 }
@@ -102,8 +100,8 @@ std::optional<int> run_traced_events(const MonitorOptions& o, const CommonOption
     std::string why;
     std::unique_ptr<Tracer> tracer = open_tracer(o.trace, why);
     if (!tracer) {
-        err << "rdmastat: -E: " << why << "; polling every " << o.interval
-            << " s instead (short-lived ids and reject reasons are not seen)\n";
+        say(err, "-E", why, "; polling every ", o.interval,
+            " s instead (short-lived ids and reject reasons are not seen)");
         return std::nullopt;
     }
     const auto w = writer_for(output_of(common).take());
@@ -160,9 +158,9 @@ int run_life(const LifeOptions& o, std::ostream& out, std::ostream& err) {
             if (o.trace.stats) stats.say(err, "life", "tracepoints", tracer->lost().total());
             return 0;
         }
-        err << "rdmastat: life: " << why << "; polling every " << o.interval
-            << " s instead (lifetimes to the poll's resolution, no handshake or reasons, and "
-               "shorter connections not seen)\n";
+        say(err, "life", why, "; polling every ", o.interval,
+            " s instead (lifetimes to the poll's resolution, no handshake or reasons, and "
+            "shorter connections not seen)");
     }
     // Polling (pipeline/poll.h): lifetimes from the rounds (PolledLives).
     stop_on_signals();
@@ -199,7 +197,7 @@ EventCollector::EventCollector(const CommonOptions& common, const TraceOptions& 
     std::string why;
     state_->tracer = open_tracer(trace, why);
     if (!state_->tracer) {
-        err << "rdmastat: serve: --events: " << why << "; serving rdmastat_events_up 0\n";
+        say(err, "serve: --events", why, "; serving rdmastat_events_up 0");
         return;
     }
     State* s = state_.get();
@@ -220,10 +218,9 @@ EventCollector::EventCollector(const CommonOptions& common, const TraceOptions& 
         try {
             trace_events(*s->tracer, common, 0, count, keep, err, "serve: --events", false);
         } catch (const std::exception& e) {
-            err << "rdmastat: serve: --events: " << e.what() << "; serving rdmastat_events_up 0"
-                << std::endl;
+            say(err, "serve: --events", e.what(), "; serving rdmastat_events_up 0");
         } catch (...) {
-            err << "rdmastat: serve: --events: stopped; serving rdmastat_events_up 0" << std::endl;
+            say(err, "serve: --events", "stopped; serving rdmastat_events_up 0");
         }
         s->running = false;
     });

@@ -2,6 +2,7 @@
 // `rdmastat export`: Prometheus metrics of one scrape, printed once; the
 // scrape serve answers /metrics with (cli/serve_command.cpp).
 #include "cli/monitor.h"
+#include "cli/say.h"
 #include "render/prometheus.h"
 
 #include <chrono>
@@ -38,7 +39,7 @@ int run_export(const ExportOptions& o, std::ostream& out, std::ostream& err) {
     std::vector<std::string> messages;
     std::string text = render_scrape(o, errors, &messages);
     for (const std::string& m : messages)
-        err << "rdmastat: export: " << m << '\n';
+        say(err, "export", m);
     out << text;
     // Nothing could be read: the metrics only say so; the exit status too.
     return errors.count("connections") ? 2 : 0;

@@ -3,6 +3,7 @@
 // Prometheus server or from one snapshot per host.
 #include "analysis/fabric.h"
 #include "cli/commands.h"
+#include "cli/say.h"
 #include "pipeline/fabric.h"
 
 #include <CLI/CLI.hpp>
@@ -34,8 +35,7 @@ CLI::App* add_fabric_command(CLI::App& app, FabricOptions& o) {
 
 int run_fabric(const FabricOptions& o, std::ostream& out, std::ostream& err) {
     const auto usage = [&](const std::string& why) {
-        err << "rdmastat: fabric: " << why << "\nTry 'rdmastat fabric --help'.\n";
-        return 2;
+        return say_usage(err, "fabric", "fabric: " + why);
     };
     if (o.input || o.source) return usage("--input and --source do not apply to fabric");
     if (o.prometheus.has_value() == !o.files.empty())
@@ -48,11 +48,11 @@ int run_fabric(const FabricOptions& o, std::ostream& out, std::ostream& err) {
                           std::chrono::milliseconds(static_cast<long>(o.timeout * 1000))};
     auto in = load_fabric(request);
     if (!in) {
-        err << "rdmastat: fabric: " << in.error() << '\n';
+        say(err, "fabric", in.error());
         return 2;
     }
     for (const std::string& w : in.value().warnings)
-        err << "rdmastat: warning: fabric: " << w << '\n';
+        say(err, "warning: fabric", w);
     const FabricView view = join_fabric(in.value(), FabricQuery{o.all, o.port});
     writer_for(output.value())
         ->fabric(out, in.value(), view, FabricTextOptions{!o.no_header, o.extended});

@@ -3,6 +3,7 @@
 // netlink family (collect/kping) and shows its runs (render/kping).
 #include "cli/commands.h"
 #include "cli/parse_words.h"
+#include "cli/say.h"
 #include "collect/kping.h"
 
 #include <CLI/CLI.hpp>
@@ -153,17 +154,17 @@ int run_kping(const std::vector<std::string>& args, const CommonOptions& inherit
     const auto w = writer_for(output_of(a.common).take());
     auto src = open_source();
     if (!src) {
-        err << "rdmastat: " << src.error() << '\n';
+        say(err, "", src.error());
         return 2;
     }
     if (a.command == "show" && a.id) {
         auto r = src.value().get(*a.id);
         if (!r && r.error_code() == ENOENT) {
-            err << "rdmastat: kping: no run " << *a.id << '\n';
+            say(err, "kping", "no run ", *a.id);
             return 2;
         }
         if (!r) {
-            err << "rdmastat: " << r.error() << '\n';
+            say(err, "", r.error());
             return 2;
         }
         w->kping_runs(out, {r.value()});
@@ -172,7 +173,7 @@ int run_kping(const std::vector<std::string>& args, const CommonOptions& inherit
     if (a.command == "show") {
         auto runs = src.value().collect();
         if (!runs) {
-            err << "rdmastat: kping: " << runs.error() << '\n';
+            say(err, "kping", runs.error());
             return 2;
         }
         w->kping_runs(out, runs.value());
@@ -183,7 +184,7 @@ int run_kping(const std::vector<std::string>& args, const CommonOptions& inherit
     if (r && a.command == "start" && a.wait)
         r = wait_for_end(src.value(), r.value().id, a.wait_timeout_s);
     if (!r) {
-        err << "rdmastat: " << r.error() << '\n';
+        say(err, "", r.error());
         return 2;
     }
     w->kping_run(out, r.value());

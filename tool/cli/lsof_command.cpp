@@ -4,6 +4,7 @@
 #include "analysis/attribution.h"
 #include "analysis/lsof.h"
 #include "cli/commands.h"
+#include "cli/say.h"
 #include "render/lsof.h"
 
 namespace rdmastat {
@@ -100,15 +101,15 @@ Status parse_short(const std::vector<std::string>& args, std::size_t& i, LsofArg
 
 void warn(std::ostream& err, const Snapshot& snap, const LsofArgs& a, const LsofResult& r) {
     if (!snap.processes_collected)
-        err << "rdmastat: lsof: processes were not looked up: no file descriptors shown\n";
+        say(err, "lsof", "processes were not looked up: no file descriptors shown");
     if (a.selectors.inet() && !snap.host_sockets_collected)
-        err << "rdmastat: lsof: host TCP sockets were not read: -i matched cm_ids only\n";
+        say(err, "lsof", "host TCP sockets were not read: -i matched cm_ids only");
     for (const Process* p : r.uninspected)
-        err << "rdmastat: lsof: cannot read /proc/" << p->pid << "/fd: permission denied\n";
+        say(err, "lsof", "cannot read /proc/", p->pid, "/fd: permission denied");
     if (r.other_uninspected)
-        err << "rdmastat: lsof: " << r.other_uninspected
-            << " other processes could not be inspected: a socket listed without a process may "
-               "be theirs\n";
+        say(err, "lsof", r.other_uninspected,
+            " other processes could not be inspected: a socket listed without a process may be "
+            "theirs");
 }
 
 } // namespace
@@ -160,10 +161,7 @@ Exit status: 0 when something was listed, 1 when nothing matched, 2 on errors.
 
 int run_lsof(const std::vector<std::string>& args, const CommonOptions& inherited,
              std::ostream& out, std::ostream& err) {
-    auto usage_error = [&](const std::string& message) {
-        err << "rdmastat: " << message << "\nTry 'rdmastat lsof --help' for more information.\n";
-        return 2;
-    };
+    auto usage_error = [&](const std::string& message) { return say_usage(err, "lsof", message); };
     auto parsed = parse_lsof_args(args);
     if (!parsed) return usage_error(parsed.error());
     LsofArgs a = std::move(parsed.value());
@@ -178,24 +176,19 @@ int run_lsof(const std::vector<std::string>& args, const CommonOptions& inherite
     const auto w = writer_for(output.value());
     if (a.terse && w->document()) return usage_error("lsof: -t and -j exclude each other");
 
-    try {
-        Collection c = collect(
-            o, Needs{.host_sockets = a.selectors.inet(), .processes = true, .resources = true});
-        require_all(c);
-        if (c.no_devices && (w->document() || a.terse))
-            err << "rdmastat: " << *c.no_devices << '\n';
-        else if (c.no_devices)
-            out << *c.no_devices << '\n';
-        Snapshot snap = with_attribution(std::move(c.snapshot));
-        LsofResult r = select_lsof(snap, a.selectors);
-        if (a.terse) return render_lsof_pids(out, r) ? 0 : 1;
-        warn(err, snap, a, r);
-        w->lsof(out, snap, r, LsofTextOptions{!o.no_header, o.numeric});
-        return r.empty() ? 1 : 0;
-    } catch (const Error& e) {
-        err << "rdmastat: " << e.what() << '\n';
-        return 2;
-    }
+    Collection c =
+        collect(o, Needs{.host_sockets = a.selectors.inet(), .processes = true, .resources = true});
+    require_all(c);
+    if (c.no_devices && (w->document() || a.terse))
+        say(err, "", *c.no_devices);
+    else if (c.no_devices)
+        out << *c.no_devices << '\n';
+    Snapshot snap = with_attribution(std::move(c.snapshot));
+    LsofResult r = select_lsof(snap, a.selectors);
+    if (a.terse) return render_lsof_pids(out, r) ? 0 : 1;
+    warn(err, snap, a, r);
+    w->lsof(out, snap, r, LsofTextOptions{!o.no_header, o.numeric});
+    return r.empty() ? 1 : 0;
 }
 
 } // namespace rdmastat

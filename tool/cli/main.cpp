@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "cli/app.h"
+#include "cli/say.h"
 
 #include <exception>
 #include <iostream>
@@ -10,12 +11,12 @@ int main(int argc, char** argv) {
         int rc = rdmastat::run_cli({argv + 1, argv + argc}, std::cout, std::cerr);
         std::cout.flush();
         if (!std::cout) {
-            std::cerr << "rdmastat: standard output: write error\n";
+            rdmastat::say(std::cerr, "standard output", "write error");
             return 2;
         }
         return rc;
     } catch (const std::exception& e) {
-        std::cerr << "rdmastat: " << e.what() << '\n';
+        rdmastat::say(std::cerr, "", e.what());
         return 2;
     }
 }

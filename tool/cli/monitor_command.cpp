@@ -4,6 +4,7 @@
 #include "cli/commands.h"
 #include "cli/monitor.h"
 #include "cli/run_control.h"
+#include "cli/say.h"
 #include "common/numbers.h"
 #include "pipeline/poll.h"
 #include "render/monitor.h"
@@ -16,10 +17,7 @@ namespace rdmastat {
 int run_monitor(MonitorOptions o, const CommonOptions& common, bool summary, Selection sel,
                 const Filter& filter, const TextOptions& text, std::ostream& out,
                 std::ostream& err) {
-    auto usage = [&](const std::string& message) {
-        err << "rdmastat: " << message << "\nTry 'rdmastat --help' for more information.\n";
-        return 2;
-    };
+    auto usage = [&](const std::string& message) { return say_usage(err, "", message); };
     if (o.watch_given() && o.events) return usage("-w and -E exclude each other");
     if (summary) return usage("-s does not apply to -w or -E");
     const auto w = writer_for(output_of(common).take());
@@ -55,7 +53,7 @@ int run_monitor(MonitorOptions o, const CommonOptions& common, bool summary, Sel
             stats.written_polled(r.events.size());
         } else {
             for (const PartError& e : r.collection.errors)
-                err << "rdmastat: " << e.message << '\n';
+                say(err, "", e.message);
             WatchRound round;
             round.time = r.wall;
             round.interval = interval;

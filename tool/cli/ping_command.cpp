@@ -3,6 +3,7 @@
 // a measuring tool. The runs themselves are in ping/.
 #include "cli/commands.h"
 #include "cli/parse_words.h"
+#include "cli/say.h"
 #include "ping/ping.h"
 #include "render/ping.h"
 
@@ -112,7 +113,7 @@ int run_ping(const std::vector<std::string>& args, const CommonOptions& inherite
             err << '\r' << ping_progress_line(r) << "\033[K" << std::flush;
         };
     for (const std::string& note : ping::ignored_options(a.ping))
-        err << "rdmastat: ping: " << note << '\n';
+        say(err, "ping", note);
     if (a.ping.verbose && text)
         hooks.data = [&](const std::string& line) {
             std::lock_guard lock(mu);
@@ -131,7 +132,7 @@ int run_ping(const std::vector<std::string>& args, const CommonOptions& inherite
     auto report = [&](const ping::PingResult& r) {
         std::lock_guard lock(mu);
         if (progress) err << "\r\033[K";
-        if (r.error) err << "rdmastat: ping: " << *r.error << '\n' << std::flush;
+        if (r.error) say(err, "ping", *r.error);
         w->ping_result(out, r);
         out << std::flush;
     };
@@ -145,7 +146,7 @@ int run_ping(const std::vector<std::string>& args, const CommonOptions& inherite
     hooks.finished = report;
     auto failed = ping::run_server(a.ping, cancel, hooks);
     if (!failed) {
-        err << "rdmastat: ping: " << failed.error() << '\n';
+        say(err, "ping", failed.error());
         return 2;
     }
     return failed.value() && !a.ping.persistent ? 2 : 0;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "cli/run_control.h"
 
+#include "cli/say.h"
+
 #include <algorithm>
 #include <csignal>
 #include <ctime>
@@ -65,8 +67,8 @@ void RunStats::say(std::ostream& err, const char* context, const char* source,
     rusage ru{};
     getrusage(RUSAGE_SELF, &ru);
     std::ostringstream line;
-    line << "rdmastat: " << context << ": stats: " << events_ << " events in " << std::fixed
-         << std::setprecision(1) << elapsed << " s (" << source << ")";
+    line << "stats: " << events_ << " events in " << std::fixed << std::setprecision(1) << elapsed
+         << " s (" << source << ")";
     if (lost) line << ", " << *lost << " lost";
     if (!delays_us_.empty()) {
         std::vector<std::uint32_t> d = delays_us_;
@@ -80,8 +82,8 @@ void RunStats::say(std::ostream& err, const char* context, const char* source,
              << " ms, max " << max << " ms";
     }
     line << std::setprecision(2) << "; CPU " << seconds(ru.ru_utime) << " s user, "
-         << seconds(ru.ru_stime) << " s system\n";
-    err << line.str();
+         << seconds(ru.ru_stime) << " s system";
+    say_line(err, context, line.str());
 }
 
 } // namespace rdmastat

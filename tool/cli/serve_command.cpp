@@ -4,6 +4,7 @@
 // and YAML libraries load for serve's runs, not for every command
 // (cli/delegate.cpp).
 #include "cli/monitor.h"
+#include "cli/say.h"
 #include "render/prometheus.h"
 #include "serve/http_server.h"
 
@@ -23,7 +24,7 @@ constexpr unsigned spare_fds = 64;
 
 int run_serve(const ServeOptions& o, std::ostream& out, std::ostream& err) {
     auto fail = [&](const std::string& message) {
-        err << "rdmastat: serve: " << message << '\n';
+        say(err, "serve", message);
         return 2;
     };
     if (o.listen.empty() && !o.systemd_socket)
@@ -38,8 +39,8 @@ int run_serve(const ServeOptions& o, std::ostream& out, std::ostream& err) {
     unsigned fds = raise_fd_limit(limits.max_connections + spare_fds);
     if (fds < limits.max_connections + spare_fds) {
         limits.max_connections = fds > 2 * spare_fds ? fds - spare_fds : fds / 2;
-        err << "rdmastat: serve: the descriptor limit is " << fds << ": at most "
-            << limits.max_connections << " connections (--web.max-connections)\n";
+        say(err, "serve", "the descriptor limit is ", fds, ": at most ", limits.max_connections,
+            " connections (--web.max-connections)");
     }
     Result<int> fd = o.systemd_socket ? systemd_socket() : listen_on(o.listen);
     if (!fd) return fail(fd.error());
@@ -66,7 +67,7 @@ int run_serve(const ServeOptions& o, std::ostream& out, std::ostream& err) {
             text += more.str();
         }
         for (const std::string& m : messages)
-            err << "rdmastat: serve: " << m << std::endl;
+            say(err, "serve", m);
         return text;
     };
     bool tls = config.tls.has_value();

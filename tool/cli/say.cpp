@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: MIT
+#include "cli/say.h"
+
+namespace rdmastat {
+
+void say_line(std::ostream& err, std::string_view context, const std::string& message) {
+    std::string line = "rdmastat: ";
+    if (!context.empty()) line.append(context).append(": ");
+    line.append(message).append("\n");
+    err << line << std::flush;
+}
+
+int say_usage(std::ostream& err, std::string_view command, std::string_view message) {
+    std::string help =
+        command.empty() ? "rdmastat --help" : "rdmastat " + std::string(command) + " --help";
+    say(err, "", message, "\nTry '", help, "' for more information.");
+    return 2;
+}
+
+} // namespace rdmastat
