@@ -186,7 +186,7 @@ TEST_CASE("lsof's command line: grouped flags, glued values, -i's optional value
     CHECK(a.common.numeric);
     CHECK(a.common.json);
     CHECK(a.common.input == "f");
-    CHECK(a.common.source == "nldev");
+    CHECK(a.common.source == SourceChoice::nldev);
     // -i before another option takes no value.
     LsofArgs b = parse_lsof_args({"-i", "-p", "5"}).take();
     CHECK(b.selectors.inets.size() == 1);

@@ -22,6 +22,14 @@
 #endif
 
 namespace rdmastat {
+
+void add_source_option(CLI::App& app, std::optional<SourceChoice>& to, const std::string& what) {
+    app.add_option_function<std::string>(
+           "--source", [&to](const std::string& name) { to = source_choice_from_name(name); }, what)
+        ->type_name("auto|nldev|module")
+        ->check(CLI::IsMember({"auto", "nldev", "module"}).description(""));
+}
+
 namespace {
 
 struct Options : CommonOptions {
@@ -43,12 +51,11 @@ void add_output_flags(CLI::App& app, CommonOptions& o, bool numeric = true) {
     app.add_option("--input", o.input,
                    "Read a saved JSON snapshot (- for stdin) instead of the kernel")
         ->type_name("FILE");
-    app.add_option("--source", o.source,
-                   "Where cm_ids come from: the rdmastat module when loaded (auto), "
-                   "NLDEV, or the module only")
-        ->type_name("auto|nldev|module")
-        ->check(CLI::IsMember({"auto", "nldev", "module"}).description(""));
+    add_source_option(app, o.source,
+                      "Where cm_ids come from: the rdmastat module when loaded (auto), "
+                      "NLDEV, or the module only");
 }
+
 
 int run_listing(const Options& o, std::ostream& out, std::ostream& err) {
     auto filter = Filter::parse(o.filter);
@@ -103,12 +110,9 @@ void inherit(CommonOptions& sub, const CommonOptions& global) {
     if (!sub.source) sub.source = global.source;
 }
 
-SourceChoice source_of(const CommonOptions& o) {
-    return o.source ? source_choice_from_name(*o.source).value() : SourceChoice::automatic;
-}
-
 Collection collect(const CommonOptions& o, Needs needs, ConnectionSink* sink) {
-    Collection c = run_pipeline(Request{o.input, source_of(o), needs, sink});
+    Collection c =
+        run_pipeline(Request{o.input, o.source.value_or(SourceChoice::automatic), needs, sink});
     for (const std::string& w : c.warnings)
         warn_once(w);
     return c;

@@ -30,15 +30,15 @@ namespace rdmastat {
 struct CommonOptions {
     bool json = false, pretty = false, no_header = false, numeric = false;
     std::optional<std::string> input;
-    std::optional<std::string> source; ///< "auto", "nldev" or "module" (checked by the parser)
+    std::optional<SourceChoice> source; ///< --source
 };
 
 /// Adds global's options to sub's: the flags given before a command's word apply
 /// to it too; sub's own --input and --source win.
 void inherit(CommonOptions& sub, const CommonOptions& global);
 
-/// SourceChoice of o.source (automatic when unset).
-SourceChoice source_of(const CommonOptions& o);
+/// --source: "auto", "nldev" or "module" into to.
+void add_source_option(CLI::App& app, std::optional<SourceChoice>& to, const std::string& what);
 
 /// The pipeline on o's --input or the live system, with o's --source: what
 /// every command that lists does first. Its warnings are said on stderr, each

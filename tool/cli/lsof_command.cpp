@@ -39,9 +39,11 @@ Status parse_long(const std::vector<std::string>& args, std::size_t& i, LsofArgs
         if (i + 1 >= args.size()) return usage(name + " needs a value");
         value = args[++i];
     }
-    if (name == "--source" && !source_choice_from_name(*value))
+    if (name == "--input") {
+        c.input = *value;
+    } else if (!(c.source = source_choice_from_name(*value))) {
         return usage("--source: '" + *value + "' is not auto, nldev or module");
-    (name == "--input" ? c.input : c.source) = *value;
+    }
     return Ok{};
 }
 

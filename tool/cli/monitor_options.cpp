@@ -11,9 +11,7 @@ namespace {
 void add_scrape_flags(CLI::App& cmd, ExportOptions& o) {
     cmd.add_option("--input", o.input, "Export a saved JSON snapshot instead of the kernel")
         ->type_name("FILE");
-    cmd.add_option("--source", o.source, "Where cm_ids come from (as for the listing)")
-        ->type_name("auto|nldev|module")
-        ->check(CLI::IsMember({"auto", "nldev", "module"}).description(""));
+    add_source_option(cmd, o.source, "Where cm_ids come from (as for the listing)");
     cmd.add_flag("--per-process", o.per_process,
                  "Add rdmastat_process_connections, one series per process (cardinality!)");
     cmd.add_flag("--per-container", o.per_container,
@@ -99,9 +97,7 @@ CLI::App* add_life_command(CLI::App& app, LifeOptions& o) {
                     "Seconds between polls when the tracepoints cannot be used (default 1)")
         ->type_name("SECONDS")
         ->check(CLI::Range(0.01, 86400.0).description(""));
-    cmd->add_option("--source", o.source, "Where the first dump and polls read cm_ids")
-        ->type_name("auto|nldev|module")
-        ->check(CLI::IsMember({"auto", "nldev", "module"}).description(""));
+    add_source_option(*cmd, o.source, "Where the first dump and polls read cm_ids");
     add_trace_options(*cmd, o.trace, true);
     cmd->add_option("filter", o.filter, "ss-style filter, as the listing's");
     return cmd;
