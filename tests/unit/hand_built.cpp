@@ -33,9 +33,9 @@ Connection cm(const char* dev, Transport t, std::uint32_t id, const char* state,
     c.device = dev;
     c.port = 1;
     c.transport = t;
-    if (ps) c.port_space = port_space_from_name(ps).value();
+    if (ps) c.port_space = enum_from_name<PortSpace>(ps).value();
     c.cm_id = id;
-    c.state = cm_state_from_name(state).value();
+    c.state = enum_from_name<CmState>(state).value();
     c.local = local;
     c.peer = peer;
     c.owner.pid = pid;
@@ -45,7 +45,7 @@ Connection cm(const char* dev, Transport t, std::uint32_t id, const char* state,
 HostSocket host_socket(const char* state, Endpoint local, Endpoint peer,
                        std::optional<std::uint32_t> pid, std::optional<std::uint32_t> fd) {
     HostSocket s;
-    s.state = tcp_state_from_name(state).value();
+    s.state = enum_from_name<TcpState>(state).value();
     s.local = local;
     s.peer = peer;
     s.inode = 7000 + local.port;

@@ -161,12 +161,12 @@ std::vector<std::string> compare_with_referee(const std::vector<Connection>& our
         auto ep_port = [](const std::optional<Endpoint>& e) {
             return e ? std::to_string(e->port) : "";
         };
-        check("state", r.state, cm_state_name(c->state));
+        check("state", r.state, name_of(c->state));
         check("port", std::to_string(r.port), c->port ? std::to_string(*c->port) : "0");
         std::string ps = r.ps;
         for (auto& ch : ps)
             ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-        check("port space", ps, c->port_space ? port_space_name(*c->port_space) : "");
+        check("port space", ps, c->port_space ? name_of(*c->port_space) : "");
         check("local address", r.src_addr, ep_addr(c->local));
         check("local port", std::to_string(r.src_port), ep_port(c->local));
         check("peer address", r.dst_addr, ep_addr(c->peer));
@@ -181,7 +181,7 @@ std::vector<std::string> compare_with_referee(const std::vector<Connection>& our
             check("kernel owner", r.comm, c->owner.kernel.value_or(""));
         check("qp number", r.lqpn ? std::to_string(*r.lqpn) : "",
               c->qp ? std::to_string(c->qp->number) : "");
-        auto type = c->qp && c->qp->type ? qp_type_name(*c->qp->type) : "";
+        auto type = c->qp && c->qp->type ? name_of(*c->qp->type) : "";
         if (r.lqpn && c->qp) check("qp type", r.qp_type, type);
         if (!c->qp) continue;
         // The QP's state and type as the referee's QP listing has them.
@@ -189,7 +189,7 @@ std::vector<std::string> compare_with_referee(const std::vector<Connection>& our
         for (const auto& q : rdma_qp) {
             if (q.at("ifname") != r.ifname || q.at("lqpn") != c->qp->number) continue;
             found = true;
-            check("qp state", q.at("state"), c->qp->state ? qp_state_name(*c->qp->state) : "");
+            check("qp state", q.at("state"), c->qp->state ? name_of(*c->qp->state) : "");
             check("qp type (qp listing)", q.at("type"), type);
         }
         if (!found)

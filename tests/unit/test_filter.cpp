@@ -27,7 +27,7 @@ Connection make(const char* device, Transport transport, const char* state) {
     Connection c;
     c.device = device;
     c.transport = transport;
-    c.state = cm_state_from_name(state).value();
+    c.state = enum_from_name<CmState>(state).value();
     return c;
 }
 
@@ -141,12 +141,12 @@ TEST_CASE("state primary", "[filter]") {
     yes(c, {"state DEVICE-REMOVAL", "state device_removal"});
     no(c, {"state destroying"});
     // Every state the kernel names is a valid filter state.
-    auto names = cm_state_names();
+    const auto& names = Names<CmState>::names;
     REQUIRE(names.size() == 11);
     for (std::size_t i = 0; i < names.size(); ++i) {
         c.state = static_cast<CmState>(i);
-        CHECK(cm_state_name(c.state) == names[i]);
-        CHECK(parse_ok({"state", names[i]}).matches(c));
+        CHECK(name_of(c.state) == names[i]);
+        CHECK(parse_ok({"state", std::string(names[i])}).matches(c));
     }
 }
 

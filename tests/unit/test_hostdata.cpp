@@ -185,7 +185,7 @@ void judge_host_sockets(const std::string& dir) {
         auto it = std::find_if(s.host_sockets.begin(), s.host_sockets.end(),
                                [&](const HostSocket& h) { return h.inode == r.inode; });
         REQUIRE(it != s.host_sockets.end());
-        CHECK(tcp_state_name(it->state) == r.state);
+        CHECK(name_of(it->state) == r.state);
         CHECK(it->local.port == r.local_port);
         CHECK(same_address(r.local_addr, it->local.address));
         CHECK(it->pid == r.pid);

@@ -257,8 +257,7 @@ std::vector<QpRecord> referee_qps(const std::vector<ModuleRecord>& records) {
         q.device_index = index_of[q.device_name];
         q.number = j.at("lqpn").get<std::uint32_t>();
         for (std::uint8_t s = 0; s <= 6; ++s)
-            if (qp_state_name(static_cast<QpState>(s)) == j.at("state").get<std::string>())
-                q.state = s;
+            if (name_of(static_cast<QpState>(s)) == j.at("state").get<std::string>()) q.state = s;
         REQUIRE(q.state);
         if (j.contains("pid")) q.owner.pid = j.at("pid").get<std::uint32_t>();
         if (j.contains("kernel")) q.owner.kernel = j.at("kernel").get<std::string>();

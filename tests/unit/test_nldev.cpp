@@ -88,8 +88,7 @@ TEST_CASE("device dumps of each captured kernel match rdma dev", "[nldev]") {
     for (std::size_t i = 0; i < devices.size(); ++i) {
         CHECK(devices[i].name == ref[i].at("ifname").get<std::string>());
         CHECK(devices[i].index == ref[i].at("ifindex"));
-        CHECK(node_type_name(devices[i].node_type.value()) ==
-              ref[i].at("node_type").get<std::string>());
+        CHECK(name_of(devices[i].node_type.value()) == ref[i].at("node_type").get<std::string>());
         char guid[24];
         std::uint64_t g = devices[i].node_guid.value().value;
         std::snprintf(guid, sizeof guid, "%04x:%04x:%04x:%04x", unsigned(g >> 48 & 0xffff),
@@ -109,9 +108,8 @@ TEST_CASE("port dumps match rdma link", "[nldev]") {
                 .take();
         REQUIRE(ports.size() == 1);
         CHECK(ports[0].index == link.at("port"));
-        CHECK(port_state_name(ports[0].state.value()) == link.at("state").get<std::string>());
-        CHECK(port_phys_state_name(ports[0].phys_state.value()) ==
-              link.at("physical_state").get<std::string>());
+        CHECK(name_of(ports[0].state.value()) == link.at("state").get<std::string>());
+        CHECK(name_of(ports[0].phys_state.value()) == link.at("physical_state").get<std::string>());
         CHECK(ports[0].netdev == link.at("netdev").get<std::string>());
         CHECK(ports[0].netdev_index == link.at("netdev_index").get<std::uint32_t>());
     }
@@ -135,7 +133,7 @@ TEST_CASE("cm_id dumps match rdma res show cm_id, IPv4 and IPv6", "[nldev]") {
             return c.device_name == r.ifname && c.cm_idn == r.cm_idn;
         });
         REQUIRE(it != ours.end());
-        CHECK(cm_state_name(static_cast<CmState>(it->state)) == r.state);
+        CHECK(name_of(static_cast<CmState>(it->state)) == r.state);
         CHECK(it->port == r.port);
         CHECK(it->owner.pid == r.pid);
         CHECK(it->qp_number == r.lqpn);
@@ -162,10 +160,8 @@ TEST_CASE("QP dumps match rdma res show qp, with a kernel-owned QP", "[nldev]") 
         auto it = std::find_if(list.begin(), list.end(),
                                [&](const QpRecord& r) { return r.number == q.at("lqpn"); });
         REQUIRE(it != list.end());
-        CHECK(qp_state_name(static_cast<QpState>(it->state.value())) ==
-              q.at("state").get<std::string>());
-        CHECK(qp_type_name(static_cast<QpType>(it->type.value())) ==
-              q.at("type").get<std::string>());
+        CHECK(name_of(static_cast<QpState>(it->state.value())) == q.at("state").get<std::string>());
+        CHECK(name_of(static_cast<QpType>(it->type.value())) == q.at("type").get<std::string>());
         if (q.contains("pid")) {
             CHECK(it->owner.pid == q.at("pid").get<std::uint32_t>());
             CHECK_FALSE(it->owner.kernel);

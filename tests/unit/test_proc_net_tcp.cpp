@@ -24,9 +24,8 @@ namespace {
 std::vector<std::string> facts(const std::vector<HostSocket>& sockets) {
     std::vector<std::string> out;
     for (const auto& s : sockets)
-        out.push_back(tcp_state_name(s.state) + " " + s.local.to_string() + " " +
-                      s.peer.to_string() + " uid " + std::to_string(s.uid) + " inode " +
-                      std::to_string(s.inode));
+        out.push_back(name_of(s.state) + " " + s.local.to_string() + " " + s.peer.to_string() +
+                      " uid " + std::to_string(s.uid) + " inode " + std::to_string(s.inode));
     std::sort(out.begin(), out.end());
     return out;
 }

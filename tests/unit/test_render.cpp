@@ -185,7 +185,7 @@ Connection made(const char* state, std::optional<Endpoint> local, std::optional<
     c.device = "siw0";
     c.port = 1;
     c.transport = Transport::iwarp;
-    c.state = cm_state_from_name(state).value();
+    c.state = enum_from_name<CmState>(state).value();
     c.local = local;
     c.peer = peer;
     c.owner.pid = 42;

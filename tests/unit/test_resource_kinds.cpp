@@ -21,22 +21,22 @@ TEST_CASE("resource kinds: every kind survives its name", "[names]") {
         std::string name = name_of(kind);
         INFO(i << " " << name);
         CHECK_FALSE(name.empty());
-        CHECK(resource_kind_from_name(name) == kind);
+        CHECK(enum_from_name<ResourceKind>(name) == kind);
         CHECK(names.insert(name).second); // no two kinds share a name
         CHECK(schema::to_text(kind) == name); // as every JSON writer names it
     }
     // The names JSON and snapshots have always used, in lsof's order.
-    CHECK(resource_kind_name(ResourceKind::qp) == "qp");
-    CHECK(resource_kind_name(ResourceKind::cq) == "cq");
-    CHECK(resource_kind_name(ResourceKind::mr) == "mr");
-    CHECK(resource_kind_name(ResourceKind::pd) == "pd");
-    CHECK(resource_kind_name(ResourceKind::ctx) == "ctx");
-    CHECK(resource_kind_name(ResourceKind::srq) == "srq");
+    CHECK(name_of(ResourceKind::qp) == "qp");
+    CHECK(name_of(ResourceKind::cq) == "cq");
+    CHECK(name_of(ResourceKind::mr) == "mr");
+    CHECK(name_of(ResourceKind::pd) == "pd");
+    CHECK(name_of(ResourceKind::ctx) == "ctx");
+    CHECK(name_of(ResourceKind::srq) == "srq");
     CHECK(ResourceKind::qp < ResourceKind::cq);
     CHECK(ResourceKind::pd < ResourceKind::ctx);
-    CHECK_FALSE(resource_kind_from_name("QP"));      // exact, as the writer wrote it
-    CHECK_FALSE(resource_kind_from_name("counter")); // NLDEV tracks it; rdmastat lists none
-    CHECK_FALSE(resource_kind_from_name(""));
+    CHECK_FALSE(enum_from_name<ResourceKind>("QP"));      // exact, as the writer wrote it
+    CHECK_FALSE(enum_from_name<ResourceKind>("counter")); // NLDEV tracks it; rdmastat lists none
+    CHECK_FALSE(enum_from_name<ResourceKind>(""));
 }
 
 TEST_CASE("resource kinds: the NLDEV table has one row per kind, in order", "[resources]") {

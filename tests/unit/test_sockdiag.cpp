@@ -55,7 +55,7 @@ void judge_against_ss(const std::string& dir) {
         auto it = std::find_if(ours.begin(), ours.end(),
                                [&](const HostSocket& s) { return s.inode == r.inode; });
         REQUIRE(it != ours.end());
-        CHECK(tcp_state_name(it->state) == r.state);
+        CHECK(name_of(it->state) == r.state);
         CHECK(same_address(r.local_addr, it->local.address));
         CHECK(it->local.port == r.local_port);
         CHECK(same_address(r.peer_addr, it->peer.address));
@@ -72,7 +72,7 @@ void judge_siw_sockets(const std::string& dir) {
     auto find = [&](const std::string& state, const std::string& local, std::uint16_t lport,
                     std::uint16_t rport) -> const HostSocket* {
         for (const auto& s : ours)
-            if (tcp_state_name(s.state) == state && s.local.address.to_string() == local &&
+            if (name_of(s.state) == state && s.local.address.to_string() == local &&
                 s.local.port == lport && (rport == 0 || s.peer.port == rport))
                 return &s;
         return nullptr;
@@ -125,7 +125,7 @@ TEST_CASE("lab: a fresh sock_diag capture agrees with ss", "[lab]") {
 }
 
 TEST_CASE("TCP states are named as ss names them", "[sockdiag]") {
-    auto name = [](int v) { return tcp_state_name(static_cast<TcpState>(v)); };
+    auto name = [](int v) { return name_of(static_cast<TcpState>(v)); };
     CHECK(name(1) == "ESTAB");
     CHECK(name(2) == "SYN-SENT");
     CHECK(name(3) == "SYN-RECV");
@@ -143,11 +143,11 @@ TEST_CASE("TCP states are named as ss names them", "[sockdiag]") {
     CHECK(name(99) == "99");
     // Read back from a snapshot: a request socket's "SYN-RECV" is syn_recv, a
     // number without a name is itself, anything else is refused.
-    CHECK(tcp_state_from_name("LISTEN") == TcpState::listen);
-    CHECK(tcp_state_from_name("SYN-RECV") == TcpState::syn_recv);
-    CHECK(tcp_state_from_name("99") == static_cast<TcpState>(99));
-    CHECK_FALSE(tcp_state_from_name("listen"));
-    CHECK_FALSE(tcp_state_from_name("ESTABLISHED"));
+    CHECK(enum_from_name<TcpState>("LISTEN") == TcpState::listen);
+    CHECK(enum_from_name<TcpState>("SYN-RECV") == TcpState::syn_recv);
+    CHECK(enum_from_name<TcpState>("99") == static_cast<TcpState>(99));
+    CHECK_FALSE(enum_from_name<TcpState>("listen"));
+    CHECK_FALSE(enum_from_name<TcpState>("ESTABLISHED"));
 }
 
 TEST_CASE("a sock_diag dump cut short is an error, never a partial answer", "[sockdiag]") {

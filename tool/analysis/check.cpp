@@ -156,24 +156,22 @@ class Judge {
                    "(its own TCP stack)";
         case Finding::siw_socket:
             return siw + ": its kernel socket (inode " + std::to_string(j.socket->inode) + ", " +
-                   tcp_state_name(j.socket->state) + ") holds the port";
+                   name_of(j.socket->state) + ") holds the port";
         case Finding::siw_unread:
             return siw + ", which reserves the port (host sockets not read)";
         case Finding::siw_no_socket:
-            return siw + "; no kernel socket carries this id (state " + cm_state_name(c.state) +
-                   ")";
+            return siw + "; no kernel socket carries this id (state " + name_of(c.state) + ")";
         case Finding::rnic_mapped:
             return rnic + ": the iWARP port mapper put this port on the wire as " +
                    j.wire->to_string() + ", which it reserves in the host";
         case Finding::rnic_not_on_wire:
             return rnic + ": not on the wire yet (no iWARP connection manager id; state " +
-                   cm_state_name(c.state) + ")";
+                   name_of(c.state) + ")";
         case Finding::rnic_mapping_unknown: {
             std::string text =
                 rnic + ": whether the iWARP port mapper moved this port is " +
                 (c.mapping_withheld ? "unknown: rdmastat.ko cannot read a " +
-                                          std::string(cm_state_name(c.state)) +
-                                          " id's mapping safely"
+                                          std::string(name_of(c.state)) + " id's mapping safely"
                                     : "known only with rdmastat.ko loaded");
             if (j.socket) text += "; " + socket() + " is on it (CONFLICT unless mapped)";
             return text;
@@ -223,8 +221,8 @@ class Judge {
     }
 
     std::string socket_text(const HostSocket& s, std::size_t others) const {
-        std::string text = "host TCP socket " + s.local.to_string() + " (" +
-                           tcp_state_name(s.state) + ") " + holder(s);
+        std::string text =
+            "host TCP socket " + s.local.to_string() + " (" + name_of(s.state) + ") " + holder(s);
         if (others) text += " and " + std::to_string(others) + " more";
         return text;
     }
@@ -233,7 +231,7 @@ class Judge {
         std::string name = t == Transport::roce         ? "RoCE"
                            : t == Transport::infiniband ? "InfiniBand"
                                                         : "usNIC";
-        return name + ": rdma_cm's " + (c.port_space ? port_space_name(*c.port_space) : "?") +
+        return name + ": rdma_cm's " + (c.port_space ? name_of(*c.port_space) : "?") +
                " port space is separate from host TCP";
     }
 
@@ -308,8 +306,8 @@ CheckReport check_ports(const Snapshot& snap) {
     using Group = std::tuple<std::string, std::string, IpAddress, std::uint16_t>;
     std::map<Group, PortCheck> groups;
     judge_each(snap, judge, [&](const Connection& c, const Judgement& j) {
-        Group key{c.device, c.port_space ? port_space_name(*c.port_space) : "",
-                  unmapped(c.local->address), c.local->port};
+        Group key{c.device, c.port_space ? name_of(*c.port_space) : "", unmapped(c.local->address),
+                  c.local->port};
         auto [it, fresh] = groups.try_emplace(std::move(key));
         PortCheck& pc = it->second;
         pc.cm_ids.push_back(c.cm_id);

@@ -52,17 +52,16 @@ MetricFamily counter(const char* name, const char* help, const std::map<Key, std
 
 void EventMetrics::add(const ConnectionEvent& e) {
     const Connection& c = e.connection;
-    if (e.kind == EventKind::cm_event && e.cm_event)
-        ++cm_events_[{c.device, cm_event_type_name(*e.cm_event)}];
+    if (e.kind == EventKind::cm_event && e.cm_event) ++cm_events_[{c.device, name_of(*e.cm_event)}];
     if (is_failure(e)) {
         std::string reason = e.reason     ? *e.reason
-                             : e.cm_event ? cm_event_type_name(*e.cm_event)
+                             : e.cm_event ? name_of(*e.cm_event)
                                           : std::string(event_name(e.kind));
         ++failures_[{c.device, reason}];
     }
     if (e.handshake && e.kind != EventKind::closed) { // the line that completed it
         ++established_[c.device];
-        Histogram& h = handshakes_[{c.device, std::string(transport_name(c.transport))}];
+        Histogram& h = handshakes_[{c.device, std::string(name_of(c.transport))}];
         double seconds = std::chrono::duration<double>(*e.handshake).count();
         for (std::size_t i = 0; i < handshake_buckets.size(); ++i)
             if (seconds <= handshake_buckets[i]) ++h.buckets[i];

@@ -20,14 +20,14 @@ namespace {
 /// "IDLE, ADDR_QUERY, ...": every state cm_state_name knows.
 std::string state_list() {
     std::string out;
-    for (const char* name : cm_state_names())
+    for (std::string_view name : Names<CmState>::names)
         out += (out.empty() ? "" : ", ") + std::string(name);
     return out;
 }
 
 /// The state a filter word names, in any case; nullopt for no known state.
 std::optional<CmState> state_named(const std::string& lowered) {
-    auto names = cm_state_names();
+    const auto& names = Names<CmState>::names;
     for (std::size_t i = 0; i < names.size(); ++i)
         if (lower(names[i]) == lowered) return static_cast<CmState>(i);
     return std::nullopt;
@@ -403,10 +403,10 @@ bool Filter::eval(std::size_t index, const Connection& c) const {
         return c.transport == n.transport;
     case K::container:
         return c.owner.container && (c.owner.container->id.starts_with(n.text) ||
-                                     container_runtime_name(c.owner.container->runtime) == n.text);
+                                     name_of(c.owner.container->runtime) == n.text);
     case K::pod:
         return c.owner.pod &&
-               (c.owner.pod->uid.starts_with(n.text) || pod_qos_name(c.owner.pod->qos) == n.text);
+               (c.owner.pod->uid.starts_with(n.text) || name_of(c.owner.pod->qos) == n.text);
     case K::cgroup: // the path, or a cgroup below it
         return c.owner.cgroup && c.owner.cgroup->starts_with(n.text) &&
                (c.owner.cgroup->size() == n.text.size() || n.text.ends_with('/') ||

@@ -62,7 +62,7 @@ Endpoints endpoints_of(const LsofFile& f) {
     if (f.connection) {
         const Connection& c = *f.connection;
         e.family = c.local ? c.local->address.family : c.peer ? c.peer->address.family : 0;
-        if (c.port_space) e.protocol = port_space_name(*c.port_space);
+        if (c.port_space) e.protocol = name_of(*c.port_space);
         add(c.local, true);
         add(c.mapped_local, true);
         // A listener's peer is the kernel's placeholder (0.0.0.0:0), not a peer.

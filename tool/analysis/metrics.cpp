@@ -47,9 +47,9 @@ MetricFamily connections(const Snapshot& snap) {
         const auto& [device, port, transport, port_space, state] = key;
         t.add({{"device", std::string(device)},
                {"port", number(port)},
-               {"transport", std::string(transport_name(transport))},
-               {"port_space", port_space ? port_space_name(*port_space) : ""},
-               {"state", cm_state_name(state)}},
+               {"transport", std::string(name_of(transport))},
+               {"port_space", port_space ? name_of(*port_space) : ""},
+               {"state", name_of(state)}},
               n);
     }
     return t.family("rdmastat_connections", "rdma_cm ids (every id rdmastat -a lists)");
@@ -71,8 +71,8 @@ MetricFamily qps(const Snapshot& snap) {
         for (const Connection& c : snap.connections)
             if (c.qp)
                 t.add({{"device", c.device},
-                       {"type", c.qp->type ? qp_type_name(*c.qp->type) : ""},
-                       {"state", c.qp->state ? qp_state_name(*c.qp->state) : ""}});
+                       {"type", c.qp->type ? name_of(*c.qp->type) : ""},
+                       {"state", c.qp->state ? name_of(*c.qp->state) : ""}});
     }
     return t.family("rdmastat_qps", "Queue pairs by device, type and state");
 }

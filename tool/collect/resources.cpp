@@ -12,8 +12,8 @@ ResourceRecord resource_from_qp(const QpRecord& qp) {
     r.device_name = qp.device_name;
     r.number = qp.number;
     r.owner = qp.owner;
-    if (qp.type) r.details.emplace_back("type", qp_type_name(static_cast<QpType>(*qp.type)));
-    if (qp.state) r.details.emplace_back("state", qp_state_name(static_cast<QpState>(*qp.state)));
+    if (qp.type) r.details.emplace_back("type", name_of(static_cast<QpType>(*qp.type)));
+    if (qp.state) r.details.emplace_back("state", name_of(static_cast<QpState>(*qp.state)));
     return r;
 }
 

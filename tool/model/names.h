@@ -1,189 +1,227 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-/// Kernel numbering → the names the kernel and iproute2 use. Unknown numbers map to
-/// their decimal text, so a newer kernel never breaks the listing.
+/// The names of the model's enums, each enum named once: Names<E> holds its
+/// table, and name_of() and enum_from_name() are the only code that reads one.
+/// The kernel's enums are numbered as the kernel numbers them, and a value a
+/// newer kernel adds is written as its decimal text (and read back from it),
+/// so a newer kernel never breaks the listing.
 
 #include "model/cm_event.h"
 #include "model/model.h"
 
+#include <array>
 #include <concepts>
 #include <cstdint>
+#include <limits>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 
 namespace rdmastat {
 
-/// CmState: "IDLE" ... "DESTROYING", as the kernel and iproute2 name them.
-std::string cm_state_name(CmState state);
-/// Every name cm_state_name knows, indexed by enum rdma_cm_state.
-std::span<const char* const> cm_state_names();
-/// CmEventType: "ADDR_RESOLVED" ... "TIMEWAIT_EXIT", as librdmacm's
-/// rdma_event_str() names them without its "RDMA_CM_EVENT_" prefix.
-std::string cm_event_type_name(CmEventType type);
-/// Ending: "disconnected", "rejected", "reject_sent", "unreachable", "error",
-/// "device_removed", "closed".
-std::string_view ending_name(Ending ending);
+/// E's names. Each specialization has noun, what an error calls a value of E
+/// ("unknown CM state 'X'"); names, where names[v] names value v (empty: no
+/// name); optionally sparse, (value, name) pairs for values past the table;
+/// and numbered, whether a value without a name is written as its decimal
+/// text (the kernel's enums) or never occurs (rdmastat's own).
+template <typename E> struct Names;
+
+/// An enum that Names describes.
+template <typename E>
+concept named_enum = std::is_enum_v<E> && requires {
+    Names<E>::names;
+    Names<E>::noun;
+};
+
+namespace names_detail {
+template <typename E> constexpr std::uint64_t number(E v) {
+    return static_cast<std::uint64_t>(static_cast<std::underlying_type_t<E>>(v));
+}
+template <typename E> constexpr std::string_view find(E v) {
+    using N = Names<E>;
+    const std::uint64_t i = number(v);
+    if (i < N::names.size()) return N::names[i];
+    if constexpr (requires { N::sparse; })
+        for (const auto& [value, name] : N::sparse)
+            if (value == i) return name;
+    return {};
+}
+std::optional<std::uint64_t> decimal(std::string_view text);
+} // namespace names_detail
+
+/// v's name, or the decimal text of a value without one.
+template <named_enum E> std::string name_of(E v) {
+    const std::string_view name = names_detail::find(v);
+    return name.empty() ? std::to_string(names_detail::number(v)) : std::string(name);
+}
+
+/// The value name names, exactly as name_of writes it; nullopt for anything
+/// else.
+template <named_enum E> std::optional<E> enum_from_name(std::string_view name) {
+    using N = Names<E>;
+    for (std::size_t i = 0; i < N::names.size(); ++i)
+        if (!N::names[i].empty() && N::names[i] == name) return static_cast<E>(i);
+    if constexpr (requires { N::sparse; })
+        for (const auto& [value, n] : N::sparse)
+            if (n == name) return static_cast<E>(value);
+    if constexpr (N::numbered) {
+        using U = std::underlying_type_t<E>;
+        const auto v = names_detail::decimal(name);
+        if (v && *v <= std::numeric_limits<U>::max() &&
+            names_detail::find(static_cast<E>(*v)).empty())
+            return static_cast<E>(*v);
+    }
+    return std::nullopt;
+}
+
+// The kernel's names (and iproute2's, which uses them), unless said otherwise.
+template <> struct Names<CmState> {
+    static constexpr const char* noun = "CM state";
+    static constexpr bool numbered = true;
+    static constexpr std::array<std::string_view, 11> names = {
+        "IDLE",       "ADDR_QUERY", "ADDR_RESOLVED", "ROUTE_QUERY",    "ROUTE_RESOLVED", "CONNECT",
+        "DISCONNECT", "ADDR_BOUND", "LISTEN",        "DEVICE_REMOVAL", "DESTROYING"};
+};
+/// As librdmacm's rdma_event_str() names them, without "RDMA_CM_EVENT_".
+template <> struct Names<CmEventType> {
+    static constexpr const char* noun = "CM event";
+    static constexpr bool numbered = true;
+    static constexpr std::array<std::string_view, 20> names = {
+        "ADDR_RESOLVED",     "ADDR_ERROR",       "ROUTE_RESOLVED", "ROUTE_ERROR",
+        "CONNECT_REQUEST",   "CONNECT_RESPONSE", "CONNECT_ERROR",  "UNREACHABLE",
+        "REJECTED",          "ESTABLISHED",      "DISCONNECTED",   "DEVICE_REMOVAL",
+        "MULTICAST_JOIN",    "MULTICAST_ERROR",  "ADDR_CHANGE",    "TIMEWAIT_EXIT",
+        "ADDRINFO_RESOLVED", "ADDRINFO_ERROR",   "USER",           "INTERNAL"};
+};
+template <> struct Names<Ending> {
+    static constexpr const char* noun = "ending";
+    static constexpr bool numbered = false;
+    static constexpr std::array<std::string_view, 7> names = {
+        "disconnected", "rejected",       "reject_sent", "unreachable",
+        "error",        "device_removed", "closed"};
+};
+template <> struct Names<QpState> {
+    static constexpr const char* noun = "QP state";
+    static constexpr bool numbered = true;
+    static constexpr std::array<std::string_view, 7> names = {"RESET", "INIT", "RTR", "RTS",
+                                                              "SQD",   "SQE",  "ERR"};
+};
+/// Value 7 is unused by the kernel; 0xff is IB_QPT_DRIVER.
+template <> struct Names<QpType> {
+    static constexpr const char* noun = "QP type";
+    static constexpr bool numbered = true;
+    static constexpr std::array<std::string_view, 11> names = {
+        "SMI",           "GSI", "RC",         "UC",      "UD",     "RAW_IPV6",
+        "RAW_ETHERTYPE", "",    "RAW_PACKET", "XRC_INI", "XRC_TGT"};
+    static constexpr std::array<std::pair<std::uint64_t, std::string_view>, 1> sparse = {
+        {{0xff, "DRIVER"}}};
+};
+/// rdmastat's own names, as JSON and filters spell port spaces.
+template <> struct Names<PortSpace> {
+    static constexpr const char* noun = "port space";
+    static constexpr bool numbered = true;
+    static constexpr std::array<std::string_view, 0> names = {};
+    static constexpr std::array<std::pair<std::uint64_t, std::string_view>, 4> sparse = {
+        {{0x0002, "ipoib"}, {0x0106, "tcp"}, {0x0111, "udp"}, {0x013f, "ib"}}};
+};
+template <> struct Names<SnapshotSource> {
+    static constexpr const char* noun = "source";
+    static constexpr bool numbered = false;
+    static constexpr std::array<std::string_view, 3> names = {"nldev", "module", "file"};
+};
+template <> struct Names<CounterSource> {
+    static constexpr const char* noun = "counter source";
+    static constexpr bool numbered = false;
+    static constexpr std::array<std::string_view, 2> names = {"nldev", "sysfs"};
+};
+/// As JSON, snapshots and capture files name them (lsof's TYPE is the upper-case form).
+template <> struct Names<ResourceKind> {
+    static constexpr const char* noun = "resource kind";
+    static constexpr bool numbered = false;
+    static constexpr std::array<std::string_view, resource_kind_count> names = {"qp", "cq",  "mr",
+                                                                                "pd", "ctx", "srq"};
+};
+/// As ss names them (iproute2's misc/ss.c): "SYN-RECV" also for NEW_SYN_RECV
+/// request sockets, "UNCONN" for CLOSE.
+template <> struct Names<TcpState> {
+    static constexpr const char* noun = "TCP state";
+    static constexpr bool numbered = true;
+    static constexpr std::array<std::string_view, 14> names = {
+        "",           "ESTAB",     "SYN-SENT", "SYN-RECV",      "FIN-WAIT-1",
+        "FIN-WAIT-2", "TIME-WAIT", "UNCONN",   "CLOSE-WAIT",    "LAST-ACK",
+        "LISTEN",     "CLOSING",   "SYN-RECV", "BOUND-INACTIVE"};
+};
+template <> struct Names<PortState> {
+    static constexpr const char* noun = "port state";
+    static constexpr bool numbered = true;
+    static constexpr std::array<std::string_view, 6> names = {"NOP",   "DOWN",   "INIT",
+                                                              "ARMED", "ACTIVE", "ACTIVE_DEFER"};
+};
+template <> struct Names<PortPhysState> {
+    static constexpr const char* noun = "physical port state";
+    static constexpr bool numbered = true;
+    static constexpr std::array<std::string_view, 8> names = {"",
+                                                              "SLEEP",
+                                                              "POLLING",
+                                                              "DISABLED",
+                                                              "PORT_CONFIGURATION_TRAINING",
+                                                              "LINK_UP",
+                                                              "LINK_ERROR_RECOVERY",
+                                                              "PHY_TEST"};
+};
+/// "unspecified" also for 0.
+template <> struct Names<NodeType> {
+    static constexpr const char* noun = "node type";
+    static constexpr bool numbered = true;
+    static constexpr std::array<std::string_view, 8> names = {
+        "unspecified", "ca", "switch", "router", "rnic", "usnic", "usnic_udp", "unspecified"};
+};
+/// The JSON and filter names; transport_from_name() also reads aliases.
+template <> struct Names<Transport> {
+    static constexpr const char* noun = "transport";
+    static constexpr bool numbered = false;
+    static constexpr std::array<std::string_view, 5> names = {"unknown", "infiniband", "roce",
+                                                              "iwarp", "usnic"};
+};
+template <> struct Names<QpUnjoined> {
+    static constexpr const char* noun = "reason";
+    static constexpr bool numbered = false;
+    static constexpr std::array<std::string_view, 2> names = {"gone", "other_owner"};
+};
+template <> struct Names<ContainerRuntime> {
+    static constexpr const char* noun = "container runtime";
+    static constexpr bool numbered = false;
+    static constexpr std::array<std::string_view, 4> names = {"docker", "containerd", "crio",
+                                                              "podman"};
+};
+/// As kubelet's cgroups name them.
+template <> struct Names<PodQos> {
+    static constexpr const char* noun = "pod QoS class";
+    static constexpr bool numbered = false;
+    static constexpr std::array<std::string_view, 3> names = {"guaranteed", "burstable",
+                                                              "besteffort"};
+};
+
 /// enum ib_cm_rej_reason: "NO_QP" (1) ... "VENDOR_OPTION_NOT_SUPPORTED" (35),
 /// the kernel's names without "IB_CM_REJ_"; decimal text for other numbers.
 std::string ib_cm_reject_reason_name(std::int32_t reason);
-/// QpState: "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR".
-std::string qp_state_name(QpState state);
-/// QpType: "SMI", "GSI", "RC", "UC", "UD", ..., "DRIVER".
-std::string qp_type_name(QpType type);
-/// PortSpace: "tcp", "udp", "ib", "ipoib".
-std::string port_space_name(PortSpace ps);
-/// SnapshotSource: "nldev", "module", "file".
-std::string_view snapshot_source_name(SnapshotSource source);
-/// CounterSource: "nldev", "sysfs".
-std::string_view counter_source_name(CounterSource source);
-std::optional<CounterSource> counter_source_from_name(std::string_view name);
 /// "0002:c903:0000:1234": four groups of four hex digits, as iproute2 shows it.
 std::string guid_text(Guid guid);
 /// Inverse of guid_text; also takes fewer digits or groups, but never more than
 /// 64 bits.
 std::optional<Guid> guid_from_text(std::string_view text);
-/// ResourceKind: "qp", "cq", "mr", "pd", "ctx", "srq", as JSON, snapshots and capture
-/// files name them (lsof's TYPE is the upper-case form).
-std::string_view resource_kind_name(ResourceKind kind);
 
-/// Inverses of the names above, for readers of saved snapshots: a name, or the
-/// decimal text a value without one is written as. Exact case; nullopt for
-/// anything else.
-std::optional<CmState> cm_state_from_name(std::string_view name);
-std::optional<QpState> qp_state_from_name(std::string_view name);
-std::optional<QpType> qp_type_from_name(std::string_view name);
-std::optional<PortSpace> port_space_from_name(std::string_view name);
-std::optional<ResourceKind> resource_kind_from_name(std::string_view name);
-/// TcpState as ss names it: "ESTAB", "SYN-SENT", "SYN-RECV" (also for
-/// NEW_SYN_RECV request sockets), "FIN-WAIT-1", "FIN-WAIT-2", "TIME-WAIT",
-/// "UNCONN" (CLOSE), "CLOSE-WAIT", "LAST-ACK", "LISTEN", "CLOSING",
-/// "BOUND-INACTIVE"; other numbers as their decimal text.
-std::string tcp_state_name(TcpState state);
-/// Inverse of tcp_state_name ("SYN-RECV" reads as syn_recv).
-std::optional<TcpState> tcp_state_from_name(std::string_view name);
-/// PortState as the kernel names it: "NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER".
-std::string port_state_name(PortState state);
-/// PortPhysState: "SLEEP", "POLLING", "DISABLED", ... "LINK_UP".
-std::string port_phys_state_name(PortPhysState state);
-/// NodeType: "ca", "switch", "router", "rnic", "usnic", "usnic_udp", "unspecified"
-/// (also for 0).
-std::string node_type_name(NodeType type);
-/// Inverses of the three above (a name, or the decimal text of a number
-/// without one).
-std::optional<PortState> port_state_from_name(std::string_view name);
-std::optional<PortPhysState> port_phys_state_from_name(std::string_view name);
-std::optional<NodeType> node_type_from_name(std::string_view name);
-
-/// QpUnjoined as JSON and text name it: "gone", "other_owner".
-std::string_view qp_unjoined_name(QpUnjoined reason);
-/// Inverse of qp_unjoined_name.
-std::optional<QpUnjoined> qp_unjoined_from_name(std::string_view name);
 /// enum rdmastat_qp_unjoined (the rdmastat module's UAPI) → QpUnjoined; nullopt
 /// for NONE and values this build does not know.
 std::optional<QpUnjoined> qp_unjoined_from_module(std::uint8_t reason);
-
 /// enum rdmastat_transport (the rdmastat module's UAPI) → Transport.
 Transport transport_from_module(std::uint8_t transport);
 /// NLDEV's protocol string ("ib", "iw", "roce", "usnic") → Transport.
 Transport transport_from_protocol(std::string_view protocol);
-/// "infiniband", "roce", "iwarp", "usnic", "unknown": the JSON and filter names.
-std::string_view transport_name(Transport t);
-/// Inverse of transport_name; also accepts "ib", "iw" and any case.
+/// A transport's name in any case, or "ib", "iw" (filters and snapshot files).
 std::optional<Transport> transport_from_name(std::string_view name);
-
-/// ContainerRuntime: "docker", "containerd", "crio", "podman".
-std::string_view container_runtime_name(ContainerRuntime runtime);
-std::optional<ContainerRuntime> container_runtime_from_name(std::string_view name);
-/// PodQos: "guaranteed", "burstable", "besteffort", as kubelet's cgroups name them.
-std::string_view pod_qos_name(PodQos qos);
-std::optional<PodQos> pod_qos_from_name(std::string_view name);
-
-/// The name of any model enum above, for code generic over them (the JSON writers).
-inline std::string name_of(CmState v) {
-    return cm_state_name(v);
-}
-inline std::string name_of(QpState v) {
-    return qp_state_name(v);
-}
-inline std::string name_of(QpType v) {
-    return qp_type_name(v);
-}
-inline std::string name_of(PortSpace v) {
-    return port_space_name(v);
-}
-inline std::string name_of(SnapshotSource v) {
-    return std::string(snapshot_source_name(v));
-}
-inline std::string name_of(ResourceKind v) {
-    return std::string(resource_kind_name(v));
-}
-inline std::string name_of(Transport v) {
-    return std::string(transport_name(v));
-}
-inline std::string name_of(CounterSource v) {
-    return std::string(counter_source_name(v));
-}
-inline std::string name_of(QpUnjoined v) {
-    return std::string(qp_unjoined_name(v));
-}
-inline std::string name_of(ContainerRuntime v) {
-    return std::string(container_runtime_name(v));
-}
-inline std::string name_of(PodQos v) {
-    return std::string(pod_qos_name(v));
-}
-inline std::string name_of(TcpState v) {
-    return tcp_state_name(v);
-}
-inline std::string name_of(PortState v) {
-    return port_state_name(v);
-}
-inline std::string name_of(PortPhysState v) {
-    return port_phys_state_name(v);
-}
-inline std::string name_of(NodeType v) {
-    return node_type_name(v);
-}
-inline std::string name_of(CmEventType v) {
-    return cm_event_type_name(v);
-}
-inline std::string name_of(Ending v) {
-    return std::string(ending_name(v));
-}
-
-/// For code generic over the model's enums (the snapshot readers): Names<E>
-/// has noun, what an error calls a value of E ("unknown CM state 'X'"), and
-/// parse, the inverse of name_of.
-template <typename E> struct Names;
-#define RDMASTAT_NAMES(E, NOUN, PARSE)                                                             \
-    template <> struct Names<E> {                                                                  \
-        static constexpr const char* noun = NOUN;                                                  \
-        static std::optional<E> parse(std::string_view name) { return PARSE(name); }               \
-    }
-RDMASTAT_NAMES(Transport, "transport", transport_from_name);
-RDMASTAT_NAMES(CmState, "CM state", cm_state_from_name);
-RDMASTAT_NAMES(QpState, "QP state", qp_state_from_name);
-RDMASTAT_NAMES(QpType, "QP type", qp_type_from_name);
-RDMASTAT_NAMES(PortSpace, "port space", port_space_from_name);
-RDMASTAT_NAMES(ResourceKind, "resource kind", resource_kind_from_name);
-RDMASTAT_NAMES(CounterSource, "counter source", counter_source_from_name);
-RDMASTAT_NAMES(ContainerRuntime, "container runtime", container_runtime_from_name);
-RDMASTAT_NAMES(PodQos, "pod QoS class", pod_qos_from_name);
-RDMASTAT_NAMES(QpUnjoined, "reason", qp_unjoined_from_name);
-RDMASTAT_NAMES(TcpState, "TCP state", tcp_state_from_name);
-RDMASTAT_NAMES(PortState, "port state", port_state_from_name);
-RDMASTAT_NAMES(PortPhysState, "physical port state", port_phys_state_from_name);
-RDMASTAT_NAMES(NodeType, "node type", node_type_from_name);
-#undef RDMASTAT_NAMES
-
-/// An enum of the model that name_of names.
-template <typename E>
-concept named_enum = std::is_enum_v<E> && requires(E e) {
-    { name_of(e) } -> std::convertible_to<std::string>;
-};
 
 } // namespace rdmastat

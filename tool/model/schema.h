@@ -308,7 +308,11 @@ template <typename T> std::optional<T> text_to(std::string_view text, std::strin
         *why = "'" + std::string(text) + "' is not a GUID";
         return v;
     } else {
-        v = Names<T>::parse(text), noun = Names<T>::noun;
+        if constexpr (std::is_same_v<T, Transport>)
+            v = transport_from_name(text); // "ib", "iw", any case: snapshots from people
+        else
+            v = enum_from_name<T>(text);
+        noun = Names<T>::noun;
     }
     if (!v) *why = std::string("unknown ") + noun + " '" + std::string(text) + "'";
     return v;

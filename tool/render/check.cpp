@@ -51,8 +51,7 @@ void render_check(std::ostream& out, const CheckReport& report, bool header) {
         std::string address = c.local.to_string();
         if (c.wire) address += "(" + c.wire->to_string() + ")";
         table.add({std::string(verdict_name(c.verdict)), c.device, address,
-                   c.port_space ? port_space_name(*c.port_space) : "-", owner_text(c.owner),
-                   c.reason});
+                   c.port_space ? name_of(*c.port_space) : "-", owner_text(c.owner), c.reason});
     }
     table.write(out, header);
 }

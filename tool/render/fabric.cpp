@@ -14,8 +14,8 @@ using schema::Presence;
 namespace {
 
 std::string state_text(const Connection& c) {
-    std::string s = cm_state_name(c.state);
-    if (c.qp && c.qp->state) s += "/" + qp_state_name(*c.qp->state);
+    std::string s = name_of(c.state);
+    if (c.qp && c.qp->state) s += "/" + name_of(*c.qp->state);
     return s;
 }
 
@@ -59,7 +59,7 @@ void render_fabric(std::ostream& out, const FabricView& view, const FabricTextOp
     Table t(headers);
     for (const FabricRow& r : view.rows) {
         t.cell(fabric_status_name(r.status));
-        t.cell(transport_name(r.ends[0].connection->transport));
+        t.cell(name_of(r.ends[0].connection->transport));
         end_cells(t, r.ends[0], opts.extended);
         if (r.ends.size() == 2)
             end_cells(t, r.ends[1], opts.extended);

@@ -69,7 +69,7 @@ class JsonWriter {
 /// snapshot starts with.
 template <typename V> void describe_header(const Snapshot& snap, V& v) {
     v("version", Snapshot::schema_version, schema::Presence::required);
-    v("source", snapshot_source_name(snap.source), schema::Presence::required);
+    v("source", name_of(snap.source), schema::Presence::required);
 }
 
 /// doc written as one document and a newline: a described record, or any

@@ -61,7 +61,7 @@ void append_connection_name(std::string& out, const Connection& c) {
         append_with_wire(out, *c.peer, c.mapped_peer);
     }
     out += " (";
-    out += cm_state_name(c.state);
+    out += name_of(c.state);
     out += ')';
     if (c.internal) out += " [internal]";
 }
@@ -84,7 +84,7 @@ std::string resource_name(const Resource& r) {
 std::string socket_name(const HostSocket& s, const Connection* carries) {
     std::string name = lsof_endpoint(s.local);
     if (s.state != TcpState::listen && s.peer.port) name += "->" + lsof_endpoint(s.peer);
-    name += " (" + tcp_state_name(s.state) + ")";
+    name += " (" + name_of(s.state) + ")";
     if (carries)
         name += " [" + carries->device + " cm_id " + std::to_string(carries->cm_id) + " of " +
                 owner_text(carries->owner) + "]";

@@ -58,7 +58,7 @@ double milliseconds(std::chrono::nanoseconds d) {
 }
 
 std::string event_text(const ConnectionEvent& e) {
-    if (e.kind == EventKind::cm_event && e.cm_event) return cm_event_type_name(*e.cm_event);
+    if (e.kind == EventKind::cm_event && e.cm_event) return name_of(*e.cm_event);
     return std::string(event_name(e.kind));
 }
 
@@ -70,11 +70,10 @@ void render_events(std::ostream& out, const std::vector<ConnectionEvent>& events
         const Connection& c = e.connection;
         out << (e.time ? timestamp_text(*e.time) : batch_time) << ' ' << event_text(e) << ' '
             << (c.device.empty() ? "-" : printable(c.device)) << '/'
-            << (c.port ? std::to_string(*c.port) : "-") << ' ' << transport_name(c.transport) << ' '
+            << (c.port ? std::to_string(*c.port) : "-") << ' ' << name_of(c.transport) << ' '
             << endpoint_text(c.local) << ' ' << endpoint_text(c.peer) << ' ';
-        if (e.old_state) out << cm_state_name(*e.old_state) << "->";
-        out << cm_state_name(c.state) << " cm_id=" << c.cm_id << ' '
-            << printable(owner_text(c.owner));
+        if (e.old_state) out << name_of(*e.old_state) << "->";
+        out << name_of(c.state) << " cm_id=" << c.cm_id << ' ' << printable(owner_text(c.owner));
         if (e.status) out << " status=" << *e.status;
         if (e.reason) out << " reason=" << *e.reason;
         char buf[64];
@@ -91,7 +90,7 @@ void render_events(std::ostream& out, const std::vector<ConnectionEvent>& events
             out << buf;
         }
         if (e.other_family) out << " family=" << *e.other_family;
-        if (e.ending) out << " ending=" << ending_name(*e.ending);
+        if (e.ending) out << " ending=" << name_of(*e.ending);
         out << '\n';
     }
 }
@@ -152,12 +151,12 @@ void render_life(std::ostream& out, const std::vector<ConnectionEvent>& events, 
                                                       : "-");
         std::string dev = (c.device.empty() ? "-" : printable(c.device)) + "/" +
                           (c.port ? std::to_string(*c.port) : "-");
-        std::string end(e.ending ? ending_name(*e.ending) : "closed");
+        std::string end(e.ending ? name_of(*e.ending) : "closed");
         if (e.reason) end += ":" + *e.reason;
         char line[512];
         std::snprintf(line, sizeof(line), "%-24s %-7s %-16s %-11s %-9s %-22s %-22s %12s %11s %s\n",
                       timestamp_text(e.time ? *e.time : t).c_str(), pid.c_str(), comm.c_str(),
-                      dev.c_str(), std::string(transport_name(c.transport)).c_str(),
+                      dev.c_str(), std::string(name_of(c.transport)).c_str(),
                       endpoint_text(c.local).c_str(), endpoint_text(c.peer).c_str(),
                       ms(e.handshake).c_str(), ms(e.lifetime).c_str(), end.c_str());
         out << line;

@@ -45,8 +45,7 @@ std::string user_text(const Owner& o, bool numeric) {
 
 std::string container_text(const Owner& o) {
     if (!o.container) return "-";
-    return std::string(container_runtime_name(o.container->runtime)) + ":" +
-           o.container->id.substr(0, 12);
+    return std::string(name_of(o.container->runtime)) + ":" + o.container->id.substr(0, 12);
 }
 
 std::string pod_text(const Owner& o) {
@@ -83,14 +82,14 @@ class TextListing final : public ListingWriter {
     // names (device, user, program, container, pod) are made printable.
     void connection(const Connection& c) override {
         const bool extended = opts_.extended;
-        table_.plain_cell(transport_name(c.transport));
+        table_.plain_cell(name_of(c.transport));
         table_.cell(c.device);
         table_.plain_cell_by([&](std::string& out) { append_number_or_dash(out, c.port); });
         table_.plain_cell_by(
             [&](std::string& out) { append_address(out, c.local, c.mapped_local, extended); });
         table_.plain_cell_by(
             [&](std::string& out) { append_address(out, c.peer, c.mapped_peer, extended); });
-        table_.plain_cell(cm_state_name(c.state));
+        table_.plain_cell(name_of(c.state));
         if (extended) {
             table_.cell(user_text(c.owner, opts_.numeric));
             table_.plain_cell_by([&](std::string& out) {
@@ -165,8 +164,8 @@ void render_devices(std::ostream& out, const std::vector<Device>& devices,
                  "Phys-State", "Netdev"});
     for (const Device& d : devices) {
         std::vector<std::string> common = {d.name, std::to_string(d.index),
-                                           std::string(transport_name(d.transport)),
-                                           or_dash(d.driver), name_or_dash(d.node_type)};
+                                           std::string(name_of(d.transport)), or_dash(d.driver),
+                                           name_or_dash(d.node_type)};
         if (d.ports.empty()) {
             common.insert(common.end(), {"-", "-", "-", "-"});
             table.add(std::move(common));
