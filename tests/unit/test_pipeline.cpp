@@ -131,7 +131,7 @@ Collection run_on(FakeSystem& sys, SourceChoice choice, Needs needs = {}) {
 std::vector<std::string> messages(const Collection& c) {
     std::vector<std::string> out;
     for (const PartError& e : c.errors)
-        out.push_back(std::string(part_name(e.part)) + ": " + e.message);
+        out.push_back(std::string(name_of(e.part)) + ": " + e.message);
     return out;
 }
 

@@ -211,7 +211,7 @@ TEST_CASE("the tracker times an active end's handshake and life, and decodes its
     auto rtu = t.add(decode(record(RDMASTAT_TRACE_SEND_RTU, 413, 10, 40002, 7175)), offset);
     REQUIRE(rtu);
     CHECK(rtu->kind == EventKind::rtu_sent);
-    CHECK(event_name(rtu->kind) == "rtu_sent");
+    CHECK(name_of(rtu->kind) == "rtu_sent");
     CHECK(rtu->handshake == std::chrono::milliseconds(13));
     CHECK(rtu->connect == std::chrono::milliseconds(9));
 
@@ -386,7 +386,7 @@ TEST_CASE("a connect request nobody listens for: the port and the requester, a f
     auto line = t.add(e, {});
     REQUIRE(line); // untracked, but a failure: shown
     CHECK(line->kind == EventKind::no_listener);
-    CHECK(event_name(line->kind) == "no_listener");
+    CHECK(name_of(line->kind) == "no_listener");
     CHECK(line->connection.transport == Transport::roce);
     EventMetrics m;
     m.add(*line);

@@ -168,11 +168,10 @@ class Judge {
             return rnic + ": not on the wire yet (no iWARP connection manager id; state " +
                    name_of(c.state) + ")";
         case Finding::rnic_mapping_unknown: {
-            std::string text =
-                rnic + ": whether the iWARP port mapper moved this port is " +
-                (c.mapping_withheld ? "unknown: rdmastat.ko cannot read a " +
-                                          std::string(name_of(c.state)) + " id's mapping safely"
-                                    : "known only with rdmastat.ko loaded");
+            std::string text = rnic + ": whether the iWARP port mapper moved this port is " +
+                               (c.mapping_withheld ? "unknown: rdmastat.ko cannot read a " +
+                                                         name_of(c.state) + " id's mapping safely"
+                                                   : "known only with rdmastat.ko loaded");
             if (j.socket) text += "; " + socket() + " is on it (CONFLICT unless mapped)";
             return text;
         }
@@ -245,22 +244,6 @@ class Judge {
 };
 
 } // namespace
-
-std::string_view verdict_name(Verdict v) {
-    switch (v) {
-    case Verdict::ok:
-        return "OK";
-    case Verdict::info:
-        return "INFO";
-    case Verdict::unknown:
-        return "UNKNOWN";
-    case Verdict::unreserved:
-        return "UNRESERVED";
-    case Verdict::conflict:
-        return "CONFLICT";
-    }
-    return "UNKNOWN";
-}
 
 std::size_t CheckReport::count(Verdict v) const {
     return std::count_if(checks.begin(), checks.end(),

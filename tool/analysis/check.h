@@ -8,6 +8,7 @@
 /// InfiniBand have port spaces of their own.
 
 #include "model/model.h"
+#include "model/names.h"
 
 #include <array>
 #include <cstddef>
@@ -29,8 +30,12 @@ enum class Verdict {
 /// How many Verdicts there are: conflict must stay the last.
 inline constexpr std::size_t verdict_count = static_cast<std::size_t>(Verdict::conflict) + 1;
 
-/// "OK", "INFO", "UNKNOWN", "UNRESERVED", "CONFLICT".
-std::string_view verdict_name(Verdict v);
+template <> struct Names<Verdict> {
+    static constexpr const char* noun = "verdict";
+    static constexpr bool numbered = false;
+    static constexpr std::array<std::string_view, verdict_count> names = {"OK", "INFO", "UNKNOWN",
+                                                                          "UNRESERVED", "CONFLICT"};
+};
 
 /// The verdict on one (device, port space, local address, port) that cm_ids use.
 struct PortCheck {

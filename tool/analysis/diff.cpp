@@ -6,32 +6,6 @@
 #include <utility>
 
 namespace rdmastat {
-std::string_view event_name(EventKind kind) {
-    switch (kind) {
-    case EventKind::appeared:
-        return "appeared";
-    case EventKind::changed:
-        return "changed";
-    case EventKind::closed:
-        return "closed";
-    case EventKind::cm_event:
-        return "cm_event";
-    case EventKind::qp_created:
-        return "qp_created";
-    case EventKind::reject_sent:
-        return "reject_sent";
-    case EventKind::connect_failed:
-        return "connect_failed";
-    case EventKind::disconnect_sent:
-        return "disconnect_sent";
-    case EventKind::rtu_sent:
-        return "rtu_sent";
-    case EventKind::no_listener:
-        return "no_listener";
-    }
-    return "?";
-}
-
 std::vector<ConnectionEvent> diff_connections(const std::vector<Connection>& before,
                                               const std::vector<Connection>& after) {
     std::map<ConnectionKey, const Connection*> old_ids, new_ids;

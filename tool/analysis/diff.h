@@ -7,6 +7,7 @@
 
 #include "model/cm_event.h"
 #include "model/model.h"
+#include "model/names.h"
 
 #include <chrono>
 #include <cstdint>
@@ -33,9 +34,13 @@ enum class EventKind {
     no_listener,
 };
 
-/// "appeared", "changed", "closed", "cm_event", "qp_created",
-/// "reject_sent", "connect_failed", "disconnect_sent", "rtu_sent", "no_listener".
-std::string_view event_name(EventKind kind);
+template <> struct Names<EventKind> {
+    static constexpr const char* noun = "event";
+    static constexpr bool numbered = false;
+    static constexpr std::array<std::string_view, 10> names = {
+        "appeared",    "changed",        "closed",          "cm_event", "qp_created",
+        "reject_sent", "connect_failed", "disconnect_sent", "rtu_sent", "no_listener"};
+};
 
 struct ConnectionEvent {
     EventKind kind = EventKind::appeared;

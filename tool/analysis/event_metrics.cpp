@@ -56,12 +56,12 @@ void EventMetrics::add(const ConnectionEvent& e) {
     if (is_failure(e)) {
         std::string reason = e.reason     ? *e.reason
                              : e.cm_event ? name_of(*e.cm_event)
-                                          : std::string(event_name(e.kind));
+                                          : name_of(e.kind);
         ++failures_[{c.device, reason}];
     }
     if (e.handshake && e.kind != EventKind::closed) { // the line that completed it
         ++established_[c.device];
-        Histogram& h = handshakes_[{c.device, std::string(name_of(c.transport))}];
+        Histogram& h = handshakes_[{c.device, name_of(c.transport)}];
         double seconds = std::chrono::duration<double>(*e.handshake).count();
         for (std::size_t i = 0; i < handshake_buckets.size(); ++i)
             if (seconds <= handshake_buckets[i]) ++h.buckets[i];

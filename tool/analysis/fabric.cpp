@@ -76,24 +76,6 @@ Holders address_holders(const FabricInput& in) {
 
 } // namespace
 
-const char* fabric_status_name(FabricStatus s) {
-    switch (s) {
-    case FabricStatus::half_open:
-        return "half_open";
-    case FabricStatus::disagree:
-        return "disagree";
-    case FabricStatus::unobserved:
-        return "unobserved";
-    case FabricStatus::connecting:
-        return "connecting";
-    case FabricStatus::established:
-        return "established";
-    case FabricStatus::listening:
-        return "listening";
-    }
-    return "?";
-}
-
 FabricView join_fabric(const FabricInput& in, const FabricQuery& query) {
     std::vector<FabricEnd> ends;
     std::set<std::tuple<const FabricHost*, std::uint16_t>> listening_ports;

@@ -5,6 +5,7 @@
 /// across the hosts of a FabricInput, and what is wrong with each pair.
 
 #include "model/fabric.h"
+#include "model/names.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -62,7 +63,11 @@ struct FabricView {
 /// their first end's host and local address. in must outlive the view.
 FabricView join_fabric(const FabricInput& in, const FabricQuery& query = {});
 
-/// "half_open", "disagree", "unobserved", "connecting", "established", "listening".
-const char* fabric_status_name(FabricStatus s);
+template <> struct Names<FabricStatus> {
+    static constexpr const char* noun = "fabric status";
+    static constexpr bool numbered = false;
+    static constexpr std::array<std::string_view, fabric_status_count> names = {
+        "half_open", "disagree", "unobserved", "connecting", "established", "listening"};
+};
 
 } // namespace rdmastat

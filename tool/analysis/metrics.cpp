@@ -47,7 +47,7 @@ MetricFamily connections(const Snapshot& snap) {
         const auto& [device, port, transport, port_space, state] = key;
         t.add({{"device", std::string(device)},
                {"port", number(port)},
-               {"transport", std::string(name_of(transport))},
+               {"transport", name_of(transport)},
                {"port_space", port_space ? name_of(*port_space) : ""},
                {"state", name_of(state)}},
               n);
@@ -81,8 +81,7 @@ MetricFamily port_checks(const Snapshot& snap) {
     const auto counts = count_port_verdicts(snap);
     Tally t;
     for (std::size_t v = 0; v < verdict_count; ++v)
-        t.add({{"verdict", std::string(verdict_name(static_cast<Verdict>(v)))}},
-              static_cast<double>(counts[v]));
+        t.add({{"verdict", name_of(static_cast<Verdict>(v))}}, static_cast<double>(counts[v]));
     return t.family("rdmastat_port_checks",
                     "Ports bound by cm_ids, by port-sharing verdict (rdmastat check)");
 }

@@ -20,7 +20,7 @@ Summary summarize(const std::vector<const Connection*>& connections) {
         s.with_peer += peer;
         s.other += !listening && !peer;
         ++s.by_device[c->device];
-        ++s.by_transport[std::string(name_of(c->transport))];
+        ++s.by_transport[name_of(c->transport)];
         ++s.by_state[name_of(c->state)];
         auto key = std::tuple(c->owner.pid.value_or(0), c->owner.kernel.value_or(""));
         auto& pc = processes[key];

@@ -25,7 +25,8 @@ namespace rdmastat {
 
 void add_source_option(CLI::App& app, std::optional<SourceChoice>& to, const std::string& what) {
     app.add_option_function<std::string>(
-           "--source", [&to](const std::string& name) { to = source_choice_from_name(name); }, what)
+           "--source", [&to](const std::string& name) { to = enum_from_name<SourceChoice>(name); },
+           what)
         ->type_name("auto|nldev|module")
         ->check(CLI::IsMember({"auto", "nldev", "module"}).description(""));
 }

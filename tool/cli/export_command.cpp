@@ -19,7 +19,7 @@ std::string render_scrape(const ExportOptions& o, std::map<std::string, std::uin
                                     .addresses = o.per_connection,
                                     .deadline = deadline});
     for (const PartError& e : s.errors)
-        ++errors[std::string(part_name(e.part))];
+        ++errors[name_of(e.part)];
     std::vector<MetricFamily> families =
         build_metrics(s.snapshot, MetricsOptions{o.per_process, o.per_container, o.per_connection});
     // The duration covers collection and analysis: known only now.

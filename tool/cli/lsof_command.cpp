@@ -41,7 +41,7 @@ Status parse_long(const std::vector<std::string>& args, std::size_t& i, LsofArgs
     }
     if (name == "--input") {
         c.input = *value;
-    } else if (!(c.source = source_choice_from_name(*value))) {
+    } else if (!(c.source = enum_from_name<SourceChoice>(*value))) {
         return usage("--source: '" + *value + "' is not auto, nldev or module");
     }
     return Ok{};

@@ -84,7 +84,7 @@ std::optional<Pod> pod_named(std::string_view part, PodQos qos) {
                         ? std::nullopt
                         : between(part.substr(at), "kubepods-", ".slice")) { // systemd
         for (PodQos q : {PodQos::burstable, PodQos::besteffort}) {
-            std::string level = std::string(name_of(q)) + "-";
+            std::string level = name_of(q) + "-";
             if (rest->starts_with(level)) {
                 rest->remove_prefix(level.size());
                 qos = q;

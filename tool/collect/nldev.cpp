@@ -153,8 +153,8 @@ Result<ResourceDump> NldevSource::collect_resources(const std::vector<Device>& d
             }
             auto records = bytes ? parse_resource_dump(k.kind, bytes.value()) : bytes.failure();
             if (!records) {
-                failure = Failure{"NLDEV " + std::string(name_of(k.kind)) + " dump of " + dev.name +
-                                      ": " + records.error(),
+                failure = Failure{"NLDEV " + name_of(k.kind) + " dump of " + dev.name + ": " +
+                                      records.error(),
                                   records.error_code()};
                 break;
             }

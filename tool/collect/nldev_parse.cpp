@@ -277,7 +277,7 @@ Result<std::vector<ResourceRecord>> parse_resource_dump(ResourceKind kind, const
             out.push_back(resource_from_qp(q));
         return out;
     }
-    std::string what = std::string(name_of(kind)) + " dump";
+    std::string what = name_of(kind) + " dump";
     auto records = parse_entries<ResourceRecord>(
         bytes, k.command, k.list_attr, k.entry_attr, what.c_str(),
         [&](const Attrs& a, ResourceRecord& r) {

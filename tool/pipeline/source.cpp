@@ -49,7 +49,7 @@ class SystemSource final : public Source {
     // False, with the part failed, when the deadline has passed before it began.
     static bool in_time(Collection& c, const Needs& needs, Part part) {
         if (!needs.deadline || std::chrono::steady_clock::now() < *needs.deadline) return true;
-        fail(c, part, std::string(part_name(part)) + ": skipped: the scrape timeout had passed");
+        fail(c, part, name_of(part) + ": skipped: the scrape timeout had passed");
         return false;
     }
 
@@ -221,29 +221,6 @@ class FileSource final : public Source {
 };
 
 } // namespace
-
-std::optional<SourceChoice> source_choice_from_name(std::string_view name) {
-    if (name == "auto") return SourceChoice::automatic;
-    if (name == "nldev") return SourceChoice::nldev;
-    if (name == "module") return SourceChoice::module;
-    return std::nullopt;
-}
-
-std::string_view part_name(Part part) {
-    switch (part) {
-    case Part::connections:
-        return "connections";
-    case Part::resources:
-        return "resources";
-    case Part::host_sockets:
-        return "host_sockets";
-    case Part::processes:
-        return "processes";
-    case Part::counters:
-        return "counters";
-    }
-    return "unknown";
-}
 
 bool Collection::failed(Part part) const {
     return std::any_of(errors.begin(), errors.end(),

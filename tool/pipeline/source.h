@@ -5,6 +5,7 @@
 /// the line to show when there is nothing to show, and every failure, by part.
 
 #include "model/model.h"
+#include "model/names.h"
 #include "pipeline/system.h"
 
 #include <chrono>
@@ -23,8 +24,12 @@ enum class SourceChoice {
     module,    ///< the rdmastat module; an error when it is not loaded
 };
 
-/// "auto", "nldev", "module" → SourceChoice; nullopt for anything else.
-std::optional<SourceChoice> source_choice_from_name(std::string_view name);
+/// "auto", "nldev", "module".
+template <> struct Names<SourceChoice> {
+    static constexpr const char* noun = "source";
+    static constexpr bool numbered = false;
+    static constexpr std::array<std::string_view, 3> names = {"auto", "nldev", "module"};
+};
 
 /// What a command needs beyond devices and cm_ids.
 struct Needs {
@@ -41,9 +46,13 @@ struct Needs {
 /// The parts of a collection, each of which fails on its own.
 enum class Part { connections, resources, host_sockets, processes, counters };
 
-/// "connections", "resources", "host_sockets", "processes", "counters": the
-/// names of analysis/metrics.h's scrape error series.
-std::string_view part_name(Part part);
+/// The names of analysis/metrics.h's scrape error series.
+template <> struct Names<Part> {
+    static constexpr const char* noun = "part";
+    static constexpr bool numbered = false;
+    static constexpr std::array<std::string_view, 5> names = {
+        "connections", "resources", "host_sockets", "processes", "counters"};
+};
 
 struct PartError {
     Part part;

@@ -25,7 +25,7 @@ template <typename V> void describe(const HeldSocket& h, V&& v) {
 }
 
 template <typename V> void describe(const PortCheck& c, V&& v) {
-    v("verdict", verdict_name(c.verdict), Presence::required);
+    v("verdict", name_of(c.verdict), Presence::required);
     v("device", c.device, Presence::required);
     v("transport", c.transport, Presence::required);
     v("driver", c.driver, Presence::optional);
@@ -50,7 +50,7 @@ void render_check(std::ostream& out, const CheckReport& report, bool header) {
     for (const PortCheck& c : report.checks) {
         std::string address = c.local.to_string();
         if (c.wire) address += "(" + c.wire->to_string() + ")";
-        table.add({std::string(verdict_name(c.verdict)), c.device, address,
+        table.add({name_of(c.verdict), c.device, address,
                    c.port_space ? name_of(*c.port_space) : "-", owner_text(c.owner), c.reason});
     }
     table.write(out, header);
@@ -64,7 +64,7 @@ void write_check_json(std::ostream& out, const Snapshot& snap, const CheckReport
                    v("summary", schema::members([&](auto& counts) {
                          for (std::size_t i = 0; i < verdict_count; ++i) {
                              const auto verdict = static_cast<Verdict>(i);
-                             counts(lower(verdict_name(verdict)), report.count(verdict),
+                             counts(lower(name_of(verdict)), report.count(verdict),
                                     Presence::required);
                          }
                      }),

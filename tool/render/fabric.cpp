@@ -58,7 +58,7 @@ void render_fabric(std::ostream& out, const FabricView& view, const FabricTextOp
         }
     Table t(headers);
     for (const FabricRow& r : view.rows) {
-        t.cell(fabric_status_name(r.status));
+        t.cell(name_of(r.status));
         t.cell(name_of(r.ends[0].connection->transport));
         end_cells(t, r.ends[0], opts.extended);
         if (r.ends.size() == 2)
@@ -82,7 +82,7 @@ template <typename V> void describe(const FabricEnd& e, V&& v) {
 }
 
 template <typename V> void describe(const FabricRow& r, V&& v) {
-    v("status", fabric_status_name(r.status), Presence::required);
+    v("status", name_of(r.status), Presence::required);
     v("ends", r.ends, Presence::required);
     if (r.peer_host) v("peer_host", r.peer_host->name, Presence::required);
 }
@@ -95,7 +95,7 @@ void write_fabric_json(std::ostream& out, const FabricInput& in, const FabricVie
                    v("hosts", in.hosts, Presence::required);
                    v("summary", schema::members([&](auto& counts) {
                          for (std::size_t s = 0; s < fabric_status_count; ++s)
-                             counts(fabric_status_name(static_cast<FabricStatus>(s)), view.count[s],
+                             counts(name_of(static_cast<FabricStatus>(s)), view.count[s],
                                     Presence::required);
                      }),
                      Presence::required);

@@ -59,7 +59,7 @@ double milliseconds(std::chrono::nanoseconds d) {
 
 std::string event_text(const ConnectionEvent& e) {
     if (e.kind == EventKind::cm_event && e.cm_event) return name_of(*e.cm_event);
-    return std::string(event_name(e.kind));
+    return name_of(e.kind);
 }
 
 } // namespace
@@ -108,7 +108,7 @@ template <typename V> void describe(const EventLine& line, V&& v) {
     v("version", events_schema_version, Presence::required);
     v("source", event_source_name(line.source), Presence::required);
     v("time", e.time ? timestamp_text(*e.time) : line.batch_time, Presence::required);
-    v("event", event_name(e.kind), Presence::required);
+    v("event", name_of(e.kind), Presence::required);
     v("connection", e.connection, Presence::required);
     v("old_state", e.old_state, Presence::optional);
     v("cm_event", e.cm_event, Presence::optional);
@@ -156,9 +156,9 @@ void render_life(std::ostream& out, const std::vector<ConnectionEvent>& events, 
         char line[512];
         std::snprintf(line, sizeof(line), "%-24s %-7s %-16s %-11s %-9s %-22s %-22s %12s %11s %s\n",
                       timestamp_text(e.time ? *e.time : t).c_str(), pid.c_str(), comm.c_str(),
-                      dev.c_str(), std::string(name_of(c.transport)).c_str(),
-                      endpoint_text(c.local).c_str(), endpoint_text(c.peer).c_str(),
-                      ms(e.handshake).c_str(), ms(e.lifetime).c_str(), end.c_str());
+                      dev.c_str(), name_of(c.transport).c_str(), endpoint_text(c.local).c_str(),
+                      endpoint_text(c.peer).c_str(), ms(e.handshake).c_str(),
+                      ms(e.lifetime).c_str(), end.c_str());
         out << line;
     }
 }

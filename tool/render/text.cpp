@@ -45,7 +45,7 @@ std::string user_text(const Owner& o, bool numeric) {
 
 std::string container_text(const Owner& o) {
     if (!o.container) return "-";
-    return std::string(name_of(o.container->runtime)) + ":" + o.container->id.substr(0, 12);
+    return name_of(o.container->runtime) + ":" + o.container->id.substr(0, 12);
 }
 
 std::string pod_text(const Owner& o) {
@@ -163,9 +163,8 @@ void render_devices(std::ostream& out, const std::vector<Device>& devices,
     Table table({"Device", "Index", "Transport", "Driver", "Node-Type", "Port", "State",
                  "Phys-State", "Netdev"});
     for (const Device& d : devices) {
-        std::vector<std::string> common = {d.name, std::to_string(d.index),
-                                           std::string(name_of(d.transport)), or_dash(d.driver),
-                                           name_or_dash(d.node_type)};
+        std::vector<std::string> common = {d.name, std::to_string(d.index), name_of(d.transport),
+                                           or_dash(d.driver), name_or_dash(d.node_type)};
         if (d.ports.empty()) {
             common.insert(common.end(), {"-", "-", "-", "-"});
             table.add(std::move(common));
