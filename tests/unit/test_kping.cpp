@@ -33,8 +33,8 @@ TEST_CASE("kping dump: the two running runs, with consistent counters", "[kping]
     CHECK(s.id < c.id);
 
     CHECK(s.server);
-    CHECK(s.state == RDMASTAT_KPING_STATE_RUNNING);
-    CHECK(kping_mem_name(s.mem) == "frwr-local");
+    CHECK(s.state == KpingState::running);
+    CHECK(s.mem == KpingMem::frwr_local);
     CHECK(s.device == "siw0");
     CHECK(Endpoint{s.address, s.port}.to_string() == "10.9.0.1:7480");
     CHECK(s.size == 65535);
@@ -54,8 +54,8 @@ TEST_CASE("kping dump: the two running runs, with consistent counters", "[kping]
     CHECK_FALSE(s.error);
 
     CHECK_FALSE(c.server);
-    CHECK(c.state == RDMASTAT_KPING_STATE_RUNNING);
-    CHECK(kping_mem_name(c.mem) == "dma");
+    CHECK(c.state == KpingState::running);
+    CHECK(c.mem == KpingMem::dma);
     CHECK(c.device == "rxe0");
     REQUIRE(c.peer);
     CHECK(c.peer->to_string() == "10.9.0.2:7481");
@@ -120,8 +120,8 @@ TEST_CASE("kping arguments: start, stop and show, and what is refused", "[kping]
     CHECK(a.value().start.size == 4096u);
     CHECK(a.value().start.depth == 16u);
     CHECK(a.value().start.validate);
-    CHECK(a.value().start.mode == RDMASTAT_KPING_MODE_WRITE_BW);
-    CHECK(a.value().start.mem == RDMASTAT_KPING_MEM_FRWR_REMOTE);
+    CHECK(a.value().start.mode == KpingMode::write_bw);
+    CHECK(a.value().start.mem == KpingMem::frwr_remote);
     CHECK(a.value().wait);
 
     auto server = parse_kping_args({"start", "-s"});
@@ -164,10 +164,10 @@ TEST_CASE("kping arguments: start, stop and show, and what is refused", "[kping]
 
 TEST_CASE("kping names round-trip and unknown values print as numbers", "[kping]") {
     for (std::uint8_t m = 0; m <= RDMASTAT_KPING_MODE_MAX; ++m)
-        CHECK(kping_mode_from_name(kping_mode_name(m)) == m);
+        CHECK(enum_from_name<KpingMode>(name_of(KpingMode{m})) == KpingMode{m});
     for (std::uint8_t m = 0; m <= RDMASTAT_KPING_MEM_MAX; ++m)
-        CHECK(kping_mem_from_name(kping_mem_name(m)) == m);
-    CHECK(kping_mode_name(9) == "9");
-    CHECK(kping_state_name(RDMASTAT_KPING_STATE_FAILED) == "failed");
-    CHECK(kping_state_name(200) == "200");
+        CHECK(enum_from_name<KpingMem>(name_of(KpingMem{m})) == KpingMem{m});
+    CHECK(name_of(KpingMode{9}) == "9");
+    CHECK(name_of(KpingState::failed) == "failed");
+    CHECK(name_of(KpingState{200}) == "200");
 }

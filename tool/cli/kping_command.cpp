@@ -96,7 +96,7 @@ Result<KpingRun> wait_for_end(KpingSource& src, std::uint32_t id, double timeout
         if (!run && run.error_code() == ENOENT)
             return Failure{"kping: run " + std::to_string(id) + " was stopped meanwhile"};
         if (!run) return run.failure();
-        if (run.value().state >= RDMASTAT_KPING_STATE_DONE) return run;
+        if (run.value().state >= KpingState::done) return run;
         if (std::chrono::steady_clock::now() > deadline) {
             auto last = src.stop(id);
             if (!last) return last.failure();
@@ -129,11 +129,11 @@ Result<KpingArgs> parse_kping_args(const std::vector<std::string>& args) {
     auto ip = IpAddress::parse(p.address.empty() ? "0.0.0.0" : p.address);
     if (!ip) return Failure{"kping: start: '" + p.address + "' is not an IPv4 or IPv6 address"};
     a.start.address = *ip;
-    auto mode = kping_mode_from_name(p.mode);
+    auto mode = enum_from_name<KpingMode>(p.mode);
     if (!mode) return Failure{"kping: start: unknown --mode '" + p.mode + "'"};
-    auto mem = kping_mem_from_name(p.mem);
+    auto mem = enum_from_name<KpingMem>(p.mem);
     if (!mem) return Failure{"kping: start: unknown --mem '" + p.mem + "'"};
-    if (a.start.server && *mode != RDMASTAT_KPING_MODE_PING)
+    if (a.start.server && *mode != KpingMode::ping)
         return Failure{"kping: start: --mode is the client's (a server follows its client)"};
     a.start.mode = *mode;
     a.start.mem = *mem;
@@ -188,7 +188,7 @@ int run_kping(const std::vector<std::string>& args, const CommonOptions& inherit
         return 2;
     }
     w->kping_run(out, r.value());
-    return r.value().state == RDMASTAT_KPING_STATE_FAILED ? 2 : 0;
+    return r.value().state == KpingState::failed ? 2 : 0;
 }
 
 } // namespace rdmastat

@@ -35,9 +35,9 @@ KpingRun run_of(const Attrs& a) {
     r.depth = a.u32(RDMASTAT_KPING_A_DEPTH, "depth").value_or(0);
     r.timeout_ms = a.u32(RDMASTAT_KPING_A_TIMEOUT_MS, "timeout");
     r.validate = a.has(RDMASTAT_KPING_A_VALIDATE);
-    r.mode = a.u8(RDMASTAT_KPING_A_MODE, "mode").value_or(0);
-    r.mem = a.u8(RDMASTAT_KPING_A_MEM, "memory mode").value_or(0);
-    r.state = a.need(a.u8(RDMASTAT_KPING_A_STATE, "state"), "state");
+    r.mode = KpingMode{a.u8(RDMASTAT_KPING_A_MODE, "mode").value_or(0)};
+    r.mem = KpingMem{a.u8(RDMASTAT_KPING_A_MEM, "memory mode").value_or(0)};
+    r.state = KpingState{a.need(a.u8(RDMASTAT_KPING_A_STATE, "state"), "state")};
     r.error = a.u32(RDMASTAT_KPING_A_ERROR, "error");
     r.error_msg = a.str(RDMASTAT_KPING_A_ERROR_MSG, "error message").value_or("");
     r.peer = a.sockaddr(RDMASTAT_KPING_A_PEER, "peer");
@@ -175,8 +175,8 @@ Result<KpingRun> KpingSource::start(const KpingStart& s) {
         if (s.depth) mnl_attr_put_u32(nlh, RDMASTAT_KPING_A_DEPTH, *s.depth);
         if (s.timeout_ms) mnl_attr_put_u32(nlh, RDMASTAT_KPING_A_TIMEOUT_MS, *s.timeout_ms);
         if (s.validate) mnl_attr_put(nlh, RDMASTAT_KPING_A_VALIDATE, 0, nullptr);
-        mnl_attr_put_u8(nlh, RDMASTAT_KPING_A_MODE, s.mode);
-        mnl_attr_put_u8(nlh, RDMASTAT_KPING_A_MEM, s.mem);
+        mnl_attr_put_u8(nlh, RDMASTAT_KPING_A_MODE, static_cast<std::uint8_t>(s.mode));
+        mnl_attr_put_u8(nlh, RDMASTAT_KPING_A_MEM, static_cast<std::uint8_t>(s.mem));
     });
     if (!reply) return refused("kping start", reply.failure());
     return one(std::move(reply));

@@ -5,14 +5,56 @@
 /// dump reports (include/uapi/linux/rdmastat_kping.h is the reference).
 
 #include "model/address.h"
+#include "model/names.h"
 
 #include <cstdint>
+#include <linux/rdmastat_kping.h>
 #include <optional>
 #include <string>
 
 namespace rdmastat {
 
-/// A START request. Numeric fields use the UAPI's enum values.
+/// The UAPI's enums, numbered as it numbers them; a value a newer module adds
+/// is kept, and named by its number.
+enum class KpingMode : std::uint8_t {
+    ping = RDMASTAT_KPING_MODE_PING,
+    write_lat = RDMASTAT_KPING_MODE_WRITE_LAT,
+    write_bw = RDMASTAT_KPING_MODE_WRITE_BW,
+    read_lat = RDMASTAT_KPING_MODE_READ_LAT,
+};
+enum class KpingMem : std::uint8_t {
+    dma = RDMASTAT_KPING_MEM_DMA,
+    frwr_local = RDMASTAT_KPING_MEM_FRWR_LOCAL,
+    frwr_remote = RDMASTAT_KPING_MEM_FRWR_REMOTE,
+};
+enum class KpingState : std::uint8_t {
+    connecting = RDMASTAT_KPING_STATE_CONNECTING,
+    running = RDMASTAT_KPING_STATE_RUNNING,
+    done = RDMASTAT_KPING_STATE_DONE,
+    stopped = RDMASTAT_KPING_STATE_STOPPED,
+    failed = RDMASTAT_KPING_STATE_FAILED,
+};
+
+/// As the CLI, text and JSON spell them.
+template <> struct Names<KpingMode> {
+    static constexpr const char* noun = "mode";
+    static constexpr bool numbered = true;
+    static constexpr std::array<std::string_view, 4> names = {"ping", "write-lat", "write-bw",
+                                                              "read-lat"};
+};
+template <> struct Names<KpingMem> {
+    static constexpr const char* noun = "memory mode";
+    static constexpr bool numbered = true;
+    static constexpr std::array<std::string_view, 3> names = {"dma", "frwr-local", "frwr-remote"};
+};
+template <> struct Names<KpingState> {
+    static constexpr const char* noun = "state";
+    static constexpr bool numbered = true;
+    static constexpr std::array<std::string_view, 5> names = {"connecting", "running", "done",
+                                                              "stopped", "failed"};
+};
+
+/// A START request.
 struct KpingStart {
     bool server = false;
     IpAddress address;
@@ -20,8 +62,8 @@ struct KpingStart {
     std::optional<std::uint32_t> count, size, depth;
     std::optional<std::uint32_t> timeout_ms; ///< each step's deadline; unset: the kernel's default
     bool validate = false;
-    std::uint8_t mode = 0; ///< enum rdmastat_kping_mode
-    std::uint8_t mem = 0;  ///< enum rdmastat_kping_mem
+    KpingMode mode = KpingMode::ping;
+    KpingMem mem = KpingMem::dma;
 };
 
 /// One run of a dump (or the reply to START, STOP or GET).
@@ -33,7 +75,9 @@ struct KpingRun {
     std::uint32_t count = 0, size = 0, depth = 0;
     std::optional<std::uint32_t> timeout_ms; ///< absent from modules before the timeout
     bool validate = false;
-    std::uint8_t mode = 0, mem = 0, state = 0;
+    KpingMode mode = KpingMode::ping;
+    KpingMem mem = KpingMem::dma;
+    KpingState state = KpingState::connecting;
     std::optional<std::uint32_t> error; ///< positive errno
     std::string error_msg;
     std::optional<Endpoint> peer;
@@ -44,16 +88,5 @@ struct KpingRun {
     std::uint64_t reg_ops = 0, inv_ops = 0, remote_inv_ops = 0;
     std::optional<std::uint64_t> lat_min_ns, lat_max_ns, lat_sum_ns, elapsed_ns;
 };
-
-/// Names of the UAPI enums as the CLI, text and JSON spell them: "server" /
-/// "client"; "ping", "write-lat", "write-bw", "read-lat"; "dma", "frwr-local",
-/// "frwr-remote"; "connecting", "running", "done", "stopped", "failed".
-/// Unknown values print as their number.
-std::string kping_mode_name(std::uint8_t mode);
-std::string kping_mem_name(std::uint8_t mem);
-std::string kping_state_name(std::uint8_t state);
-/// The value of a mode or memory-mode name; nullopt for an unknown one.
-std::optional<std::uint8_t> kping_mode_from_name(const std::string& name);
-std::optional<std::uint8_t> kping_mem_from_name(const std::string& name);
 
 } // namespace rdmastat

@@ -41,9 +41,9 @@ template <typename V> void describe(const KpingRun& r, V&& v) {
     using schema::Presence;
     v("id", r.id, Presence::required);
     v("role", r.server ? "server" : "client", Presence::required);
-    v("mode", kping_mode_name(r.mode), Presence::required);
-    v("mem", kping_mem_name(r.mem), Presence::required);
-    v("state", kping_state_name(r.state), Presence::required);
+    v("mode", name_of(r.mode), Presence::required);
+    v("mem", name_of(r.mem), Presence::required);
+    v("state", name_of(r.state), Presence::required);
     v("address", where(r), Presence::required);
     v("count", r.count, Presence::required);
     v("size", r.size, Presence::required);
@@ -91,17 +91,17 @@ void write_kping_text(std::ostream& out, const std::vector<KpingRun>& runs) {
             out << "client -> " << (r.peer ? *r.peer : where(r)).to_string();
         }
         if (!r.device.empty()) out << " on " << r.device;
-        out << ", " << kping_mode_name(r.mode) << " mode, " << kping_mem_name(r.mem) << ", "
-            << kping_state_name(r.state) << '\n';
+        out << ", " << name_of(r.mode) << " mode, " << name_of(r.mem) << ", " << name_of(r.state)
+            << '\n';
         out << "  iters " << r.iters << "  count " << r.count << "  size " << r.size;
-        if (r.mode == 2) out << "  depth " << r.depth; // RDMASTAT_KPING_MODE_WRITE_BW
+        if (r.mode == KpingMode::write_bw) out << "  depth " << r.depth;
         out << "  validate " << (r.validate ? "yes" : "no");
         if (r.timeout_ms) out << "  timeout " << fixed(*r.timeout_ms / 1000.0, 1) << " s";
         out << "  seconds " << fixed(seconds(r), 3) << '\n';
         for (const OpCount& c : counters(r))
             out << "  " << c.name << ' ' << c.ops << " ops " << c.bytes << " bytes";
         out << '\n';
-        if (r.mem != 0)
+        if (r.mem != KpingMem::dma)
             out << "  reg_ops " << r.reg_ops << "  inv_ops " << r.inv_ops << "  remote_inv_ops "
                 << r.remote_inv_ops << '\n';
         if (r.lat_sum_ns && r.iters)
