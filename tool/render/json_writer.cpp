@@ -128,32 +128,12 @@ std::size_t utf8_length(std::string_view s, std::size_t i, std::size_t* bad) {
             out += static_cast<char>(ch);
             continue;
         }
-        out += '\\';
-        switch (ch) {
-        case '"':
-        case '\\':
-            out += static_cast<char>(ch);
-            break;
-        case '\b':
-            out += 'b';
-            break;
-        case '\f':
-            out += 'f';
-            break;
-        case '\n':
-            out += 'n';
-            break;
-        case '\r':
-            out += 'r';
-            break;
-        case '\t':
-            out += 't';
-            break;
-        default:
-            out += "u00";
-            out += hex[ch >> 4];
-            out += hex[ch & 15];
-        }
+        // The short escapes, and \u00XX for the other control bytes.
+        static constexpr std::string_view shorts = "\"\\\b\f\n\r\t", letters = "\"\\bfnrt";
+        if (const auto k = shorts.find(static_cast<char>(ch)); k != shorts.npos)
+            out += {'\\', letters[k]};
+        else
+            out += {'\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15]};
     }
     out += '"';
 }
