@@ -69,10 +69,12 @@ MetricFamily qps(const Snapshot& snap) {
         }
     } else {
         for (const Connection& c : snap.connections)
-            if (c.qp)
-                t.add({{"device", c.device},
-                       {"type", c.qp->type ? name_of(*c.qp->type) : ""},
-                       {"state", c.qp->state ? name_of(*c.qp->state) : ""}});
+            if (c.qp) {
+                Labels labels = schema::label_pairs(c, {"device"});
+                for (auto& l : schema::label_pairs(*c.qp, {"type", "state"}))
+                    labels.push_back(std::move(l));
+                t.add(std::move(labels));
+            }
     }
     return t.family("rdmastat_qps", "Queue pairs by device, type and state");
 }
@@ -88,22 +90,21 @@ MetricFamily port_checks(const Snapshot& snap) {
 
 void counter_families(const Snapshot& snap, std::vector<MetricFamily>& out) {
     Tally available, port, qp;
+    // Each series of a counter: its record's own labels, and the counter's name.
+    auto add_counters = [](Tally& t, Labels labels, const std::vector<Counter>& counters) {
+        labels.emplace_back("counter", "");
+        for (const Counter& c : counters) {
+            labels.back().second = c.name;
+            t.add(labels, static_cast<double>(c.value));
+        }
+    };
     for (const PortCounters& p : snap.port_counters) {
-        std::string index = std::to_string(p.port);
-        available.add(
-            {{"device", p.device}, {"port", index}, {"source", p.source ? name_of(*p.source) : ""}},
-            p.counters.empty() ? 0 : 1);
-        for (const Counter& c : p.counters)
-            port.add({{"device", p.device}, {"port", index}, {"counter", c.name}},
-                     static_cast<double>(c.value));
+        available.add(schema::label_pairs(p, {"device", "port", "source"}),
+                      p.counters.empty() ? 0 : 1);
+        add_counters(port, schema::label_pairs(p, {"device", "port"}), p.counters);
     }
     for (const QpCounters& q : snap.qp_counters)
-        for (const Counter& c : q.counters)
-            qp.add({{"device", q.device},
-                    {"port", std::to_string(q.port)},
-                    {"counter_id", std::to_string(q.counter_id)},
-                    {"counter", c.name}},
-                   static_cast<double>(c.value));
+        add_counters(qp, schema::label_pairs(q, {"device", "port", "counter_id"}), q.counters);
     out.push_back(available.family("rdmastat_port_counters_available",
                                    "1 when the port exposes hardware counters, 0 when none"));
     out.push_back(port.family("rdmastat_port_statistic_total",

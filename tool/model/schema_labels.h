@@ -16,6 +16,8 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace rdmastat::schema {
 
@@ -148,6 +150,26 @@ bool get_members(T& v, const std::string& prefix, const LabelMap& in, std::strin
 template <typename T> LabelMap to_labels(const T& v) {
     LabelMap out;
     labels_detail::put_members(v, "", out);
+    return out;
+}
+
+/// The members of v that keys name, in that order, as (name, value) label
+/// pairs: the value as to_labels writes it, "" when unknown (Prometheus's
+/// absent label). How a metric labels its series with a record's own names.
+template <typename T>
+std::vector<std::pair<std::string, std::string>>
+label_pairs(const T& v, std::initializer_list<std::string_view> keys) {
+    std::vector<std::pair<std::string, std::string>> out;
+    pick(v, keys, [&](std::string_view key, const auto& m, Presence) {
+        LabelMap one;
+        const std::string name(key);
+        if constexpr (is_optional<std::remove_cvref_t<decltype(m)>>) {
+            if (m) labels_detail::put(*m, name, one);
+        } else {
+            labels_detail::put(m, name, one);
+        }
+        out.emplace_back(name, one[name]);
+    });
     return out;
 }
 
