@@ -8,6 +8,7 @@
 #include "collect/prometheus_api.h"
 #include "model/schema_labels.h"
 #include "render/fabric.h"
+#include "render/output.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -35,7 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const FabricQuery& q : {FabricQuery{}, FabricQuery{true, std::uint16_t{7175}}}) {
         const FabricView view = join_fabric(in, q);
         render_fabric(out, view, FabricTextOptions{true, true});
-        write_fabric_json(out, in, view, false);
+        writer_for(Output{Format::json, false})->fabric(out, in, view, {});
     }
     return 0;
 }

@@ -4,10 +4,11 @@
 // Test support: captured fixtures, the referee (iproute2 `rdma -j`), golden files.
 
 #include "catch_compat.hpp"
-#include "fixtures_dir.h"
 #include "collect/netlink.h"
 #include "common/error.h"
+#include "fixtures_dir.h"
 #include "model/records.h"
+#include "render/output.h"
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -113,5 +114,10 @@ Run run(std::vector<std::string> args);
 /// Compares text with tests/golden/NAME; RDMASTAT_UPDATE_GOLDEN=1 rewrites the file.
 /// Returns the golden text (what the test then compares against).
 std::string golden(const std::string& name, const std::string& actual);
+
+/// The JSON Writer, as -j (and --pretty) choose it.
+inline std::unique_ptr<Writer> json_writer(bool pretty = false) {
+    return writer_for(Output{Format::json, pretty});
+}
 
 } // namespace rdmastat::test

@@ -5,6 +5,7 @@
 #include "catch_compat.hpp"
 #include "hand_built.h"
 #include "render/check.h"
+#include "render/output.h"
 #include "support.h"
 
 #include <array>
@@ -313,7 +314,7 @@ TEST_CASE("check output: every verdict in text and JSON", "[check]") {
         CHECK(counts[v] == r.count(static_cast<Verdict>(v)));
     std::ostringstream text, json;
     render_check(text, r, true);
-    write_check_json(json, s, r, true);
+    json_writer(true)->check(json, s, r, true);
     CHECK(text.str() == golden("check-verdicts.txt", text.str()));
     CHECK(json.str() == golden("check-verdicts.json", json.str()));
 

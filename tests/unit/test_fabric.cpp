@@ -12,6 +12,7 @@
 #include "model/names.h"
 #include "model/schema_labels.h"
 #include "render/fabric.h"
+#include "render/output.h"
 #include "support.h"
 
 #include <algorithm>
@@ -291,7 +292,7 @@ TEST_CASE("fabric: text and JSON say the same", "[fabric]") {
     CHECK_THAT(first, Catch::StartsWith("half_open") && Catch::Contains("server"));
 
     std::ostringstream js;
-    write_fabric_json(js, in, view, false);
+    json_writer()->fabric(js, in, view, {});
     auto j = nlohmann::json::parse(js.str());
     CHECK(j["source"] == "files");
     CHECK(j["hosts"].size() == 2);

@@ -4,12 +4,13 @@
 // server in frwr-local mode with an rping client on siw0, a kernel client in
 // dma mode with an rping server on rxe0), judged against iproute2's `rdma -j`
 // cm_id output captured just before; the CLI's parsing and the renderers.
+#include "catch_compat.hpp"
 #include "cli/commands.h"
 #include "collect/kping.h"
 #include "render/kping.h"
+#include "render/output.h"
 #include "support.h"
 
-#include "catch_compat.hpp"
 #include <linux/rdmastat_kping.h>
 #include <sstream>
 
@@ -96,7 +97,7 @@ TEST_CASE("kping runs render as golden text and JSON", "[kping][render]") {
     auto runs = fixture_runs();
     std::ostringstream text, js;
     write_kping_text(text, runs);
-    write_kping_json(js, runs, false);
+    json_writer()->kping_runs(js, runs);
     CHECK(text.str() == golden("kping-show.txt", text.str()));
     CHECK(js.str() == golden("kping-show.json", js.str()));
     json parsed = json::parse(js.str());

@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "hand_built.h"
 #include "render/lsof.h"
+#include "render/output.h"
 #include "support.h"
 
 #include <set>
@@ -426,7 +427,7 @@ TEST_CASE("lsof -j: a process's cgroup, container and pod, from its ids or its r
             r.owner.container = Container{ContainerRuntime::docker, std::string(64, 'd')};
         }
     std::ostringstream out;
-    write_lsof_json(out, s, select(s, {"-i", "-p", "20"}), false);
+    json_writer()->lsof(out, s, select(s, {"-i", "-p", "20"}), {});
     nlohmann::json j = nlohmann::json::parse(out.str());
     std::map<std::uint32_t, nlohmann::json> by_pid;
     for (const auto& p : j["processes"])

@@ -9,6 +9,7 @@
 #include "collect/snapshot_file.h"
 #include "collect/stats_parse.h"
 #include "render/monitor.h"
+#include "render/output.h"
 #include "render/prometheus.h"
 #include "support.h"
 
@@ -265,7 +266,7 @@ TEST_CASE("a -w round and -E lines (golden)", "[monitor][render]") {
     REQUIRE(events.size() == 3);
     std::ostringstream text, lines;
     render_events(text, events, t);
-    write_events_json(lines, events, t, EventSource::polling);
+    json_writer()->events(lines, events, t, EventSource::polling);
     CHECK(text.str() == golden("events.txt", text.str()));
     CHECK(lines.str() == golden("events.jsonl", lines.str()));
     // Polled events say so, in the versioned schema, and carry no tracepoint

@@ -2,14 +2,15 @@
 // rdmastat ping without a device: what a peer sends is parsed and checked
 // (wire.h), the payload matches rping's as captured in the lab, percentiles,
 // option checks and the result renderers (golden).
+#include "catch_compat.hpp"
 #include "cli/commands.h"
 #include "ping/stats.h"
 #include "ping/wire.h"
+#include "render/output.h"
 #include "render/ping.h"
 #include "support.h"
 
 #include <algorithm>
-#include "catch_compat.hpp"
 #include <cerrno>
 #include <random>
 #include <sstream>
@@ -265,7 +266,7 @@ TEST_CASE("ping results render as golden text and JSON", "[ping][render]") {
     std::ostringstream text, json;
     for (const PingResult* r : {&client, &bw, &server, &bw_server}) {
         write_ping_text(text, *r);
-        write_ping_json(json, *r, false);
+        json_writer()->ping_result(json, *r);
     }
     CHECK(text.str() == golden("ping.txt", text.str()));
     CHECK(json.str() == golden("ping.json", json.str()));

@@ -6,6 +6,7 @@
 #include "collect/snapshot_file.h"
 #include "model/names.h"
 #include "render/json.h"
+#include "render/output.h"
 #include "render/table.h"
 #include "render/text.h"
 #include "support.h"
@@ -223,7 +224,7 @@ TEST_CASE("JSON output stays valid when a name is not UTF-8", "[render]") {
     CHECK(owner["comm"] == "caf\xef\xbf\xbd"); // U+FFFD
     CHECK(owner["user"] == "\xef\xbf\xbd\xef\xbf\xbd");
     std::ostringstream summary;
-    write_summary_json(summary, s, summarize({&s.connections[0]}), true);
+    json_writer(true)->summary(summary, s, summarize({&s.connections[0]}));
     CHECK(nlohmann::json::parse(summary.str())["summary"]["by_process"][0]["owner"]["comm"] ==
           "caf\xef\xbf\xbd");
 }
@@ -306,7 +307,7 @@ TEST_CASE("summary counts other ids directly", "[render][summary]") {
     CHECK_THAT(text.str(),
                Catch::StartsWith("Connections: 5 (with peer 2, listening 2, other 2)\n"));
     std::ostringstream json;
-    write_summary_json(json, Snapshot{}, s, false);
+    json_writer()->summary(json, Snapshot{}, s);
     auto j = nlohmann::json::parse(json.str())["summary"];
     CHECK(j["other"] == 2);
     CHECK(j["listening"] == 2);

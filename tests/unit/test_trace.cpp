@@ -8,7 +8,9 @@
 #include "analysis/event_metrics.h"
 #include "catch_compat.hpp"
 #include "render/monitor.h"
+#include "render/output.h"
 #include "render/prometheus.h"
+#include "support.h"
 #include "trace/bpf/record.h"
 #include "trace/decode.h"
 
@@ -20,6 +22,7 @@
 #include <sstream>
 
 using namespace rdmastat;
+using rdmastat::test::json_writer;
 
 namespace {
 
@@ -168,7 +171,7 @@ TEST_CASE("the tracker times an active end's handshake and life, and decodes its
     render_events(up_text, {*up}, {});
     CHECK(up_text.str().find(" handshake_ms=30.000 connect_ms=18.000\n") != std::string::npos);
     std::ostringstream up_json;
-    write_events_json(up_json, {*up}, {}, EventSource::tracepoints);
+    json_writer()->events(up_json, {*up}, {}, EventSource::tracepoints);
     CHECK(nlohmann::json::parse(up_json.str())["connect_ms"] == 18.0);
     CHECK(t.live() == 1);
     auto closed = t.add(decode(record(RDMASTAT_TRACE_DESTROY, 150, 7, 40000, 7175)), offset);
@@ -192,7 +195,7 @@ TEST_CASE("the tracker times an active end's handshake and life, and decodes its
                         "10.9.0.2:7175 CONNECT cm_id=8 4242/rping status=28 "
                         "reason=CONSUMER_DEFINED\n");
     std::ostringstream json_line;
-    write_events_json(json_line, {*rej}, {}, EventSource::tracepoints);
+    json_writer()->events(json_line, {*rej}, {}, EventSource::tracepoints);
     auto j = nlohmann::json::parse(json_line.str());
     CHECK(j["version"] == 2);
     CHECK(j["source"] == "tracepoints");

@@ -15,13 +15,4 @@ namespace rdmastat {
 /// and Reason. With no checks, the line "no RDMA ports in use".
 void render_check(std::ostream& out, const CheckReport& report, bool header);
 
-/// {"version", "source", "checks": [{"verdict", "device", "transport", "driver",
-/// "address", "port", "port_space", "wire", "cm_ids", "owner", "host_socket",
-/// "reason"}], "summary": {"ok", "info", "unknown", "unreserved", "conflict"},
-/// "missing": [...]}. host_socket is null when host sockets were read and none is
-/// named, absent when they were not read; driver, port_space and wire absent when
-/// unknown or not applicable.
-void write_check_json(std::ostream& out, const Snapshot& snap, const CheckReport& report,
-                      bool pretty);
-
 } // namespace rdmastat

@@ -2,14 +2,10 @@
 #include "render/fabric.h"
 
 #include "model/names.h"
-#include "model/schema.h"
-#include "render/json_writer.h"
 #include "render/table.h"
 #include "render/text.h"
 
 namespace rdmastat {
-
-using schema::Presence;
 
 namespace {
 
@@ -42,10 +38,6 @@ void missing_cells(Table& t, const FabricRow& r, bool extended) {
         t.cell("-");
 }
 
-const char* origin_name(FabricOrigin o) {
-    return o == FabricOrigin::prometheus ? "prometheus" : "files";
-}
-
 } // namespace
 
 void render_fabric(std::ostream& out, const FabricView& view, const FabricTextOptions& opts) {
@@ -68,40 +60,6 @@ void render_fabric(std::ostream& out, const FabricView& view, const FabricTextOp
         t.end_row();
     }
     t.write(out, opts.header);
-}
-
-template <typename V> void describe(const FabricHost& h, V&& v) {
-    v("name", h.name, Presence::required);
-    v("connections", h.connections.size(), Presence::required);
-    v("addresses", h.addresses, Presence::required);
-}
-
-template <typename V> void describe(const FabricEnd& e, V&& v) {
-    v("host", e.host->name, Presence::required);
-    v("connection", *e.connection, Presence::required);
-}
-
-template <typename V> void describe(const FabricRow& r, V&& v) {
-    v("status", name_of(r.status), Presence::required);
-    v("ends", r.ends, Presence::required);
-    if (r.peer_host) v("peer_host", r.peer_host->name, Presence::required);
-}
-
-void write_fabric_json(std::ostream& out, const FabricInput& in, const FabricView& view,
-                       bool pretty) {
-    write_json(out, schema::members([&](auto& v) {
-                   v("version", Snapshot::schema_version, Presence::required);
-                   v("source", origin_name(in.origin), Presence::required);
-                   v("hosts", in.hosts, Presence::required);
-                   v("summary", schema::members([&](auto& counts) {
-                         for (std::size_t s = 0; s < fabric_status_count; ++s)
-                             counts(name_of(static_cast<FabricStatus>(s)), view.count[s],
-                                    Presence::required);
-                     }),
-                     Presence::required);
-                   v("connections", view.rows, Presence::required);
-               }),
-               pretty);
 }
 
 } // namespace rdmastat

@@ -22,11 +22,4 @@ struct FabricTextOptions {
 /// other cells; a half-open row names the host that holds that address.
 void render_fabric(std::ostream& out, const FabricView& view, const FabricTextOptions& opts);
 
-/// {"version":1,"source":"prometheus"|"files","hosts":[{"name","connections",
-/// "addresses"}],"summary":{STATUS: N, ...},"connections":[{"status",
-/// "ends":[{"host","connection":CONNECTION}],"peer_host"}]}, CONNECTION as the
-/// listing writes it; "peer_host" only in half-open rows.
-void write_fabric_json(std::ostream& out, const FabricInput& in, const FabricView& view,
-                       bool pretty);
-
 } // namespace rdmastat

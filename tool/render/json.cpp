@@ -4,11 +4,10 @@
 #include "model/names.h"
 #include "model/schema.h"
 #include "render/json_writer.h"
+#include "render/views.h"
 
 namespace rdmastat {
 namespace {
-
-using schema::Presence;
 
 // The arrays only some commands collect, each present only when collected.
 template <typename V> void describe_host_data(const Snapshot& snap, V& v) {
@@ -57,22 +56,6 @@ class JsonListing final : public ListingWriter {
 
 } // namespace
 
-template <typename V> void describe(const ProcessCount& p, V&& v) {
-    v("owner", p.owner, Presence::required);
-    v("count", p.count, Presence::required);
-}
-
-template <typename V> void describe(const Summary& s, V&& v) {
-    v("total", s.total, Presence::required);
-    v("with_peer", s.with_peer, Presence::required);
-    v("listening", s.listening, Presence::required);
-    v("other", s.other, Presence::required);
-    v("by_device", s.by_device, Presence::required);
-    v("by_transport", s.by_transport, Presence::required);
-    v("by_state", s.by_state, Presence::required);
-    v("by_process", s.by_process, Presence::required);
-}
-
 std::unique_ptr<ListingWriter> json_listing_writer(std::ostream& out, bool pretty) {
     return std::make_unique<JsonListing>(out, pretty);
 }
@@ -81,22 +64,6 @@ void write_snapshot_json(std::ostream& out, const Snapshot& snap,
                          const std::vector<const Connection*>& connections, bool pretty) {
     JsonListing w(out, pretty);
     write_listing(w, snap, connections);
-}
-
-void write_devices_json(std::ostream& out, const Snapshot& snap, bool pretty) {
-    write_json(out, schema::members([&](auto& v) {
-                   describe_header(snap, v);
-                   v("devices", snap.devices, Presence::required);
-               }),
-               pretty);
-}
-
-void write_summary_json(std::ostream& out, const Snapshot& snap, const Summary& s, bool pretty) {
-    write_json(out, schema::members([&](auto& v) {
-                   describe_header(snap, v);
-                   v("summary", s, Presence::required);
-               }),
-               pretty);
 }
 
 } // namespace rdmastat

@@ -27,9 +27,5 @@ void write_snapshot_json(std::ostream& out, const Snapshot& snap,
 /// header and devices of begin()'s snapshot, then each connection, then at
 /// finish() the host data of finish()'s.
 std::unique_ptr<ListingWriter> json_listing_writer(std::ostream& out, bool pretty);
-/// {"version":1,"source":...,"devices":[...]}
-void write_devices_json(std::ostream& out, const Snapshot& snap, bool pretty);
-/// {"version":1,"source":...,"summary":{...}}, key names as in the text summary.
-void write_summary_json(std::ostream& out, const Snapshot& snap, const Summary& s, bool pretty);
 
 } // namespace rdmastat

@@ -65,13 +65,6 @@ class JsonWriter {
     std::vector<Level> levels_;
 };
 
-/// {"version": 1, "source": NAME}: the members every document made from a
-/// snapshot starts with.
-template <typename V> void describe_header(const Snapshot& snap, V& v) {
-    v("version", Snapshot::schema_version, schema::Presence::required);
-    v("source", name_of(snap.source), schema::Presence::required);
-}
-
 /// doc written as one document and a newline: a described record, or any
 /// value model/schema.h's write() takes.
 template <typename T> void write_json(std::ostream& out, const T& doc, bool pretty) {

@@ -4,7 +4,6 @@
 #include "analysis/select.h"
 #include "common/format.h"
 #include "model/names.h"
-#include "render/json_writer.h"
 #include "render/table.h"
 #include "render/text.h"
 
@@ -12,8 +11,6 @@
 #include <sys/socket.h>
 
 namespace rdmastat {
-
-using schema::Presence;
 
 namespace {
 
@@ -101,53 +98,7 @@ std::string user_text(const LsofHolder& h, bool numeric) {
     return h.uid ? std::to_string(*h.uid) : "-";
 }
 
-// As an owner is written: {"pid", "comm", "uid", "user", "cgroup",
-// "container", "pod"} (each when known), {"kernel": NAME}, or {} for files
-// no known process holds.
-Owner owner_of(const LsofHolder& h) {
-    Owner o;
-    o.pid = h.pid;
-    o.comm = h.comm;
-    o.uid = h.uid;
-    o.user = h.user;
-    o.kernel = h.kernel;
-    o.cgroup = h.cgroup;
-    o.container = h.container;
-    o.pod = h.pod;
-    return o;
-}
-
 } // namespace
-
-template <typename V> void describe(const LsofFile& f, V&& v) {
-    v("fd", f.fd, Presence::optional);
-    v("type", lsof_type(f), Presence::required);
-    if (f.connection) {
-        v("device", f.connection->device, Presence::required);
-        v("name", lsof_name(f), Presence::required);
-        schema::pick(*f.connection,
-                     {"cm_id", "transport", "port_space", "state", "internal", "local", "peer",
-                      "mapped_local", "mapped_peer"},
-                     v);
-    } else if (f.resource) {
-        v("device", f.resource->device, Presence::required);
-        v("name", lsof_name(f), Presence::required);
-        schema::pick(*f.resource, {"number", "details"}, v);
-    } else if (f.open_file) {
-        v("name", f.open_file->target, Presence::required);
-    } else if (f.socket) {
-        v("name", lsof_name(f), Presence::required);
-        schema::pick(*f.socket,
-                     {"state", "local", "peer", "inode", "uid", "rdma_device", "rdma_cm_id"}, v);
-        if (f.carries) v("rdma_owner", f.carries->owner, Presence::required);
-    }
-}
-
-template <typename V> void describe(const LsofHolder& h, V&& v) {
-    const Owner owner = owner_of(h);
-    schema::describe(owner, v);
-    v("files", h.files, Presence::required);
-}
 
 std::string lsof_type(const LsofFile& f) {
     switch (f.kind) {
@@ -210,20 +161,6 @@ std::size_t render_lsof_pids(std::ostream& out, const LsofResult& r) {
     for (std::uint32_t pid : pids)
         out << pid << '\n';
     return pids.size();
-}
-
-void write_lsof_json(std::ostream& out, const Snapshot& snap, const LsofResult& r, bool pretty) {
-    std::vector<Owner> uninspected;
-    for (const Process* p : r.uninspected) {
-        Owner& o = uninspected.emplace_back();
-        o.pid = p->pid, o.comm = p->comm, o.uid = p->uid, o.user = p->user;
-    }
-    write_json(out, schema::members([&](auto& v) {
-                   describe_header(snap, v);
-                   v("processes", r.holders, Presence::required);
-                   v("uninspected", uninspected, Presence::required);
-               }),
-               pretty);
 }
 
 } // namespace rdmastat

@@ -39,9 +39,4 @@ void render_lsof(std::ostream& out, const LsofResult& r, const LsofTextOptions& 
 /// Returns how many it wrote.
 std::size_t render_lsof_pids(std::ostream& out, const LsofResult& r);
 
-/// {"version", "source", "processes": [{"pid", "comm", "uid", "user" | "kernel",
-/// "files": [...]}], "uninspected": [{"pid", "comm", "uid", "user"}]}, keys as
-/// rdmastat(8) documents them.
-void write_lsof_json(std::ostream& out, const Snapshot& snap, const LsofResult& r, bool pretty);
-
 } // namespace rdmastat

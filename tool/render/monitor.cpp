@@ -2,7 +2,6 @@
 #include "render/monitor.h"
 
 #include "model/names.h"
-#include "render/json_writer.h"
 #include "render/table.h"
 #include "render/text.h"
 
@@ -47,15 +46,7 @@ std::string timestamp_text(WallTime t) {
     return buf;
 }
 
-std::string_view event_source_name(EventSource source) {
-    return source == EventSource::tracepoints ? "tracepoints" : "polling";
-}
-
 namespace {
-
-double milliseconds(std::chrono::nanoseconds d) {
-    return std::chrono::duration<double, std::milli>(d).count();
-}
 
 std::string event_text(const ConnectionEvent& e) {
     if (e.kind == EventKind::cm_event && e.cm_event) return name_of(*e.cm_event);
@@ -93,42 +84,6 @@ void render_events(std::ostream& out, const std::vector<ConnectionEvent>& events
         if (e.ending) out << " ending=" << name_of(*e.ending);
         out << '\n';
     }
-}
-
-/// One line of -E's JSON: the event, when, and where events come from.
-struct EventLine {
-    const ConnectionEvent& event;
-    const std::string& batch_time;
-    EventSource source;
-};
-
-template <typename V> void describe(const EventLine& line, V&& v) {
-    using schema::Presence;
-    const ConnectionEvent& e = line.event;
-    v("version", events_schema_version, Presence::required);
-    v("source", event_source_name(line.source), Presence::required);
-    v("time", e.time ? timestamp_text(*e.time) : line.batch_time, Presence::required);
-    v("event", name_of(e.kind), Presence::required);
-    v("connection", e.connection, Presence::required);
-    v("old_state", e.old_state, Presence::optional);
-    v("cm_event", e.cm_event, Presence::optional);
-    v("status", e.status, Presence::optional);
-    v("reason", e.reason, Presence::optional);
-    auto ms = [](const std::optional<std::chrono::nanoseconds>& d) {
-        return d ? std::optional(milliseconds(*d)) : std::nullopt;
-    };
-    v("handshake_ms", ms(e.handshake), Presence::optional);
-    v("connect_ms", ms(e.connect), Presence::optional);
-    v("lifetime_ms", ms(e.lifetime), Presence::optional);
-    v("family", e.other_family, Presence::optional);
-    v("ending", e.ending, Presence::optional);
-}
-
-void write_events_json(std::ostream& out, const std::vector<ConnectionEvent>& events, WallTime t,
-                       EventSource source) {
-    const std::string batch_time = timestamp_text(t);
-    for (const ConnectionEvent& e : events)
-        write_json(out, EventLine{e, batch_time, source}, false);
 }
 
 void render_life_header(std::ostream& out) {

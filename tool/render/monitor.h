@@ -21,8 +21,16 @@ std::string timestamp_text(WallTime t);
 
 /// Where -E's events come from: the kernel's tracepoints, or polling NLDEV.
 enum class EventSource { tracepoints, polling };
-/// "tracepoints", "polling".
-std::string_view event_source_name(EventSource source);
+template <> struct Names<EventSource> {
+    static constexpr const char* noun = "event source";
+    static constexpr bool numbered = false;
+    static constexpr std::array<std::string_view, 2> names = {"tracepoints", "polling"};
+};
+
+/// d in milliseconds, as -E and life show handshakes and lifetimes.
+inline double milliseconds(std::chrono::nanoseconds d) {
+    return std::chrono::duration<double, std::milli>(d).count();
+}
 
 /// The version of -E's JSON lines (2 added "version", "source" and the
 /// tracepoint fields).
@@ -35,18 +43,11 @@ inline constexpr int events_schema_version = 2;
 /// the CM event's name (ESTABLISHED) for a cm_event. TIME is the event's own
 /// time when it has one, else t.
 void render_events(std::ostream& out, const std::vector<ConnectionEvent>& events, WallTime t);
-/// One JSON object per line: {"version","source","time","event","connection"}
-/// plus "old_state" for a change and, where set, "cm_event", "status",
-/// "reason", "handshake_ms", "connect_ms", "lifetime_ms", "family", "ending"; "connection" as in the
-/// snapshot schema.
-void write_events_json(std::ostream& out, const std::vector<ConnectionEvent>& events, WallTime t,
-                       EventSource source);
-
 /// `rdmastat life`: the header line, and one line per ended connection (closed
 /// events): TIME PID COMM DEVICE/PORT TRANSPORT LOCAL PEER HANDSHAKE_MS
 /// LIFETIME_MS END, where END is the ending with its reason
 /// ("rejected:CONSUMER_DEFINED") and an unknown figure is "-". JSON: the
-/// closed events' lines of write_events_json.
+/// closed events' JSON lines (render/views.h's EventLine).
 void render_life_header(std::ostream& out);
 void render_life(std::ostream& out, const std::vector<ConnectionEvent>& events, WallTime t);
 

@@ -3,8 +3,10 @@
 
 #include "render/check.h"
 #include "render/json.h"
+#include "render/json_writer.h"
 #include "render/kping.h"
 #include "render/ping.h"
+#include "render/views.h"
 
 namespace rdmastat {
 namespace {
@@ -56,52 +58,60 @@ class TextWriter final : public Writer {
     }
 };
 
-class JsonWriter final : public Writer {
+// Each command's document (render/views.h) through the one JSON writer.
+class JsonFormat final : public Writer {
   public:
-    explicit JsonWriter(bool pretty) : pretty_(pretty) {}
+    explicit JsonFormat(bool pretty) : pretty_(pretty) {}
     bool document() const override { return true; }
     std::unique_ptr<ListingWriter> listing(std::ostream& out, const TextOptions&) const override {
         return json_listing_writer(out, pretty_);
     }
     void summary(std::ostream& out, const Snapshot& snap, const Summary& s) const override {
-        write_summary_json(out, snap, s, pretty_);
+        write_json(out, summary_document(snap, s), pretty_);
     }
     void devices(std::ostream& out, const Snapshot& snap, const TextOptions&) const override {
-        write_devices_json(out, snap, pretty_);
+        write_json(out, devices_document(snap), pretty_);
     }
     void check(std::ostream& out, const Snapshot& snap, const CheckReport& report,
                bool) const override {
-        write_check_json(out, snap, report, pretty_);
+        write_json(out, check_document(snap, report), pretty_);
     }
     void lsof(std::ostream& out, const Snapshot& snap, const LsofResult& r,
               const LsofTextOptions&) const override {
-        write_lsof_json(out, snap, r, pretty_);
+        write_json(out, lsof_document(snap, r), pretty_);
     }
     void fabric(std::ostream& out, const FabricInput& in, const FabricView& view,
                 const FabricTextOptions&) const override {
-        write_fabric_json(out, in, view, pretty_);
+        write_json(out, fabric_document(in, view), pretty_);
     }
     void kping_runs(std::ostream& out, const std::vector<KpingRun>& runs) const override {
-        write_kping_json(out, runs, pretty_);
+        write_json(out, kping_document(runs), pretty_);
     }
     void kping_run(std::ostream& out, const KpingRun& run) const override {
-        write_kping_run_json(out, run, pretty_);
+        write_json(out, run, pretty_);
     }
     void ping_result(std::ostream& out, const ping::PingResult& r) const override {
-        write_ping_json(out, r, pretty_);
+        write_json(out, r, pretty_);
     }
     // Events are JSON lines, one object per line whatever --pretty says.
     void events(std::ostream& out, const std::vector<ConnectionEvent>& events, WallTime t,
                 EventSource source) const override {
-        write_events_json(out, events, t, source);
+        event_lines(out, events, t, source);
     }
     void life_start(std::ostream&, bool) const override {}
     void life(std::ostream& out, const std::vector<ConnectionEvent>& ended, WallTime t,
               EventSource source) const override {
-        write_events_json(out, ended, t, source);
+        event_lines(out, ended, t, source);
     }
 
   private:
+    static void event_lines(std::ostream& out, const std::vector<ConnectionEvent>& events,
+                            WallTime t, EventSource source) {
+        const std::string batch_time = timestamp_text(t);
+        for (const ConnectionEvent& e : events)
+            write_json(out, EventLine{e, batch_time, source}, false);
+    }
+
     bool pretty_;
 };
 
@@ -112,7 +122,7 @@ std::unique_ptr<Writer> writer_for(const Output& o) {
     case Format::text:
         return std::make_unique<TextWriter>();
     case Format::json:
-        return std::make_unique<JsonWriter>(o.pretty);
+        return std::make_unique<JsonFormat>(o.pretty);
     }
     return nullptr;
 }

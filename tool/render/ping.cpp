@@ -2,7 +2,6 @@
 #include "render/ping.h"
 
 #include "common/format.h"
-#include "render/json_writer.h"
 
 #include <cstdio>
 
@@ -58,56 +57,9 @@ void write_ping_text(std::ostream& out, const ping::PingResult& r) {
 
 namespace ping {
 
-template <typename V> void describe(const Endpoint& e, V&& v) {
-    v("address", e.address, schema::Presence::required);
-    v("port", e.port, schema::Presence::required);
-}
 
-template <typename V> void describe(const PingResult& r, V&& v) {
-    using schema::members;
-    using schema::Presence;
-    v("version", 1, Presence::required);
-    v("mode", mode_name(r.mode), Presence::required);
-    v("role", r.server ? "server" : "client", Presence::required);
-    if (!r.device.empty()) v("device", r.device, Presence::required);
-    if (!r.local.address.empty()) v("local", r.local, Presence::required);
-    if (!r.peer.address.empty()) v("peer", r.peer, Presence::required);
-    v("qp", r.qp, Presence::optional);
-    v("size", r.size, Presence::required);
-    if (!(r.server && r.mode == Mode::bw)) {
-        v("completed", r.completed, Presence::required);
-        v("bytes", r.bytes, Presence::required);
-    }
-    v("seconds", r.seconds, Presence::required);
-    if (r.depth) v("depth", r.depth, Presence::required);
-    if (!r.server && r.mode != Mode::bw) v("validated", r.validate, Presence::required);
-    if (r.latency)
-        v("latency_us", members([&](auto& lat) {
-              lat("min", r.latency->min, Presence::required);
-              lat("p50", r.latency->p50, Presence::required);
-              lat("p99", r.latency->p99, Presence::required);
-              lat("max", r.latency->max, Presence::required);
-              lat("mean", r.latency->mean, Presence::required);
-          }),
-          Presence::required);
-    if (r.mode == Mode::bw && !r.server) {
-        const Rates b = ping_rates(r);
-        v("bandwidth", members([&](auto& bw) {
-              bw("gbit_per_s", b.gbit_per_s, Presence::required);
-              bw("mib_per_s", b.mib_per_s, Presence::required);
-              bw("ops_per_s", b.ops_per_s, Presence::required);
-          }),
-          Presence::required);
-    }
-    v("interrupted", r.interrupted, Presence::required);
-    v("error", r.error, Presence::optional);
-}
 
 } // namespace ping
-
-void write_ping_json(std::ostream& out, const ping::PingResult& r, bool pretty) {
-    write_json(out, r, pretty);
-}
 
 std::string ping_progress_line(const ping::PingResult& r) {
     std::string s = "completed " + std::to_string(r.completed) + "  seconds " + fixed(r.seconds, 0);

@@ -15,9 +15,6 @@ namespace rdmastat {
 /// bandwidth when measured. An error or interruption is said in the first line.
 void write_ping_text(std::ostream& out, const ping::PingResult& r);
 
-/// One JSON object and a newline (schema in rdmastat(8)).
-void write_ping_json(std::ostream& out, const ping::PingResult& r, bool pretty);
-
 /// The progress line a client rewrites in place on a terminal (no newline).
 std::string ping_progress_line(const ping::PingResult& r);
 
