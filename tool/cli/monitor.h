@@ -3,7 +3,7 @@
 
 /// The monitoring commands: `-w` (watch), `-E` (events), `export` and `serve`.
 /// run_cli (cli/app.cpp) registers their options with the add_* functions and
-/// calls the run_* ones; each returns the exit code and prints its own errors.
+/// calls the run_* ones; each returns the exit code and says its errors (say.h).
 
 #include "analysis/metrics.h"
 #include "analysis/select.h"
