@@ -148,6 +148,9 @@ TEST_CASE("kping arguments: start, stop and show, and what is refused", "[kping]
         {{"start", "-c", "-a", "nowhere"}, "not an IPv4 or IPv6 address"},
         {{"start", "-c", "-a", "10.9.0.1", "--mode", "fast"}, "unknown --mode 'fast'"},
         {{"start", "-c", "-a", "10.9.0.1", "--mem", "user"}, "unknown --mem 'user'"},
+        // A number is how an unknown value is shown, not something to ask for.
+        {{"start", "-c", "-a", "10.9.0.1", "--mode", "4"}, "unknown --mode '4'"},
+        {{"start", "-c", "-a", "10.9.0.1", "--mem", "3"}, "unknown --mem '3'"},
         {{"start", "-s", "--mode", "write-bw"}, "a server follows its client"},
         {{"start", "-s", "-c"}, "excludes"},
         {{"start", "-s", "--timeout", "-1"}, "--timeout"},

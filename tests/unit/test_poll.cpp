@@ -288,6 +288,7 @@ struct Followed {
     std::vector<std::vector<std::uint64_t>> times;
     std::vector<ConnectionEvent> events;
     std::vector<std::string> notes;
+    std::optional<std::size_t> started_after_polls, started_after_seeds; // when started() ran
 };
 
 Followed run_follow(FakeFeed& feed, FakeSource& source, FakeClock& clock, double duration,
@@ -308,6 +309,10 @@ Followed run_follow(FakeFeed& feed, FakeSource& source, FakeClock& clock, double
     };
     h.note = [&](const std::string& line) { f.notes.push_back(line); };
     h.note_lost = note_lost;
+    h.started = [&] {
+        f.started_after_polls = feed.waited.size();
+        f.started_after_seeds = source.asked.size();
+    };
     follow(feed, source, clock, duration, h);
     return f;
 }
@@ -352,6 +357,9 @@ TEST_CASE("follow: records become events in order, timed and owned from the seed
     REQUIRE(source.asked.size() == 1);
     CHECK_FALSE(source.asked[0].host_sockets);
     CHECK(f.notes.empty());
+    // Signals become stop requests once the seed is read, before any poll.
+    CHECK(f.started_after_seeds == 1u);
+    CHECK(f.started_after_polls == 0u);
 }
 
 TEST_CASE("follow: admit filters, and a stop still empties the queue", "[poll]") {

@@ -70,7 +70,6 @@ void trace_events(Tracer& tracer, const CommonOptions& common, double duration,
                   const std::function<bool(std::vector<ConnectionEvent>&)>& emit, std::ostream& err,
                   const char* context, bool own_signals = true, RunStats* stats = nullptr) {
     if (!tracer.missing().empty()) say(err, context, "this kernel hides ", tracer.missing());
-    if (own_signals) stop_on_signals();
     TracerFeed feed(tracer);
     SystemRunClock clock;
     FollowHandlers h;
@@ -84,6 +83,7 @@ void trace_events(Tracer& tracer, const CommonOptions& common, double duration,
     };
     h.note = [&](const std::string& line) { say(err, context, line); };
     h.note_lost = own_signals;
+    if (own_signals) h.started = stop_on_signals;
     follow(feed, *options_source(common), clock, duration, h);
 }
 

@@ -129,9 +129,9 @@ Result<KpingArgs> parse_kping_args(const std::vector<std::string>& args) {
     auto ip = IpAddress::parse(p.address.empty() ? "0.0.0.0" : p.address);
     if (!ip) return Failure{"kping: start: '" + p.address + "' is not an IPv4 or IPv6 address"};
     a.start.address = *ip;
-    auto mode = enum_from_name<KpingMode>(p.mode);
+    auto mode = enum_from_name<KpingMode>(p.mode, false);
     if (!mode) return Failure{"kping: start: unknown --mode '" + p.mode + "'"};
-    auto mem = enum_from_name<KpingMem>(p.mem);
+    auto mem = enum_from_name<KpingMem>(p.mem, false);
     if (!mem) return Failure{"kping: start: unknown --mem '" + p.mem + "'"};
     if (a.start.server && *mode != KpingMode::ping)
         return Failure{"kping: start: --mode is the client's (a server follows its client)"};

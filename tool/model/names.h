@@ -58,19 +58,20 @@ template <named_enum E> std::string name_of(E v) {
     return name.empty() ? std::to_string(names_detail::number(v)) : std::string(name);
 }
 
-/// The value name names, exactly as name_of writes it; nullopt for anything
-/// else.
-template <named_enum E> std::optional<E> enum_from_name(std::string_view name) {
+/// The value name names, exactly as name_of writes it (with numbers false,
+/// names only: what a user may ask for); nullopt for anything else.
+template <named_enum E>
+std::optional<E> enum_from_name(std::string_view name, bool numbers = Names<E>::numbered) {
     using N = Names<E>;
     for (std::size_t i = 0; i < N::names.size(); ++i)
         if (!N::names[i].empty() && N::names[i] == name) return static_cast<E>(i);
     if constexpr (requires { N::sparse; })
         for (const auto& [value, n] : N::sparse)
             if (n == name) return static_cast<E>(value);
-    if constexpr (N::numbered) {
+    if (numbers) {
         using U = std::underlying_type_t<E>;
         const auto v = names_detail::decimal(name);
-        if (v && *v <= std::numeric_limits<U>::max() &&
+        if (v && *v <= static_cast<std::uint64_t>(std::numeric_limits<U>::max()) &&
             names_detail::find(static_cast<E>(*v)).empty())
             return static_cast<E>(*v);
     }

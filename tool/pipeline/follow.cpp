@@ -19,6 +19,7 @@ void follow(TraceFeed& feed, Source& source, RunClock& clock, double duration,
     CgroupCache cgroups;
     CmTracker tracker([&cgroups](Owner& o) { cgroups.fill(o); });
     tracker.seed(seed.snapshot);
+    if (h.started) h.started();
 
     const auto start = clock.now();
     auto past = [&] {

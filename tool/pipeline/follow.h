@@ -50,6 +50,10 @@ struct FollowHandlers {
     /// events lost since the last such line.
     std::function<void(const std::string&)> note;
     bool note_lost = true;
+    /// Called once the seed is read, before the first poll: where a command
+    /// starts taking SIGINT as a request to stop (a signal during the seed
+    /// still ends it at once).
+    std::function<void()> started;
 };
 
 /// Seeds from source (its connections required: Error when they fail), then
