@@ -30,12 +30,8 @@ enum class Verdict {
 /// How many Verdicts there are: conflict must stay the last.
 inline constexpr std::size_t verdict_count = static_cast<std::size_t>(Verdict::conflict) + 1;
 
-template <> struct Names<Verdict> {
-    static constexpr const char* noun = "verdict";
-    static constexpr bool numbered = false;
-    static constexpr std::array<std::string_view, verdict_count> names = {"OK", "INFO", "UNKNOWN",
-                                                                          "UNRESERVED", "CONFLICT"};
-};
+RDMASTAT_NAMES(Verdict, "verdict", false, "OK", "INFO", "UNKNOWN", "UNRESERVED", "CONFLICT");
+static_assert(Names<Verdict>::names.size() == verdict_count);
 
 /// The verdict on one (device, port space, local address, port) that cm_ids use.
 struct PortCheck {

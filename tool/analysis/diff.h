@@ -34,13 +34,8 @@ enum class EventKind {
     no_listener,
 };
 
-template <> struct Names<EventKind> {
-    static constexpr const char* noun = "event";
-    static constexpr bool numbered = false;
-    static constexpr std::array<std::string_view, 10> names = {
-        "appeared",    "changed",        "closed",          "cm_event", "qp_created",
-        "reject_sent", "connect_failed", "disconnect_sent", "rtu_sent", "no_listener"};
-};
+RDMASTAT_NAMES(EventKind, "event", false, "appeared", "changed", "closed", "cm_event", "qp_created",
+               "reject_sent", "connect_failed", "disconnect_sent", "rtu_sent", "no_listener");
 
 struct ConnectionEvent {
     EventKind kind = EventKind::appeared;

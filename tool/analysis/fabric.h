@@ -63,11 +63,8 @@ struct FabricView {
 /// their first end's host and local address. in must outlive the view.
 FabricView join_fabric(const FabricInput& in, const FabricQuery& query = {});
 
-template <> struct Names<FabricStatus> {
-    static constexpr const char* noun = "fabric status";
-    static constexpr bool numbered = false;
-    static constexpr std::array<std::string_view, fabric_status_count> names = {
-        "half_open", "disagree", "unobserved", "connecting", "established", "listening"};
-};
+RDMASTAT_NAMES(FabricStatus, "fabric status", false, "half_open", "disagree", "unobserved",
+               "connecting", "established", "listening");
+static_assert(Names<FabricStatus>::names.size() == fabric_status_count);
 
 } // namespace rdmastat

@@ -36,23 +36,9 @@ enum class KpingState : std::uint8_t {
 };
 
 /// As the CLI, text and JSON spell them.
-template <> struct Names<KpingMode> {
-    static constexpr const char* noun = "mode";
-    static constexpr bool numbered = true;
-    static constexpr std::array<std::string_view, 4> names = {"ping", "write-lat", "write-bw",
-                                                              "read-lat"};
-};
-template <> struct Names<KpingMem> {
-    static constexpr const char* noun = "memory mode";
-    static constexpr bool numbered = true;
-    static constexpr std::array<std::string_view, 3> names = {"dma", "frwr-local", "frwr-remote"};
-};
-template <> struct Names<KpingState> {
-    static constexpr const char* noun = "state";
-    static constexpr bool numbered = true;
-    static constexpr std::array<std::string_view, 5> names = {"connecting", "running", "done",
-                                                              "stopped", "failed"};
-};
+RDMASTAT_NAMES(KpingMode, "mode", true, "ping", "write-lat", "write-bw", "read-lat");
+RDMASTAT_NAMES(KpingMem, "memory mode", true, "dma", "frwr-local", "frwr-remote");
+RDMASTAT_NAMES(KpingState, "state", true, "connecting", "running", "done", "stopped", "failed");
 
 /// A START request.
 struct KpingStart {

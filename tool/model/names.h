@@ -78,38 +78,28 @@ std::optional<E> enum_from_name(std::string_view name, bool numbers = Names<E>::
     return std::nullopt;
 }
 
+/// Names<E> for a table without sparse values: RDMASTAT_NAMES(E, noun,
+/// numbered, names...).
+#define RDMASTAT_NAMES(E, NOUN, NUMBERED, ...)                                                     \
+    template <> struct Names<E> {                                                                  \
+        static constexpr const char* noun = NOUN;                                                  \
+        static constexpr bool numbered = NUMBERED;                                                 \
+        static constexpr auto names = std::to_array<std::string_view>({__VA_ARGS__});              \
+    }
+
 // The kernel's names (and iproute2's, which uses them), unless said otherwise.
-template <> struct Names<CmState> {
-    static constexpr const char* noun = "CM state";
-    static constexpr bool numbered = true;
-    static constexpr std::array<std::string_view, 11> names = {
-        "IDLE",       "ADDR_QUERY", "ADDR_RESOLVED", "ROUTE_QUERY",    "ROUTE_RESOLVED", "CONNECT",
-        "DISCONNECT", "ADDR_BOUND", "LISTEN",        "DEVICE_REMOVAL", "DESTROYING"};
-};
+RDMASTAT_NAMES(CmState, "CM state", true, "IDLE", "ADDR_QUERY", "ADDR_RESOLVED", "ROUTE_QUERY",
+               "ROUTE_RESOLVED", "CONNECT", "DISCONNECT", "ADDR_BOUND", "LISTEN", "DEVICE_REMOVAL",
+               "DESTROYING");
 /// As librdmacm's rdma_event_str() names them, without "RDMA_CM_EVENT_".
-template <> struct Names<CmEventType> {
-    static constexpr const char* noun = "CM event";
-    static constexpr bool numbered = true;
-    static constexpr std::array<std::string_view, 20> names = {
-        "ADDR_RESOLVED",     "ADDR_ERROR",       "ROUTE_RESOLVED", "ROUTE_ERROR",
-        "CONNECT_REQUEST",   "CONNECT_RESPONSE", "CONNECT_ERROR",  "UNREACHABLE",
-        "REJECTED",          "ESTABLISHED",      "DISCONNECTED",   "DEVICE_REMOVAL",
-        "MULTICAST_JOIN",    "MULTICAST_ERROR",  "ADDR_CHANGE",    "TIMEWAIT_EXIT",
-        "ADDRINFO_RESOLVED", "ADDRINFO_ERROR",   "USER",           "INTERNAL"};
-};
-template <> struct Names<Ending> {
-    static constexpr const char* noun = "ending";
-    static constexpr bool numbered = false;
-    static constexpr std::array<std::string_view, 7> names = {
-        "disconnected", "rejected",       "reject_sent", "unreachable",
-        "error",        "device_removed", "closed"};
-};
-template <> struct Names<QpState> {
-    static constexpr const char* noun = "QP state";
-    static constexpr bool numbered = true;
-    static constexpr std::array<std::string_view, 7> names = {"RESET", "INIT", "RTR", "RTS",
-                                                              "SQD",   "SQE",  "ERR"};
-};
+RDMASTAT_NAMES(CmEventType, "CM event", true, "ADDR_RESOLVED", "ADDR_ERROR", "ROUTE_RESOLVED",
+               "ROUTE_ERROR", "CONNECT_REQUEST", "CONNECT_RESPONSE", "CONNECT_ERROR", "UNREACHABLE",
+               "REJECTED", "ESTABLISHED", "DISCONNECTED", "DEVICE_REMOVAL", "MULTICAST_JOIN",
+               "MULTICAST_ERROR", "ADDR_CHANGE", "TIMEWAIT_EXIT", "ADDRINFO_RESOLVED",
+               "ADDRINFO_ERROR", "USER", "INTERNAL");
+RDMASTAT_NAMES(Ending, "ending", false, "disconnected", "rejected", "reject_sent", "unreachable",
+               "error", "device_removed", "closed");
+RDMASTAT_NAMES(QpState, "QP state", true, "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR");
 /// Value 7 is unused by the kernel; 0xff is IB_QPT_DRIVER.
 template <> struct Names<QpType> {
     static constexpr const char* noun = "QP type";
@@ -128,83 +118,30 @@ template <> struct Names<PortSpace> {
     static constexpr std::array<std::pair<std::uint64_t, std::string_view>, 4> sparse = {
         {{0x0002, "ipoib"}, {0x0106, "tcp"}, {0x0111, "udp"}, {0x013f, "ib"}}};
 };
-template <> struct Names<SnapshotSource> {
-    static constexpr const char* noun = "source";
-    static constexpr bool numbered = false;
-    static constexpr std::array<std::string_view, 3> names = {"nldev", "module", "file"};
-};
-template <> struct Names<CounterSource> {
-    static constexpr const char* noun = "counter source";
-    static constexpr bool numbered = false;
-    static constexpr std::array<std::string_view, 2> names = {"nldev", "sysfs"};
-};
+RDMASTAT_NAMES(SnapshotSource, "source", false, "nldev", "module", "file");
+RDMASTAT_NAMES(CounterSource, "counter source", false, "nldev", "sysfs");
 /// As JSON, snapshots and capture files name them (lsof's TYPE is the upper-case form).
-template <> struct Names<ResourceKind> {
-    static constexpr const char* noun = "resource kind";
-    static constexpr bool numbered = false;
-    static constexpr std::array<std::string_view, resource_kind_count> names = {"qp", "cq",  "mr",
-                                                                                "pd", "ctx", "srq"};
-};
+RDMASTAT_NAMES(ResourceKind, "resource kind", false, "qp", "cq", "mr", "pd", "ctx", "srq");
+static_assert(Names<ResourceKind>::names.size() == resource_kind_count);
 /// As ss names them (iproute2's misc/ss.c): "SYN-RECV" also for NEW_SYN_RECV
 /// request sockets, "UNCONN" for CLOSE.
-template <> struct Names<TcpState> {
-    static constexpr const char* noun = "TCP state";
-    static constexpr bool numbered = true;
-    static constexpr std::array<std::string_view, 14> names = {
-        "",           "ESTAB",     "SYN-SENT", "SYN-RECV",      "FIN-WAIT-1",
-        "FIN-WAIT-2", "TIME-WAIT", "UNCONN",   "CLOSE-WAIT",    "LAST-ACK",
-        "LISTEN",     "CLOSING",   "SYN-RECV", "BOUND-INACTIVE"};
-};
-template <> struct Names<PortState> {
-    static constexpr const char* noun = "port state";
-    static constexpr bool numbered = true;
-    static constexpr std::array<std::string_view, 6> names = {"NOP",   "DOWN",   "INIT",
-                                                              "ARMED", "ACTIVE", "ACTIVE_DEFER"};
-};
-template <> struct Names<PortPhysState> {
-    static constexpr const char* noun = "physical port state";
-    static constexpr bool numbered = true;
-    static constexpr std::array<std::string_view, 8> names = {"",
-                                                              "SLEEP",
-                                                              "POLLING",
-                                                              "DISABLED",
-                                                              "PORT_CONFIGURATION_TRAINING",
-                                                              "LINK_UP",
-                                                              "LINK_ERROR_RECOVERY",
-                                                              "PHY_TEST"};
-};
+RDMASTAT_NAMES(TcpState, "TCP state", true, "", "ESTAB", "SYN-SENT", "SYN-RECV", "FIN-WAIT-1",
+               "FIN-WAIT-2", "TIME-WAIT", "UNCONN", "CLOSE-WAIT", "LAST-ACK", "LISTEN", "CLOSING",
+               "SYN-RECV", "BOUND-INACTIVE");
+RDMASTAT_NAMES(PortState, "port state", true, "NOP", "DOWN", "INIT", "ARMED", "ACTIVE",
+               "ACTIVE_DEFER");
+RDMASTAT_NAMES(PortPhysState, "physical port state", true, "", "SLEEP", "POLLING", "DISABLED",
+               "PORT_CONFIGURATION_TRAINING", "LINK_UP", "LINK_ERROR_RECOVERY", "PHY_TEST");
 /// "unspecified" also for 0.
-template <> struct Names<NodeType> {
-    static constexpr const char* noun = "node type";
-    static constexpr bool numbered = true;
-    static constexpr std::array<std::string_view, 8> names = {
-        "unspecified", "ca", "switch", "router", "rnic", "usnic", "usnic_udp", "unspecified"};
-};
+RDMASTAT_NAMES(NodeType, "node type", true, "unspecified", "ca", "switch", "router", "rnic",
+               "usnic", "usnic_udp", "unspecified");
 /// The JSON and filter names; transport_from_name() also reads aliases.
-template <> struct Names<Transport> {
-    static constexpr const char* noun = "transport";
-    static constexpr bool numbered = false;
-    static constexpr std::array<std::string_view, 5> names = {"unknown", "infiniband", "roce",
-                                                              "iwarp", "usnic"};
-};
-template <> struct Names<QpUnjoined> {
-    static constexpr const char* noun = "reason";
-    static constexpr bool numbered = false;
-    static constexpr std::array<std::string_view, 2> names = {"gone", "other_owner"};
-};
-template <> struct Names<ContainerRuntime> {
-    static constexpr const char* noun = "container runtime";
-    static constexpr bool numbered = false;
-    static constexpr std::array<std::string_view, 4> names = {"docker", "containerd", "crio",
-                                                              "podman"};
-};
+RDMASTAT_NAMES(Transport, "transport", false, "unknown", "infiniband", "roce", "iwarp", "usnic");
+RDMASTAT_NAMES(QpUnjoined, "reason", false, "gone", "other_owner");
+RDMASTAT_NAMES(ContainerRuntime, "container runtime", false, "docker", "containerd", "crio",
+               "podman");
 /// As kubelet's cgroups name them.
-template <> struct Names<PodQos> {
-    static constexpr const char* noun = "pod QoS class";
-    static constexpr bool numbered = false;
-    static constexpr std::array<std::string_view, 3> names = {"guaranteed", "burstable",
-                                                              "besteffort"};
-};
+RDMASTAT_NAMES(PodQos, "pod QoS class", false, "guaranteed", "burstable", "besteffort");
 
 /// enum ib_cm_rej_reason: "NO_QP" (1) ... "VENDOR_OPTION_NOT_SUPPORTED" (35),
 /// the kernel's names without "IB_CM_REJ_"; decimal text for other numbers.

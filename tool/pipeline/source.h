@@ -25,11 +25,7 @@ enum class SourceChoice {
 };
 
 /// "auto", "nldev", "module".
-template <> struct Names<SourceChoice> {
-    static constexpr const char* noun = "source";
-    static constexpr bool numbered = false;
-    static constexpr std::array<std::string_view, 3> names = {"auto", "nldev", "module"};
-};
+RDMASTAT_NAMES(SourceChoice, "source", false, "auto", "nldev", "module");
 
 /// What a command needs beyond devices and cm_ids.
 struct Needs {
@@ -47,12 +43,8 @@ struct Needs {
 enum class Part { connections, resources, host_sockets, processes, counters };
 
 /// The names of analysis/metrics.h's scrape error series.
-template <> struct Names<Part> {
-    static constexpr const char* noun = "part";
-    static constexpr bool numbered = false;
-    static constexpr std::array<std::string_view, 5> names = {
-        "connections", "resources", "host_sockets", "processes", "counters"};
-};
+RDMASTAT_NAMES(Part, "part", false, "connections", "resources", "host_sockets", "processes",
+               "counters");
 
 struct PartError {
     Part part;

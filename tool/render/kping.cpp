@@ -2,6 +2,7 @@
 #include "render/kping.h"
 
 #include "common/format.h"
+#include "render/views.h"
 
 #include <cstdio>
 #include <cstring>
@@ -34,10 +35,11 @@ void write_kping_text(std::ostream& out, const std::vector<KpingRun>& runs) {
         if (r.mem != KpingMem::dma)
             out << "  reg_ops " << r.reg_ops << "  inv_ops " << r.inv_ops << "  remote_inv_ops "
                 << r.remote_inv_ops << '\n';
-        if (r.lat_sum_ns && r.iters)
-            out << "  latency_us  min " << fixed(kping_us(r.lat_min_ns.value_or(0)), 1) << "  mean "
-                << fixed(kping_us(*r.lat_sum_ns / r.iters), 1) << "  max "
-                << fixed(kping_us(r.lat_max_ns.value_or(0)), 1) << '\n';
+        if (r.lat_sum_ns && r.iters) {
+            out << "  latency_us";
+            write_figures(out, kping_latency(r), 1);
+            out << '\n';
+        }
         if (r.error)
             out << "  error: " << r.error_msg << ": " << std::strerror(static_cast<int>(*r.error))
                 << '\n';

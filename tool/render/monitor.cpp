@@ -4,6 +4,7 @@
 #include "model/names.h"
 #include "render/table.h"
 #include "render/text.h"
+#include "render/views.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -65,23 +66,16 @@ void render_events(std::ostream& out, const std::vector<ConnectionEvent>& events
             << endpoint_text(c.local) << ' ' << endpoint_text(c.peer) << ' ';
         if (e.old_state) out << name_of(*e.old_state) << "->";
         out << name_of(c.state) << " cm_id=" << c.cm_id << ' ' << printable(owner_text(c.owner));
-        if (e.status) out << " status=" << *e.status;
-        if (e.reason) out << " reason=" << *e.reason;
-        char buf[64];
-        if (e.handshake) {
-            std::snprintf(buf, sizeof(buf), " handshake_ms=%.3f", milliseconds(*e.handshake));
-            out << buf;
-        }
-        if (e.connect) {
-            std::snprintf(buf, sizeof(buf), " connect_ms=%.3f", milliseconds(*e.connect));
-            out << buf;
-        }
-        if (e.lifetime) {
-            std::snprintf(buf, sizeof(buf), " lifetime_ms=%.3f", milliseconds(*e.lifetime));
-            out << buf;
-        }
-        if (e.other_family) out << " family=" << *e.other_family;
-        if (e.ending) out << " ending=" << name_of(*e.ending);
+        describe_event_facts(e, [&](std::string_view key, const auto& fact, Presence) {
+            if (!fact) return;
+            out << ' ' << key << '=';
+            if constexpr (std::is_floating_point_v<std::remove_cvref_t<decltype(*fact)>>)
+                out << fixed(*fact, 3);
+            else if constexpr (std::is_enum_v<std::remove_cvref_t<decltype(*fact)>>)
+                out << name_of(*fact);
+            else
+                out << *fact;
+        });
         out << '\n';
     }
 }

@@ -21,11 +21,7 @@ std::string timestamp_text(WallTime t);
 
 /// Where -E's events come from: the kernel's tracepoints, or polling NLDEV.
 enum class EventSource { tracepoints, polling };
-template <> struct Names<EventSource> {
-    static constexpr const char* noun = "event source";
-    static constexpr bool numbered = false;
-    static constexpr std::array<std::string_view, 2> names = {"tracepoints", "polling"};
-};
+RDMASTAT_NAMES(EventSource, "event source", false, "tracepoints", "polling");
 
 /// d in milliseconds, as -E and life show handshakes and lifetimes.
 inline double milliseconds(std::chrono::nanoseconds d) {

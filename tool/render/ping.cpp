@@ -2,6 +2,7 @@
 #include "render/ping.h"
 
 #include "common/format.h"
+#include "render/views.h"
 
 #include <cstdio>
 
@@ -43,10 +44,9 @@ void write_ping_text(std::ostream& out, const ping::PingResult& r) {
     if (!counted) out << "  (the client counts the writes)";
     out << '\n';
     if (r.latency) {
-        const auto& l = *r.latency;
-        out << "latency_us  min " << fixed(l.min, 1) << "  p50 " << fixed(l.p50, 1) << "  p99 "
-            << fixed(l.p99, 1) << "  max " << fixed(l.max, 1) << "  mean " << fixed(l.mean, 1)
-            << '\n';
+        out << "latency_us";
+        write_figures(out, *r.latency, 1);
+        out << '\n';
     }
     if (r.mode == Mode::bw && !r.server) {
         Rates b = ping_rates(r);

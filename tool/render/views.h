@@ -15,6 +15,7 @@
 #include "analysis/fabric.h"
 #include "analysis/lsof.h"
 #include "analysis/summary.h"
+#include "common/format.h"
 #include "common/text.h"
 #include "model/kping.h"
 #include "model/schema.h"
@@ -31,11 +32,7 @@
 
 namespace rdmastat {
 
-template <> struct Names<FabricOrigin> {
-    static constexpr const char* noun = "fabric source";
-    static constexpr bool numbered = false;
-    static constexpr std::array<std::string_view, 2> names = {"prometheus", "files"};
-};
+RDMASTAT_NAMES(FabricOrigin, "fabric source", false, "prometheus", "files");
 
 using schema::Presence;
 
@@ -150,6 +147,16 @@ template <typename V> void describe(const Summary& s, V&& v) {
     v("by_process", s.by_process, Presence::required);
 }
 
+/// A run's latency in microseconds, {"min", "mean", "max"}: JSON's latency_us
+/// and the text's line (only for a run with iterations and a latency sum).
+inline auto kping_latency(const KpingRun& r) {
+    return schema::members([&r](auto& v) {
+        v("min", kping_us(r.lat_min_ns.value_or(0)), Presence::required);
+        v("mean", kping_us(*r.lat_sum_ns / r.iters), Presence::required);
+        v("max", kping_us(r.lat_max_ns.value_or(0)), Presence::required);
+    });
+}
+
 template <typename V> void describe(const KpingRun& r, V&& v) {
     v("id", r.id, Presence::required);
     v("role", r.server ? "server" : "client", Presence::required);
@@ -174,13 +181,7 @@ template <typename V> void describe(const KpingRun& r, V&& v) {
     v("reg_ops", r.reg_ops, Presence::required);
     v("inv_ops", r.inv_ops, Presence::required);
     v("remote_inv_ops", r.remote_inv_ops, Presence::required);
-    if (r.lat_sum_ns && r.iters)
-        v("latency_us", schema::members([&](auto& lat) {
-              lat("min", kping_us(r.lat_min_ns.value_or(0)), Presence::required);
-              lat("mean", kping_us(*r.lat_sum_ns / r.iters), Presence::required);
-              lat("max", kping_us(r.lat_max_ns.value_or(0)), Presence::required);
-          }),
-          Presence::required);
+    if (r.lat_sum_ns && r.iters) v("latency_us", kping_latency(r), Presence::required);
     v("seconds", kping_seconds(r), Presence::required);
     if (r.error)
         v("error", schema::members([&](auto& err) {
@@ -191,6 +192,15 @@ template <typename V> void describe(const KpingRun& r, V&& v) {
 }
 
 namespace ping {
+
+/// JSON's latency_us and the text's line.
+template <typename V> void describe(const LatencySummary& l, V&& v) {
+    v("min", l.min, Presence::required);
+    v("p50", l.p50, Presence::required);
+    v("p99", l.p99, Presence::required);
+    v("max", l.max, Presence::required);
+    v("mean", l.mean, Presence::required);
+}
 
 template <typename V> void describe(const Endpoint& e, V&& v) {
     v("address", e.address, schema::Presence::required);
@@ -213,15 +223,7 @@ template <typename V> void describe(const PingResult& r, V&& v) {
     v("seconds", r.seconds, Presence::required);
     if (r.depth) v("depth", r.depth, Presence::required);
     if (!r.server && r.mode != Mode::bw) v("validated", r.validate, Presence::required);
-    if (r.latency)
-        v("latency_us", schema::members([&](auto& lat) {
-              lat("min", r.latency->min, Presence::required);
-              lat("p50", r.latency->p50, Presence::required);
-              lat("p99", r.latency->p99, Presence::required);
-              lat("max", r.latency->max, Presence::required);
-              lat("mean", r.latency->mean, Presence::required);
-          }),
-          Presence::required);
+    if (r.latency) v("latency_us", *r.latency, Presence::required);
     if (r.mode == Mode::bw && !r.server) {
         const Rates b = ping_rates(r);
         v("bandwidth", schema::members([&](auto& bw) {
@@ -236,6 +238,30 @@ template <typename V> void describe(const PingResult& r, V&& v) {
 }
 
 } // namespace ping
+
+/// What the tracepoints tell of an event beyond its connection, each member
+/// optional: JSON's members and the "key=value" tail of -E's text line.
+template <typename V> void describe_event_facts(const ConnectionEvent& e, V&& v) {
+    v("status", e.status, Presence::optional);
+    v("reason", e.reason, Presence::optional);
+    auto ms = [](const std::optional<std::chrono::nanoseconds>& d) {
+        return d ? std::optional(milliseconds(*d)) : std::nullopt;
+    };
+    v("handshake_ms", ms(e.handshake), Presence::optional);
+    v("connect_ms", ms(e.connect), Presence::optional);
+    v("lifetime_ms", ms(e.lifetime), Presence::optional);
+    v("family", e.other_family, Presence::optional);
+    v("ending", e.ending, Presence::optional);
+}
+
+/// "  KEY VALUE" for each member of r (doubles), to decimals places: a text
+/// line of figures under their JSON names.
+template <typename R> void write_figures(std::ostream& out, const R& r, int decimals) {
+    using schema::describe; // and, by ADL, the one beside r's type
+    describe(r, [&](std::string_view key, double value, Presence) {
+        out << "  " << key << ' ' << fixed(value, decimals);
+    });
+}
 
 /// One line of -E's JSON: the event, when, and where events come from.
 struct EventLine {
@@ -253,16 +279,7 @@ template <typename V> void describe(const EventLine& line, V&& v) {
     v("connection", e.connection, Presence::required);
     v("old_state", e.old_state, Presence::optional);
     v("cm_event", e.cm_event, Presence::optional);
-    v("status", e.status, Presence::optional);
-    v("reason", e.reason, Presence::optional);
-    auto ms = [](const std::optional<std::chrono::nanoseconds>& d) {
-        return d ? std::optional(milliseconds(*d)) : std::nullopt;
-    };
-    v("handshake_ms", ms(e.handshake), Presence::optional);
-    v("connect_ms", ms(e.connect), Presence::optional);
-    v("lifetime_ms", ms(e.lifetime), Presence::optional);
-    v("family", e.other_family, Presence::optional);
-    v("ending", e.ending, Presence::optional);
+    describe_event_facts(e, v);
 }
 
 /// `devices`: {"version", "source", "devices"}.
