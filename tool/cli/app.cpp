@@ -274,8 +274,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     try {
         return dispatch(args, out, err);
     } catch (const Error& e) {
-        say(err, "", e.what());
-        return 2;
+        return say_failed(err, "", e.what());
     }
 }
 

@@ -74,10 +74,8 @@ template <typename Args, typename Parse, typename Help>
 std::optional<int> start_command(const std::string& name, const std::vector<std::string>& words,
                                  const CommonOptions& inherited, Parse parse, Help help,
                                  std::ostream& out, std::ostream& err, Args& parsed) {
-    if (inherited.input || inherited.source) {
-        say(err, name, "--input and --source do not apply to ", name);
-        return 2;
-    }
+    if (inherited.input || inherited.source)
+        return say_failed(err, name, "--input and --source do not apply to ", name);
     auto r = parse(words);
     if (!r) return say_usage(err, name, r.error());
     parsed = r.take();
@@ -87,10 +85,8 @@ std::optional<int> start_command(const std::string& name, const std::vector<std:
     }
     parsed.common.json = parsed.common.json || inherited.json;
     parsed.common.pretty = parsed.common.pretty || inherited.pretty;
-    if (auto output = output_of(parsed.common); !output) {
-        say(err, name, output.error());
-        return 2;
-    }
+    if (auto output = output_of(parsed.common); !output)
+        return say_failed(err, name, output.error());
     return std::nullopt;
 }
 

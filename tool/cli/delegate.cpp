@@ -58,10 +58,8 @@ std::string helper_path() {
 
 int run_helper(std::ostream& out, std::ostream& err) {
     std::vector<std::string> words = own_words();
-    if (words.empty()) {
-        say(err, "/proc/self/cmdline", "cannot read this command line");
-        return 2;
-    }
+    if (words.empty())
+        return say_failed(err, "/proc/self/cmdline", "cannot read this command line");
     const std::string path = helper_path();
     std::vector<char*> argv;
     for (std::string& w : words)
@@ -69,8 +67,8 @@ int run_helper(std::ostream& out, std::ostream& err) {
     argv.push_back(nullptr);
     out.flush();
     execv(path.c_str(), argv.data());
-    say(err, path, std::strerror(errno), " (rdmastat-full runs ping, serve, -E and life)");
-    return 2;
+    return say_failed(err, path, std::strerror(errno),
+                      " (rdmastat-full runs ping, serve, -E and life)");
 }
 
 } // namespace

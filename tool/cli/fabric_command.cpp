@@ -47,10 +47,7 @@ int run_fabric(const FabricOptions& o, std::ostream& out, std::ostream& err) {
     FabricRequest request{o.prometheus, o.files,
                           std::chrono::milliseconds(static_cast<long>(o.timeout * 1000))};
     auto in = load_fabric(request);
-    if (!in) {
-        say(err, "fabric", in.error());
-        return 2;
-    }
+    if (!in) return say_failed(err, "fabric", in.error());
     for (const std::string& w : in.value().warnings)
         say(err, "warning: fabric", w);
     const FabricView view = join_fabric(in.value(), FabricQuery{o.all, o.port});

@@ -153,29 +153,17 @@ int run_kping(const std::vector<std::string>& args, const CommonOptions& inherit
         return *done;
     const auto w = writer_for(output_of(a.common).take());
     auto src = open_source();
-    if (!src) {
-        say(err, "", src.error());
-        return 2;
-    }
+    if (!src) return say_failed(err, "", src.error());
     if (a.command == "show" && a.id) {
         auto r = src.value().get(*a.id);
-        if (!r && r.error_code() == ENOENT) {
-            say(err, "kping", "no run ", *a.id);
-            return 2;
-        }
-        if (!r) {
-            say(err, "", r.error());
-            return 2;
-        }
+        if (!r && r.error_code() == ENOENT) return say_failed(err, "kping", "no run ", *a.id);
+        if (!r) return say_failed(err, "", r.error());
         w->kping_runs(out, {r.value()});
         return 0;
     }
     if (a.command == "show") {
         auto runs = src.value().collect();
-        if (!runs) {
-            say(err, "kping", runs.error());
-            return 2;
-        }
+        if (!runs) return say_failed(err, "kping", runs.error());
         w->kping_runs(out, runs.value());
         return 0;
     }
@@ -183,10 +171,7 @@ int run_kping(const std::vector<std::string>& args, const CommonOptions& inherit
         a.command == "stop" ? src.value().stop(a.id.value_or(0)) : src.value().start(a.start);
     if (r && a.command == "start" && a.wait)
         r = wait_for_end(src.value(), r.value().id, a.wait_timeout_s);
-    if (!r) {
-        say(err, "", r.error());
-        return 2;
-    }
+    if (!r) return say_failed(err, "", r.error());
     w->kping_run(out, r.value());
     return r.value().state == KpingState::failed ? 2 : 0;
 }

@@ -11,12 +11,10 @@ int main(int argc, char** argv) {
         int rc = rdmastat::run_cli({argv + 1, argv + argc}, std::cout, std::cerr);
         std::cout.flush();
         if (!std::cout) {
-            rdmastat::say(std::cerr, "standard output", "write error");
-            return 2;
+            return rdmastat::say_failed(std::cerr, "standard output", "write error");
         }
         return rc;
     } catch (const std::exception& e) {
-        rdmastat::say(std::cerr, "", e.what());
-        return 2;
+        return rdmastat::say_failed(std::cerr, "", e.what());
     }
 }

@@ -145,10 +145,7 @@ int run_ping(const std::vector<std::string>& args, const CommonOptions& inherite
     }
     hooks.finished = report;
     auto failed = ping::run_server(a.ping, cancel, hooks);
-    if (!failed) {
-        say(err, "ping", failed.error());
-        return 2;
-    }
+    if (!failed) return say_failed(err, "ping", failed.error());
     return failed.value() && !a.ping.persistent ? 2 : 0;
 }
 

@@ -13,8 +13,7 @@ void say_line(std::ostream& err, std::string_view context, const std::string& me
 int say_usage(std::ostream& err, std::string_view command, std::string_view message) {
     std::string help =
         command.empty() ? "rdmastat --help" : "rdmastat " + std::string(command) + " --help";
-    say(err, "", message, "\nTry '", help, "' for more information.");
-    return 2;
+    return say_failed(err, "", message, "\nTry '", help, "' for more information.");
 }
 
 } // namespace rdmastat

@@ -24,6 +24,13 @@ void say(std::ostream& err, std::string_view context, const Parts&... parts) {
     say_line(err, context, message.str());
 }
 
+/// say(), then 2: the exit status of an error.
+template <typename... Parts>
+int say_failed(std::ostream& err, std::string_view context, const Parts&... parts) {
+    say(err, context, parts...);
+    return 2;
+}
+
 /// A usage error of command (empty: the top level): the message, then "Try
 /// 'rdmastat[ COMMAND] --help' for more information.". Returns 2, the exit
 /// status of a usage error.

@@ -23,10 +23,7 @@ constexpr unsigned spare_fds = 64;
 } // namespace
 
 int run_serve(const ServeOptions& o, std::ostream& out, std::ostream& err) {
-    auto fail = [&](const std::string& message) {
-        say(err, "serve", message);
-        return 2;
-    };
+    auto fail = [&](const std::string& message) { return say_failed(err, "serve", message); };
     if (o.listen.empty() && !o.systemd_socket)
         return fail("where to listen: give --listen ADDR:PORT or --systemd-socket");
     WebConfig config;
