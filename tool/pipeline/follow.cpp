@@ -49,6 +49,8 @@ void follow(TraceFeed& feed, Source& source, RunClock& clock, double duration,
     };
     bool more = true, last = false;
     while (more && !last) {
+        // A stop (signal, duration) still writes what the kernel queued
+        // before it: the last round takes what is there without waiting.
         last = clock.stop_requested() || past();
         offset = clock.wall().time_since_epoch() -
                  std::chrono::duration_cast<std::chrono::system_clock::duration>(
@@ -59,6 +61,7 @@ void follow(TraceFeed& feed, Source& source, RunClock& clock, double duration,
         batch.clear();
         batch_ns.clear();
         if (!h.note_lost || !h.note) continue;
+        // The last round's count is exact: nothing is lost unsaid.
         if (TraceLost lost = last ? feed.lost() : feed.lost_recently(); lost.total() > lost_noted) {
             h.note(std::to_string(lost.total() - lost_noted) + " events lost (" +
                    std::to_string(lost.total()) + " in all: " + std::to_string(lost.full) +
