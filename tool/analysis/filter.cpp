@@ -17,7 +17,7 @@
 namespace rdmastat {
 namespace {
 
-/// "IDLE, ADDR_QUERY, ...": every state cm_state_name knows.
+/// "IDLE, ADDR_QUERY, ...": every state Names<CmState> names.
 std::string state_list() {
     std::string out;
     for (std::string_view name : Names<CmState>::names)

@@ -6,7 +6,6 @@
 /// Bytes of strings that are not valid UTF-8 are written as U+FFFD.
 /// collect/snapshot_file reads back what write_snapshot_json writes (`--input FILE`).
 
-#include "analysis/summary.h"
 #include "model/model.h"
 #include "render/listing.h"
 

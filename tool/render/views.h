@@ -58,7 +58,7 @@ template <typename V> void describe(const HeldSocket& h, V&& v) {
 }
 
 template <typename V> void describe(const PortCheck& c, V&& v) {
-    v("verdict", name_of(c.verdict), Presence::required);
+    v("verdict", c.verdict, Presence::required);
     v("device", c.device, Presence::required);
     v("transport", c.transport, Presence::required);
     v("driver", c.driver, Presence::optional);
