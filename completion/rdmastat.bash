@@ -58,9 +58,9 @@ declare -gA _rdmastat_valued=(
 )
 
 _rdmastat_filter_words="state src dst sport dport dev pid comm user netns transport
-	and or not ( )"
+	via qpn rqpn and or not ( )"
 _rdmastat_states="IDLE ADDR_QUERY ADDR_RESOLVED ROUTE_QUERY ROUTE_RESOLVED CONNECT
-	DISCONNECT ADDR_BOUND LISTEN DEVICE_REMOVAL DESTROYING"
+	DISCONNECT ADDR_BOUND LISTEN DEVICE_REMOVAL DESTROYING RESET INIT RTR RTS SQD SQE ERR"
 
 _rdmastat_has() { # WORD LIST...: is WORD one of LIST?
 	local w=$1 x
@@ -123,6 +123,7 @@ _rdmastat() {
 		case $prev in
 		state) COMPREPLY=($(compgen -W "$_rdmastat_states" -- "${cur^^}")) ;;
 		transport) COMPREPLY=($(compgen -W "infiniband ib roce iwarp iw usnic unknown" -- "$cur")) ;;
+		via) COMPREPLY=($(compgen -W "cm verbs" -- "$cur")) ;;
 		*) COMPREPLY+=($(compgen -W "$_rdmastat_filter_words" -- "$cur")) ;;
 		esac
 	fi

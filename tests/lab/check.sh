@@ -26,6 +26,7 @@ status=0
 	--bin "$(dirname "$capture")/rdmastat-oob" --bin "$(dirname "$capture")/rdmastat-reject" \
 	--bin /usr/bin/prometheus \
 	--ko "$module" --ko "$kping" --ko "$ulp" "$here/scenarios/crosscheck.sh" "$here/scenarios/smoke.sh" \
+	"$here/scenarios/verbs.sh" \
 	"$here/scenarios/capture.sh" "$here/scenarios/portshare.sh" \
 	"$here/scenarios/module.sh" "$here/scenarios/safety.sh" "$here/scenarios/netns.sh" \
 	"$here/scenarios/containers.sh" \

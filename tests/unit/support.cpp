@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -131,10 +132,13 @@ std::vector<RefereeCmId> referee_cm_ids(const nlohmann::json& rdma) {
     return out;
 }
 
-std::vector<std::string> compare_with_referee(const std::vector<Connection>& ours,
+std::vector<std::string> compare_with_referee(const std::vector<Connection>& all,
                                               const nlohmann::json& rdma_cm_id,
                                               const nlohmann::json& rdma_qp) {
     std::vector<std::string> diffs;
+    std::vector<Connection> ours; // the cm ids: rdma's cm_id listing is their referee
+    std::copy_if(all.begin(), all.end(), std::back_inserter(ours),
+                 [](const Connection& c) { return c.via == Via::cm; });
     auto refs = referee_cm_ids(rdma_cm_id);
     if (refs.size() != ours.size())
         diffs.push_back("rdma lists " + std::to_string(refs.size()) + " cm_ids, rdmastat " +
@@ -161,7 +165,7 @@ std::vector<std::string> compare_with_referee(const std::vector<Connection>& our
         auto ep_port = [](const std::optional<Endpoint>& e) {
             return e ? std::to_string(e->port) : "";
         };
-        check("state", r.state, name_of(c->state));
+        check("state", r.state, state_name(*c));
         check("port", std::to_string(r.port), c->port ? std::to_string(*c->port) : "0");
         std::string ps = r.ps;
         for (auto& ch : ps)
@@ -197,8 +201,71 @@ std::vector<std::string> compare_with_referee(const std::vector<Connection>& our
                             " not in rdma's qp listing");
     }
     for (const auto& o : ours)
-        if (!seen.count({o.device, o.cm_id}))
-            diffs.push_back(o.device + "/" + std::to_string(o.cm_id) + ": not listed by rdma");
+        if (!seen.count({o.device, o.cm_id.value_or(0)}))
+            diffs.push_back(o.device + "/" + std::to_string(o.cm_id.value_or(0)) +
+                            ": not listed by rdma");
+    return diffs;
+}
+
+std::vector<std::string>
+compare_verbs_with_referee(const std::vector<Connection>& ours, const nlohmann::json& rdma_qp,
+                           const nlohmann::json& rdma_cm_id,
+                           const std::set<std::pair<std::string, std::uint32_t>>& unstable) {
+    using Key = std::pair<std::string, std::uint32_t>;
+    std::set<Key> of_ids;
+    for (const auto& r : referee_cm_ids(rdma_cm_id))
+        if (r.lqpn) of_ids.insert({r.ifname, *r.lqpn});
+    std::map<Key, const nlohmann::json*> expected;
+    for (const auto& q : rdma_qp) {
+        const std::string type = q.at("type"), state = q.at("state");
+        Key key{q.at("ifname"), q.at("lqpn")};
+        if (of_ids.count(key) || unstable.count(key)) continue;
+        if (type != "RC" && type != "UC" && type != "UD" && type != "XRC_INI" && type != "XRC_TGT")
+            continue;
+        if (state == "RESET" || state == "INIT") continue;
+        expected[key] = &q;
+    }
+    std::vector<std::string> diffs;
+    std::set<Key> seen;
+    for (const Connection& c : ours) {
+        if (c.via != Via::verbs) continue;
+        if (!c.qp) {
+            diffs.push_back(c.device + ": a verbs connection without a QP");
+            continue;
+        }
+        Key key{c.device, c.qp->number};
+        if (unstable.count(key)) continue;
+        const std::string id = c.device + " qp " + std::to_string(c.qp->number);
+        if (!seen.insert(key).second) diffs.push_back(id + ": listed twice");
+        auto it = expected.find(key);
+        if (it == expected.end()) {
+            diffs.push_back(id + ": not a connected QP without cm id in rdma's listing");
+            continue;
+        }
+        const nlohmann::json& q = *it->second;
+        auto check = [&](const char* what, const std::string& theirs, const std::string& mine) {
+            if (theirs != mine)
+                diffs.push_back(id + " " + what + ": rdma '" + theirs + "', rdmastat '" + mine +
+                                "'");
+        };
+        const std::uint32_t rqpn = q.value("rqpn", 0u);
+        check("rqpn", rqpn ? std::to_string(rqpn) : "",
+              c.qp->remote_number ? std::to_string(*c.qp->remote_number) : "");
+        check("type", q.at("type"), c.qp->type ? name_of(*c.qp->type) : "");
+        check("state", q.at("state"), state_name(c));
+        check("port", std::to_string(q.value("port", 0u)), std::to_string(c.port.value_or(0)));
+        auto task = c.owner.tid ? c.owner.tid : c.owner.pid;
+        check("pid", q.contains("pid") ? std::to_string(q.at("pid").get<std::uint32_t>()) : "",
+              task ? std::to_string(*task) : "");
+        if (q.contains("pid"))
+            check("comm", q.value("comm", ""), c.owner.comm.value_or(""));
+        else
+            check("kernel owner", q.value("comm", ""), c.owner.kernel.value_or(""));
+    }
+    for (const auto& [key, q] : expected)
+        if (!seen.count(key))
+            diffs.push_back(key.first + " qp " + std::to_string(key.second) +
+                            ": missing from rdmastat's verbs connections");
     return diffs;
 }
 

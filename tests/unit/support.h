@@ -11,7 +11,9 @@
 #include "render/output.h"
 
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace rdmastat::test {
@@ -59,6 +61,18 @@ struct RefereeCmId {
     std::optional<std::uint32_t> pid, lqpn;
 };
 std::vector<RefereeCmId> referee_cm_ids(const nlohmann::json& rdma);
+
+/// Differences between our verbs connections and the referee's QP listing
+/// (`rdma -j res show qp`), as readable lines: every RC, UC, UD or XRC QP in
+/// RTR..ERR that no cm id of rdma_cm_id names must be exactly one verbs
+/// connection with its device, number, peer's number (rqpn), type, state and
+/// owner (pid or kernel name, comm), and no other verbs connection may exist.
+/// QPs whose device and number are in unstable (changed while the views were
+/// taken) are left out on both sides.
+std::vector<std::string>
+compare_verbs_with_referee(const std::vector<Connection>& ours, const nlohmann::json& rdma_qp,
+                           const nlohmann::json& rdma_cm_id,
+                           const std::set<std::pair<std::string, std::uint32_t>>& unstable = {});
 
 /// Differences between our connections and the referee's cm_ids, as readable
 /// lines; empty when both describe exactly the same ids.

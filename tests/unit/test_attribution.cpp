@@ -91,7 +91,7 @@ TEST_CASE("attribution rules on hand-built snapshots", "[attribution]") {
                      iw("siw0", 5, "LISTEN", ep("0.0.0.0", 9000), ep("0.0.0.0", 0), 13)};
     auto who = [&](const HostSocket& h) {
         const Connection* c = attributed_cm_id(s, h);
-        return c ? std::to_string(c->cm_id) : std::string("-");
+        return c ? std::to_string(c->cm_id.value_or(0)) : std::string("-");
     };
     SECTION("an equal address beats a wildcard") {
         CHECK(who(sock("LISTEN", ep("10.0.0.1", 4567), ep("0.0.0.0", 0))) == "2");

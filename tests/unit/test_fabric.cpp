@@ -159,7 +159,7 @@ TEST_CASE("fabric: a connection's labels read back as the connection", "[fabric]
     for (const Connection& c : s.connections) {
         schema::LabelMap labels = schema::to_labels(c);
         CHECK(labels.at("device") == c.device);
-        CHECK(labels.at("state") == name_of(c.state));
+        CHECK(labels.at("state") == name_of(*c.state));
         CHECK(labels.at("local_address") == c.local->address.to_string());
         CHECK(labels.at("local_port") == std::to_string(c.local->port));
         CHECK(labels.count("qp_number") == (c.qp ? 1u : 0u));

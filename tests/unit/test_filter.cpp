@@ -145,7 +145,7 @@ TEST_CASE("state primary", "[filter]") {
     REQUIRE(names.size() == 11);
     for (std::size_t i = 0; i < names.size(); ++i) {
         c.state = static_cast<CmState>(i);
-        CHECK(name_of(c.state) == names[i]);
+        CHECK(name_of(*c.state) == names[i]);
         CHECK(parse_ok({"state", std::string(names[i])}).matches(c));
     }
 }
@@ -446,4 +446,28 @@ TEST_CASE("container, pod and cgroup primaries: what the owner's cgroup names", 
     yes(client(), {"cgroup /kubepods.slice/kubepods-burstable.slice"});
     // Kernel-owned ids have no cgroup.
     no(v6(), {"cgroup /", "container docker", "pod burstable"});
+}
+
+TEST_CASE("via, qpn, rqpn and QP states select verbs connections", "[filter]") {
+    Connection v;
+    v.device = "rxe0";
+    v.via = Via::verbs;
+    v.qp = Qp{17, QpType::rc, QpState::rts, 18};
+    Connection cm = v6();
+    cm.qp = Qp{5, QpType::rc, QpState::rts, 6};
+    yes(v, {"via verbs", "via VERBS", "qpn 17", "rqpn 18", "qpn = 17", "rqpn != 17", "state rts",
+            "state RTS", "not via cm", "via verbs and qpn 17 and dev rxe0"});
+    no(v, {"via cm", "qpn 18", "rqpn 17", "state rtr", "state connect", "state listen"});
+    yes(cm, {"via cm", "qpn 5", "rqpn 6"});
+    // A cm id is judged by its CM state, not its QP's.
+    no(cm, {"via verbs", "state rts"});
+    Connection ud = v;
+    ud.qp = Qp{19, QpType::ud, QpState::rts, std::nullopt};
+    no(ud, {"rqpn 0", "rqpn 18"});
+    CHECK(parse_ok(split("state rts")).mentions_state());
+    CHECK_THAT(error_of(split("via carrier")),
+               Catch::Contains("unknown connection kind 'carrier'") &&
+                   Catch::Contains("expected cm or verbs"));
+    CHECK_THAT(error_of(split("qpn x")), Catch::Contains("'x' is not a QP number"));
+    CHECK_THAT(error_of(split("state bogus")), Catch::Contains("LISTEN") && Catch::Contains("RTS"));
 }

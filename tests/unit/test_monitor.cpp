@@ -333,3 +333,32 @@ TEST_CASE("rdmastat_container_connections: only when asked, one series per conta
                      {"docker/" + a + "//", 2},
                      {"containerd/" + b + "/0b5ec1d2-3f4a-4b5c-8d6e-7f8091a2b3c4/burstable", 1}});
 }
+
+TEST_CASE("diff of verbs connections: keyed by QP number, changed by QP state", "[monitor]") {
+    Connection a;
+    a.device = "rxe0";
+    a.via = Via::verbs;
+    a.qp = Qp{17, QpType::rc, QpState::rts, 18};
+    Connection id = a; // a cm id numbered as the QP: another connection
+    id.via = Via::cm;
+    id.cm_id = 17;
+    id.state = CmState::connect;
+    Connection broken = a;
+    broken.qp->state = QpState::err;
+    auto events = diff_connections({a, id}, {broken, id});
+    REQUIRE(events.size() == 1);
+    CHECK(events[0].kind == EventKind::changed);
+    CHECK(events[0].old_qp_state == QpState::rts);
+    CHECK_FALSE(events[0].old_state);
+    CHECK(events[0].connection.qp->state == QpState::err);
+    // The polled line shows the QP states, no cm id.
+    std::ostringstream out;
+    render_events(out, events, std::chrono::system_clock::time_point{});
+    CHECK_THAT(out.str(), Catch::Contains(" RTS->ERR qpn=17 ") && !Catch::Contains("cm_id="));
+    Connection other = a;
+    other.qp->number = 20;
+    events = diff_connections({a}, {other});
+    REQUIRE(events.size() == 2);
+    CHECK(events[0].kind == EventKind::closed);
+    CHECK(events[1].kind == EventKind::appeared);
+}

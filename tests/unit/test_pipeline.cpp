@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 using namespace rdmastat;
 using namespace rdmastat::test;
@@ -75,9 +76,11 @@ struct FakeSystem final : System {
     NetnsMap netns(const std::set<std::uint32_t>& pids) override {
         NetnsMap out;
         for (std::uint32_t pid : pids)
-            out[pid] = 4026531840u;
+            out[pid] = other_netns.count(pid) ? 4026532000u : 4026531840u;
         return out;
     }
+    std::set<std::uint32_t> other_netns; ///< pids in another namespace than rdmastat's
+    std::optional<std::uint32_t> own_netns() override { return 4026531840u; }
     // Every process in one docker container; cgroups_asked how often each
     // pid was asked about.
     std::map<std::uint32_t, unsigned> cgroups_asked;
@@ -121,6 +124,16 @@ struct FakeSystem final : System {
     Result<NetdevAddresses> addresses() override {
         if (addresses_error) return Failure{*addresses_error};
         return netdev_addresses;
+    }
+    std::optional<std::string> gids_error;
+    int gid_calls = 0;
+    Status gid_tables(std::vector<Device>& devices) override {
+        ++gid_calls;
+        if (gids_error) return Failure{*gids_error};
+        for (Device& d : devices)
+            for (Port& p : d.ports)
+                p.gids = std::vector<Gid>{};
+        return Ok{};
     }
 };
 
@@ -176,7 +189,27 @@ TEST_CASE("pipeline: auto takes the module's ids, NLDEV's devices and QP states"
     // NLDEV is asked for devices and QPs only: the module reports the ids.
     CHECK(sys.nldev_calls == std::vector<std::pair<bool, bool>>{{false, true}});
     auto records = parse_module_dump(fixture_bytes("module-dump.bin")).take();
-    CHECK(c.snapshot.connections.size() == records.size());
+    // One connection per id, then the QPs past INIT that no id of the module
+    // joined (the NLDEV and module fixtures are captures of two runs, so the
+    // rping QPs of the NLDEV one are no id's here).
+    std::set<std::pair<std::uint32_t, std::uint32_t>> joined;
+    for (const ModuleRecord& r : records)
+        if (r.qp && !r.qp->unjoined) joined.insert({r.device_index, r.qp->number});
+    std::vector<std::uint32_t> loose;
+    for (const QpRecord& q : sys.data.qps)
+        if (!joined.count({q.device_index, q.number}) && q.state &&
+            *q.state >= static_cast<std::uint8_t>(QpState::rtr) && q.type &&
+            *q.type == static_cast<std::uint8_t>(QpType::rc))
+            loose.push_back(q.number);
+    REQUIRE(c.snapshot.connections.size() == records.size() + loose.size());
+    for (std::size_t i = 0; i < records.size(); ++i)
+        CHECK(c.snapshot.connections[i].via == Via::cm);
+    for (std::size_t i = 0; i < loose.size(); ++i) {
+        const Connection& v = c.snapshot.connections[records.size() + i];
+        CHECK(v.via == Via::verbs);
+        CHECK(v.qp->number == loose[i]);
+        CHECK_FALSE(v.cm_id);
+    }
     CHECK(c.snapshot.devices.size() == sys.data.devices.size());
     CHECK(c.warnings.empty());
 }
@@ -446,4 +479,50 @@ TEST_CASE("pipeline: ports get their netdev's addresses only when asked", "[pipe
     for (const Device& d : c.snapshot.devices)
         for (const Port& p : d.ports)
             CHECK_FALSE(p.addresses);
+}
+
+TEST_CASE("pipeline: GID tables only when asked; a failure is a warning", "[pipeline]") {
+    FakeSystem sys;
+    Collection plain = run_on(sys, SourceChoice::nldev);
+    CHECK(sys.gid_calls == 0);
+    for (const Device& d : plain.snapshot.devices)
+        for (const Port& p : d.ports)
+            CHECK_FALSE(p.gids);
+    Collection with = run_on(sys, SourceChoice::nldev, Needs{.gids = true});
+    CHECK(sys.gid_calls == 1);
+    CHECK(messages(with).empty());
+    for (const Device& d : with.snapshot.devices)
+        for (const Port& p : d.ports)
+            CHECK(p.gids);
+    sys.gids_error = "rxe0 port 1: gids/3: 'x' is not a GID";
+    Collection failed = run_on(sys, SourceChoice::nldev, Needs{.gids = true});
+    CHECK(failed.errors.empty());
+    REQUIRE(failed.warnings.size() == 1);
+    CHECK(failed.warnings[0] == "GID tables: rxe0 port 1: gids/3: 'x' is not a GID");
+}
+
+TEST_CASE("pipeline: with the module, another namespace's QPs are not verbs connections",
+          "[pipeline]") {
+    // The module lists the caller's namespace's ids only: a QP of another
+    // namespace's cm id is no id's here, and must not pass for a verbs one.
+    FakeSystem sys;
+    sys.module_loaded = true;
+    Collection all = run_on(sys, SourceChoice::automatic);
+    std::set<std::uint32_t> verbs_pids;
+    for (const Connection& c : all.snapshot.connections)
+        if (c.via == Via::verbs) verbs_pids.insert(c.owner.pid.value());
+    REQUIRE(verbs_pids.size() >= 2);
+    sys.other_netns.insert(*verbs_pids.begin());
+    Collection mine = run_on(sys, SourceChoice::automatic);
+    std::size_t left = 0;
+    for (const Connection& c : mine.snapshot.connections)
+        if (c.via == Via::verbs) {
+            CHECK(c.owner.pid != *verbs_pids.begin());
+            ++left;
+        }
+    CHECK(left > 0);
+    CHECK(left < all.snapshot.connections.size());
+    // NLDEV shows every namespace's ids and QPs alike: nothing is left out.
+    Collection nldev = run_on(sys, SourceChoice::nldev);
+    CHECK(nldev.snapshot.connections.size() == sys.data.cm_ids.size());
 }

@@ -92,7 +92,7 @@ TEST_CASE("JSON keys are exactly the schema's", "[render]") {
         CHECK(c["local"].contains("address"));
         CHECK(c["local"].contains("port"));
     }
-    CHECK(conn == std::set<std::string>{"device", "port", "transport", "port_space", "cm_id",
+    CHECK(conn == std::set<std::string>{"device", "port", "transport", "port_space", "via", "cm_id",
                                         "state", "local", "peer", "qp", "owner"});
     CHECK(owner == std::set<std::string>{"pid", "comm", "uid", "user"});
 }
@@ -139,7 +139,7 @@ TEST_CASE("-e shows mapped addresses and internal ids without new columns", "[re
     CHECK_THAT(extended[1], Catch::Contains(" " + mapped + " "));
     CHECK_THAT(extended[1], !Catch::Contains(c.peer->to_string() + "("));
     CHECK_THAT(extended[2],
-               Catch::Contains(" " + std::to_string(s.connections[1].cm_id) + "(internal) "));
+               Catch::Contains(" " + std::to_string(*s.connections[1].cm_id) + "(internal) "));
     CHECK_THAT(plain[1], !Catch::Contains("(") && Catch::Contains(c.local->to_string() + " "));
     CHECK_THAT(plain[2], !Catch::Contains("internal"));
     auto words = [](const std::string& line) {
@@ -151,8 +151,9 @@ TEST_CASE("-e shows mapped addresses and internal ids without new columns", "[re
     CHECK(words(plain[0]) == W{"Transport", "Device", "Dev-Port", "Local", "Address", "Peer",
                                "Address", "State", "PID/Program"});
     CHECK(words(extended[0]) == W{"Transport", "Device", "Dev-Port", "Local", "Address", "Peer",
-                                  "Address", "State", "User", "CM-ID", "PS", "QPN", "QP-Type",
-                                  "QP-State", "Netns", "Container", "Pod", "PID/Program"});
+                                  "Address", "State", "User", "Via", "CM-ID", "PS", "QPN",
+                                  "QP-Type", "QP-State", "Netns", "Container", "Pod",
+                                  "PID/Program"});
     // The same columns whatever the source knew.
     std::ostringstream nldev;
     render_listing(nldev, {}, TextOptions{true, false, true, true});

@@ -246,9 +246,14 @@ TEST_CASE("QP records become resources of kind qp", "[resources]") {
                 return j.at("ifname") == dev && j.at("lqpn") == q.number;
             });
             REQUIRE(e != ref.end());
-            CHECK(detail_keys(r) == std::vector<std::string>{"type", "state"});
+            // rdma names the peer's QP only once it is set (rqpn 0 is none).
+            const bool rqpn = e->contains("rqpn") && e->at("rqpn").get<std::uint32_t>() != 0;
+            CHECK(detail_keys(r) == (rqpn ? std::vector<std::string>{"type", "state", "rqpn"}
+                                          : std::vector<std::string>{"type", "state"}));
             CHECK(detail(r, "type") == e->at("type").get<std::string>());
             CHECK(detail(r, "state") == e->at("state").get<std::string>());
+            if (rqpn)
+                CHECK(detail(r, "rqpn") == std::to_string(e->at("rqpn").get<std::uint32_t>()));
         }
     }
 }

@@ -37,7 +37,9 @@ Snapshot full_snapshot() {
     d.node_guid = Guid{0x0002c90300001234};
     d.ports.push_back(
         Port{1, PortState::active, PortPhysState::link_up, "enp1s0", 7,
-             std::vector<IpAddress>{*IpAddress::parse("10.0.0.1"), *IpAddress::parse("fd00::1")}});
+             std::vector<IpAddress>{*IpAddress::parse("10.0.0.1"), *IpAddress::parse("fd00::1")},
+             std::vector<Gid>{Gid{3, *IpAddress::parse("::ffff:10.0.0.1"), GidType::roce_v2,
+                                  "enp1s0", 100, IpAddress::parse("10.0.0.1")}}});
     s.devices.push_back(d);
 
     Connection c;
@@ -53,7 +55,7 @@ Snapshot full_snapshot() {
     c.mapped_local = ep("10.0.0.1", 7175);
     c.mapped_peer = ep("10.0.0.2", 40001);
     c.mapped = false;
-    c.qp = Qp{0x11, QpType::ud, QpState::rts};
+    c.qp = Qp{0x11, QpType::ud, QpState::rts, std::nullopt};
     c.owner = Owner{1234, 1235, "rping", 1000, "alice", std::nullopt, {}, {}, {}};
     c.owner.cgroup = "/kubepods.slice/kubepods-besteffort.slice/cri-containerd-0a1b.scope";
     c.owner.container = Container{ContainerRuntime::containerd, std::string(64, 'a')};

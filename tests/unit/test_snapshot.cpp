@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Snapshots: what -j -a writes, --input reads back, and bad files get clear errors.
 #include "analysis/filter.h"
+#include "analysis/join.h"
 #include "analysis/select.h"
 #include "catch_compat.hpp"
+#include "collect/nldev_parse.h"
 #include "collect/snapshot_file.h"
 #include "render/json.h"
 #include "support.h"
@@ -227,4 +229,46 @@ TEST_CASE("a snapshot read with its size reserves its connections once", "[snaps
     for (std::uint64_t wrong :
          {std::uint64_t{0}, std::uint64_t{10}, std::uint64_t{text.size() * 3}})
         CHECK(read(wrong).connections == big.connections);
+}
+
+TEST_CASE("verbs connections round-trip; a connection lacking what its kind needs is refused",
+          "[snapshot]") {
+    // The capture of raw-verbs peers on rxe0 (tests/fixtures/verbs).
+    NldevData data;
+    data.devices = parse_device_dump(fixture_bytes("verbs/devices.bin")).take();
+    data.qps = parse_qp_dump(fixture_bytes("verbs/qp-rxe0.bin")).take();
+    Snapshot a = join(data, {});
+    REQUIRE(a.connections.size() == 10);
+    a.source = SnapshotSource::file;
+    const std::string text = snapshot_to_text(a);
+    Snapshot b = snapshot_from_text(text).take();
+    CHECK(b.connections == a.connections);
+    for (const Connection& c : b.connections)
+        CHECK(c.via == Via::verbs);
+
+    auto doc = nlohmann::json::parse(text);
+    CHECK_FALSE(doc["connections"][0].contains("cm_id"));
+    CHECK_FALSE(doc["connections"][0].contains("state"));
+    CHECK(doc["connections"][0]["via"] == "verbs");
+    auto refused = [&](auto edit, const std::string& message) {
+        auto d = doc;
+        edit(d);
+        auto r = snapshot_from_text(d.dump());
+        INFO(message);
+        REQUIRE_FALSE(r.ok());
+        CHECK_THAT(r.error(), Catch::Contains(message));
+    };
+    refused([](auto& d) { d["connections"][3]["qp"] = nullptr; },
+            "connections[3].qp: a verbs connection needs its QP");
+    refused([](auto& d) { d["connections"][0]["via"] = "cm"; },
+            "connections[0].cm_id: missing (required for \"via\": \"cm\")");
+    refused([](auto& d) { d["connections"][0]["via"] = "smoke-signals"; }, "connections[0].via");
+    // An older file has no "via": its connections are cm ids, as it meant.
+    Snapshot old = lab_snapshot();
+    auto old_doc = nlohmann::json::parse(fixture_text("snapshot.json"));
+    REQUIRE_FALSE(old_doc["connections"][0].contains("via"));
+    for (const Connection& c : old.connections) {
+        CHECK(c.via == Via::cm);
+        CHECK(c.cm_id);
+    }
 }

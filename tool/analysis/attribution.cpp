@@ -83,7 +83,7 @@ Snapshot with_attribution(Snapshot snap) {
 ConnectionIndex::ConnectionIndex(const Snapshot& snap) {
     // The first of an id reported twice, as a scan in snapshot order would find.
     for (const Connection& c : snap.connections)
-        by_id_.try_emplace({c.device, c.cm_id}, &c);
+        if (c.cm_id) by_id_.try_emplace({c.device, *c.cm_id}, &c);
 }
 
 const Connection* ConnectionIndex::of(const HostSocket& s) const {

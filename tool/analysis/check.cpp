@@ -111,7 +111,7 @@ class Judge {
         }
         if (!d || !d->driver) return {Finding::driver_unknown, t};
         if (is_siw(*d)) {
-            if (auto it = carrying_.find({c.device, c.cm_id}); it != carrying_.end())
+            if (auto it = carrying_.find({c.device, c.cm_id.value_or(0)}); it != carrying_.end())
                 return {Finding::siw_socket, t, it->second};
             return {snap_.host_sockets_collected ? Finding::siw_no_socket : Finding::siw_unread, t};
         }
@@ -160,17 +160,17 @@ class Judge {
         case Finding::siw_unread:
             return siw + ", which reserves the port (host sockets not read)";
         case Finding::siw_no_socket:
-            return siw + "; no kernel socket carries this id (state " + name_of(c.state) + ")";
+            return siw + "; no kernel socket carries this id (state " + state_name(c) + ")";
         case Finding::rnic_mapped:
             return rnic + ": the iWARP port mapper put this port on the wire as " +
                    j.wire->to_string() + ", which it reserves in the host";
         case Finding::rnic_not_on_wire:
             return rnic + ": not on the wire yet (no iWARP connection manager id; state " +
-                   name_of(c.state) + ")";
+                   state_name(c) + ")";
         case Finding::rnic_mapping_unknown: {
             std::string text = rnic + ": whether the iWARP port mapper moved this port is " +
                                (c.mapping_withheld ? "unknown: rdmastat.ko cannot read a " +
-                                                         name_of(c.state) + " id's mapping safely"
+                                                         state_name(c) + " id's mapping safely"
                                                    : "known only with rdmastat.ko loaded");
             if (j.socket) text += "; " + socket() + " is on it (CONFLICT unless mapped)";
             return text;
@@ -207,8 +207,8 @@ class Judge {
     std::string holder(const HostSocket& s) const {
         if (s.pid) return "held by " + std::to_string(*s.pid) + "/" + comm_of(s).value_or("?");
         if (const Connection* c = ids_ ? ids_->of(s) : nullptr) {
-            std::string text =
-                "the kernel socket of " + c->device + " cm_id " + std::to_string(c->cm_id);
+            std::string text = "the kernel socket of " + c->device + " cm_id " +
+                               std::to_string(c->cm_id.value_or(0));
             if (c->owner.pid)
                 text +=
                     " (" + std::to_string(*c->owner.pid) + "/" + c->owner.comm.value_or("?") + ")";
@@ -259,7 +259,7 @@ namespace {
 // Every cm_id with a bound port, judged.
 template <typename F> void judge_each(const Snapshot& snap, const Judge& judge, F&& f) {
     for (const Connection& c : snap.connections)
-        if (c.local && c.local->port) f(c, judge.judge(c));
+        if (c.via == Via::cm && c.local && c.local->port) f(c, judge.judge(c));
 }
 
 } // namespace
@@ -293,7 +293,7 @@ CheckReport check_ports(const Snapshot& snap) {
                   c.local->port};
         auto [it, fresh] = groups.try_emplace(std::move(key));
         PortCheck& pc = it->second;
-        pc.cm_ids.push_back(c.cm_id);
+        if (c.cm_id) pc.cm_ids.push_back(*c.cm_id);
         if (!fresh && j.verdict <= pc.verdict) return;
         const Device* d = find_device(snap, c.device);
         pc.verdict = j.verdict;

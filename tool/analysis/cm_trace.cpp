@@ -84,10 +84,8 @@ std::optional<std::string> cm_status_reason(const TraceEvent& e, Transport trans
 void CmTracker::seed(const Snapshot& snapshot) {
     for (const Device& d : snapshot.devices)
         transports_[d.name] = d.transport;
-    for (const Connection& c : snapshot.connections) {
-        Life& life = lives_[{c.device, c.cm_id}];
-        life.owner = c.owner;
-    }
+    for (const Connection& c : snapshot.connections)
+        if (c.cm_id) lives_[{c.device, *c.cm_id}].owner = c.owner;
 }
 
 bool CmTracker::new_device(const std::string& device) const {
@@ -130,7 +128,7 @@ std::optional<ConnectionEvent> CmTracker::add(const TraceEvent& e,
         if (fill_owner_ && c.owner.pid) fill_owner_(c.owner);
         return out;
     }
-    auto it = lives_.try_emplace(Key{c.device, c.cm_id}).first;
+    auto it = lives_.try_emplace(Key{c.device, c.cm_id.value_or(0)}).first;
     Life& life = it->second;
     // An id in the seed may still be born after it (made between attach and
     // dump): its first record says.

@@ -6,6 +6,12 @@
 #include <utility>
 
 namespace rdmastat {
+namespace {
+std::optional<QpState> qp_state_of(const Connection& c) {
+    return c.qp ? c.qp->state : std::nullopt;
+}
+} // namespace
+
 std::vector<ConnectionEvent> diff_connections(const std::vector<Connection>& before,
                                               const std::vector<Connection>& after) {
     std::map<ConnectionKey, const Connection*> old_ids, new_ids;
@@ -20,8 +26,12 @@ std::vector<ConnectionEvent> diff_connections(const std::vector<Connection>& bef
         auto it = old_ids.find(key_of(c));
         if (it == old_ids.end())
             out.push_back({EventKind::appeared, c, std::nullopt});
-        else if (it->second->state != c.state)
+        else if (c.via == Via::cm && it->second->state != c.state)
             out.push_back({EventKind::changed, c, it->second->state});
+        else if (c.via == Via::verbs && qp_state_of(*it->second) != qp_state_of(c))
+            out.push_back({.kind = EventKind::changed,
+                           .connection = c,
+                           .old_qp_state = qp_state_of(*it->second)});
     }
     return out;
 }

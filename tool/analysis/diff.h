@@ -40,7 +40,8 @@ RDMASTAT_NAMES(EventKind, "event", false, "appeared", "changed", "closed", "cm_e
 struct ConnectionEvent {
     EventKind kind = EventKind::appeared;
     Connection connection;                           ///< as it is now (closed: as last seen)
-    std::optional<CmState> old_state = std::nullopt; ///< changed: the state before
+    std::optional<CmState> old_state = std::nullopt; ///< changed: a cm id's state before
+    std::optional<QpState> old_qp_state = std::nullopt; ///< changed: a verbs QP's state before
 
     // From the tracepoints only (analysis/cm_trace.h).
     /// When the kernel reported it (else: when the poll saw it).

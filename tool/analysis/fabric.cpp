@@ -124,7 +124,7 @@ FabricView join_fabric(const FabricInput& in, const FabricQuery& query) {
             row.status = up(*row.ends[0].connection) && up(*row.ends[1].connection)
                              ? FabricStatus::established
                              : FabricStatus::disagree;
-        } else if (c.state < CmState::connect) {
+        } else if (c.state && *c.state < CmState::connect) {
             row.status = FabricStatus::connecting;
         } else if (auto h = holders.find(side(Endpoint{wire_peer(c).address, 0}, *ends[i].host));
                    h != holders.end()) {

@@ -17,19 +17,19 @@
 namespace rdmastat {
 namespace {
 
-/// "IDLE, ADDR_QUERY, ...": every state Names<CmState> names.
-std::string state_list() {
+/// "IDLE, ADDR_QUERY, ...": every state Names<E> names.
+template <typename E> std::string state_list() {
     std::string out;
-    for (std::string_view name : Names<CmState>::names)
+    for (std::string_view name : Names<E>::names)
         out += (out.empty() ? "" : ", ") + std::string(name);
     return out;
 }
 
-/// The state a filter word names, in any case; nullopt for no known state.
-std::optional<CmState> state_named(const std::string& lowered) {
-    const auto& names = Names<CmState>::names;
+/// The state of E a filter word names, in any case; nullopt for none.
+template <typename E> std::optional<E> state_named(const std::string& lowered) {
+    const auto& names = Names<E>::names;
     for (std::size_t i = 0; i < names.size(); ++i)
-        if (lower(names[i]) == lowered) return static_cast<CmState>(i);
+        if (lower(names[i]) == lowered) return static_cast<E>(i);
     return std::nullopt;
 }
 
@@ -201,10 +201,12 @@ class FilterParser {
             std::size_t at = value("a state");
             n.text = toks_[at];
             std::replace(n.text.begin(), n.text.end(), '-', '_');
-            auto state = state_named(lower(n.text));
-            if (!state)
-                fail("unknown state '" + toks_[at] + "'", at, "; valid states: " + state_list());
-            n.state = *state;
+            n.state = state_named<CmState>(lower(n.text));
+            if (!n.state) n.qp_state = state_named<QpState>(lower(n.text));
+            if (!n.state && !n.qp_state)
+                fail("unknown state '" + toks_[at] + "'", at,
+                     "; valid states: " + state_list<CmState>() + " (cm ids), " +
+                         state_list<QpState>() + " (verbs connections)");
             n.kind = Kind::state;
             f_.mentions_state_ = true;
         } else if (kw == "src" || kw == "dst") {
@@ -214,6 +216,16 @@ class FilterParser {
         } else if (kw == "dev" || kw == "comm") {
             n.kind = kw == "dev" ? Kind::dev : Kind::comm;
             n.text = toks_[value(kw == "dev" ? "a device name" : "a command name")];
+        } else if (kw == "via") {
+            std::size_t at = value("cm or verbs");
+            auto via = enum_from_name<Via>(lower(toks_[at]));
+            if (!via)
+                fail("unknown connection kind '" + toks_[at] + "'", at, "; expected cm or verbs");
+            n.kind = Kind::via;
+            n.via = *via;
+        } else if (kw == "qpn" || kw == "rqpn") {
+            n.kind = kw == "qpn" ? Kind::qpn : Kind::rqpn;
+            n.number = number(value("a QP number"), "a QP number");
         } else if (kw == "pid") {
             n.kind = Kind::pid;
             n.number = number(value("a pid"), "a pid");
@@ -245,7 +257,7 @@ class FilterParser {
         } else {
             fail("unknown keyword '" + toks_[kw_at] + "'", kw_at,
                  "; expected state, src, dst, sport, dport, dev, pid, comm, user, netns, "
-                 "transport, container, pod or cgroup");
+                 "transport, via, qpn, rqpn, container, pod or cgroup");
         }
         std::size_t out = add(std::move(n));
         return negated ? negate(out) : out;
@@ -379,7 +391,8 @@ bool Filter::eval(std::size_t index, const Connection& c) const {
     case K::not_:
         return !eval(n.children.front(), c);
     case K::state:
-        return c.state == n.state;
+        if (c.via == Via::verbs) return n.qp_state && c.qp && c.qp->state == n.qp_state;
+        return n.state && c.state == n.state;
     case K::src:
     case K::dst:
         if (!ep || (n.has_port && ep->port != n.port)) return false;
@@ -401,6 +414,12 @@ bool Filter::eval(std::size_t index, const Connection& c) const {
         return c.owner.uid == n.number;
     case K::transport:
         return c.transport == n.transport;
+    case K::via:
+        return c.via == n.via;
+    case K::qpn:
+        return c.qp && c.qp->number == n.number;
+    case K::rqpn:
+        return c.qp && c.qp->remote_number == n.number;
     case K::container:
         return c.owner.container && (c.owner.container->id.starts_with(n.text) ||
                                      name_of(c.owner.container->runtime) == n.text);

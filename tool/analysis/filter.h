@@ -6,7 +6,10 @@
 ///   expr     := and_expr { ("or" | "||" | ",") and_expr }
 ///   and_expr := unary { ["and" | "&&"] unary }          juxtaposition also means and
 ///   unary    := ("not" | "!") unary | "(" expr ")" | primary
-///   primary  := "state" STATE                            kernel CM state, any case, '-' = '_'
+///   primary  := "state" STATE                            a CM state (cm ids) or a QP state
+///                                                        (verbs connections), any case, '-' = '_'
+///             | "via" ("cm" | "verbs")                   how the connection was made
+///             | ("qpn" | "rqpn") NUMBER                  its QP's number, or its peer's
 ///             | ("src" | "dst") ADDR_SPEC                 src = local, dst = peer endpoint
 ///             | ("sport" | "dport") [OP] PORT             PORT is "7174" or ":7174"
 ///             | "dev" NAME | "pid" NUMBER | "comm" NAME
@@ -33,6 +36,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -88,6 +92,9 @@ class Filter {
             user,
             uid,
             transport,
+            via,
+            qpn,
+            rqpn,
             container,
             pod,
             cgroup,
@@ -95,7 +102,9 @@ class Filter {
         Kind kind = Kind::all;
         std::vector<std::size_t> children;
         std::string text; ///< dev, comm, user, container, pod, cgroup
-        CmState state = CmState::idle;
+        std::optional<CmState> state;    ///< state: a CM state, or
+        std::optional<QpState> qp_state; ///< a verbs connection's QP state
+        Via via = Via::cm;
         std::uint32_t number = 0; ///< pid, uid, netns inode, port of sport/dport
         Op op = Op::eq;
         bool any_address = false; ///< src/dst "*"

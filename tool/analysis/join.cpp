@@ -54,15 +54,65 @@ bool same_owner(const RawOwner& id, const RawOwner& qp, const OwnerMap& owners) 
     return a && b && *a == *b;
 }
 
+// Whether a QP no cm id owns is a connection: a connected type (RC, UC, XRC)
+// past INIT, when a peer's QP number can be set, or a UD QP that can receive.
+bool verbs_connection(const QpRecord& q) {
+    if (!q.type || !q.state) return false;
+    const auto type = static_cast<QpType>(*q.type);
+    const auto state = static_cast<QpState>(*q.state);
+    if (state < QpState::rtr || state > QpState::err) return false;
+    return type == QpType::rc || type == QpType::uc || type == QpType::ud ||
+           type == QpType::xrc_ini || type == QpType::xrc_tgt;
+}
+
 Qp qp_from(const ModuleRecord::QpPart& raw) {
     Qp qp;
     qp.number = raw.number;
     if (raw.type) qp.type = static_cast<QpType>(*raw.type);
     if (raw.state) qp.state = static_cast<QpState>(*raw.state);
+    qp.remote_number = raw.remote_number;
     return qp;
 }
 
 } // namespace
+
+void add_verbs_connections(Snapshot& snap, const std::vector<QpRecord>& qps, const QpKeys& claimed,
+                           const OwnerMap& owners, const NetnsMap& netns,
+                           std::optional<std::uint32_t> only_netns) {
+    std::map<std::uint32_t, Transport> transports;
+    for (const auto& d : snap.devices)
+        transports[d.index] = d.transport;
+    for (const QpRecord& q : qps) {
+        if (!verbs_connection(q) || claimed.count({q.device_index, q.number})) continue;
+        // rdma_create_qp() makes a kernel id's QP in rdma_cm's name: an id's, never verbs.
+        if (q.owner.kernel == "rdma_cm") continue;
+        Connection c;
+        c.device = q.device_name;
+        c.port = q.port;
+        auto t = transports.find(q.device_index);
+        c.transport = t == transports.end() ? Transport::unknown : t->second;
+        c.via = Via::verbs;
+        Qp qp;
+        qp.number = q.number;
+        qp.type = static_cast<QpType>(*q.type);
+        qp.state = static_cast<QpState>(*q.state);
+        // rxe and others send 0 for a QP never given a peer (a UD QP's).
+        if (q.remote_number && *q.remote_number) qp.remote_number = q.remote_number;
+        c.qp = qp;
+        c.owner = owner_from(q.owner, owners);
+        if (c.owner.pid)
+            if (auto n = netns.find(*c.owner.pid); n != netns.end()) c.netns = n->second;
+        if (only_netns && c.owner.pid && c.netns != only_netns) continue;
+        snap.connections.push_back(std::move(c));
+    }
+}
+
+QpKeys module_qps(const std::vector<ModuleRecord>& records) {
+    QpKeys keys;
+    for (const auto& r : records)
+        if (r.qp && !r.qp->unjoined) keys.insert({r.device_index, r.qp->number});
+    return keys;
+}
 
 bool kernel_qp_of(const std::string& id_owner, const std::string& qp_owner) {
     return qp_owner == id_owner || qp_owner == "rdma_cm";
@@ -88,6 +138,7 @@ Snapshot join(const NldevData& data, const OwnerMap& owners, const NetnsMap& net
     std::map<std::pair<std::uint32_t, std::uint32_t>, const QpRecord*> qps;
     for (const auto& q : data.qps)
         qps[{q.device_index, q.number}] = &q;
+    QpKeys claimed;
 
     snap.connections.reserve(data.cm_ids.size());
     for (const auto& r : data.cm_ids) {
@@ -113,7 +164,10 @@ Snapshot join(const NldevData& data, const OwnerMap& owners, const NetnsMap& net
                 if (r.qp_type) qp.type = static_cast<QpType>(*r.qp_type);
                 if (q->second->type) qp.type = static_cast<QpType>(*q->second->type);
                 if (q->second->state) qp.state = static_cast<QpState>(*q->second->state);
+                if (q->second->remote_number && *q->second->remote_number)
+                    qp.remote_number = q->second->remote_number;
                 c.qp = std::move(qp);
+                claimed.insert(q->first);
             }
         }
         c.owner = owner_from(r.owner, owners);
@@ -121,6 +175,7 @@ Snapshot join(const NldevData& data, const OwnerMap& owners, const NetnsMap& net
             if (auto n = netns.find(*c.owner.pid); n != netns.end()) c.netns = n->second;
         snap.connections.push_back(std::move(c));
     }
+    add_verbs_connections(snap, data.qps, claimed, owners, netns);
     return snap;
 }
 

@@ -180,9 +180,11 @@ class Builder {
 };
 
 void collect_files(const Snapshot& snap, bool with_sockets, Builder& b) {
+    // A verbs connection is its QP, which the resources list (with its remote
+    // QP number); a cm id is a file of its own beside its QP.
     std::vector<const Connection*> conns;
     for (const Connection& c : snap.connections)
-        conns.push_back(&c);
+        if (c.via == Via::cm) conns.push_back(&c);
     std::stable_sort(conns.begin(), conns.end(), [](const Connection* x, const Connection* y) {
         return std::tie(x->device, x->cm_id) < std::tie(y->device, y->cm_id);
     });

@@ -40,8 +40,9 @@ MetricFamily connections(const Snapshot& snap) {
     using Key = std::tuple<std::string_view, std::optional<std::uint32_t>, Transport,
                            std::optional<PortSpace>, CmState>;
     std::map<Key, double> counts;
-    for (const Connection* c : select(snap, Selection{Scope::all, std::nullopt}, Filter()))
-        ++counts[{c->device, c->port, c->transport, c->port_space, c->state}];
+    for (const Connection& c : snap.connections)
+        if (c.via == Via::cm && c.state)
+            ++counts[{c.device, c.port, c.transport, c.port_space, *c.state}];
     Tally t;
     for (const auto& [key, n] : counts) {
         const auto& [device, port, transport, port_space, state] = key;
@@ -53,6 +54,19 @@ MetricFamily connections(const Snapshot& snap) {
               n);
     }
     return t.family("rdmastat_connections", "rdma_cm ids (every id rdmastat -a lists)");
+}
+
+MetricFamily verbs_connections(const Snapshot& snap) {
+    Tally t;
+    for (const Connection& c : snap.connections)
+        if (c.via == Via::verbs && c.qp) {
+            Labels labels = schema::label_pairs(c, {"device", "port", "transport"});
+            for (auto& l : schema::label_pairs(*c.qp, {"type", "state"}))
+                labels.push_back(std::move(l));
+            t.add(std::move(labels));
+        }
+    return t.family("rdmastat_verbs_connections",
+                    "QPs connected with raw verbs (no cm_id), by device, port, type and state");
 }
 
 MetricFamily qps(const Snapshot& snap) {
@@ -142,8 +156,8 @@ MetricFamily containers(const Snapshot& snap) {
 // (model/schema_labels.h): what the fabric view reads back from Prometheus.
 MetricFamily connection_info(const Snapshot& snap) {
     MetricFamily f{"rdmastat_connection_info",
-                   "One series per rdma_cm id, value 1; its labels are the id's JSON members "
-                   "(rdmastat fabric joins both ends from them)",
+                   "One series per connection (rdma_cm id or verbs QP), value 1; its labels are "
+                   "its JSON members (rdmastat fabric joins both ends from them)",
                    MetricType::gauge,
                    {}};
     for (const Connection* c : select(snap, Selection{Scope::all, std::nullopt}, Filter())) {
@@ -175,6 +189,7 @@ MetricFamily port_addresses(const Snapshot& snap) {
 std::vector<MetricFamily> build_metrics(const Snapshot& snap, const MetricsOptions& opts) {
     std::vector<MetricFamily> out;
     out.push_back(connections(snap));
+    out.push_back(verbs_connections(snap));
     out.push_back(qps(snap));
     out.push_back(port_checks(snap));
     counter_families(snap, out);

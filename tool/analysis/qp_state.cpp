@@ -37,10 +37,13 @@ std::size_t fill_module_qp_states(std::vector<ModuleRecord>& records,
         by_number.emplace(std::make_pair(q.device_index, q.number), &q);
     std::size_t filled = 0;
     for (ModuleRecord& r : records) {
-        if (!r.qp || !r.qp->type || r.qp->state) continue;
+        if (!r.qp || !r.qp->type || r.qp->unjoined) continue;
         auto q = by_number.find({r.device_index, r.qp->number});
-        if (q == by_number.end() || !q->second->state) continue;
+        if (q == by_number.end()) continue;
         if (!consistent_owner(r.owner, *q->second, owners)) continue;
+        if (q->second->remote_number && *q->second->remote_number)
+            r.qp->remote_number = q->second->remote_number;
+        if (r.qp->state || !q->second->state) continue;
         r.qp->state = q->second->state;
         ++filled;
     }

@@ -25,6 +25,8 @@ std::set<std::uint32_t> qp_owner_pids(const std::vector<QpRecord>& qps);
 /// whose owner disagrees (destroyed and its number reused between the two
 /// dumps) leaves the state unset. When the module withheld the owner (another
 /// user's id, unprivileged caller) the module's own owner check stands.
+/// The peer's QP number (NLDEV's rqpn, which the module does not send) is
+/// set the same way, whether or not the module sent the state.
 /// Returns how many states were filled.
 std::size_t fill_module_qp_states(std::vector<ModuleRecord>& records,
                                   const std::vector<QpRecord>& qps, const OwnerMap& owners);

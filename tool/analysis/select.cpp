@@ -9,7 +9,7 @@ bool in_scope(const Connection& c, Scope scope) {
     case Scope::connected:
         return has_peer(c);
     case Scope::listening:
-        return c.state == CmState::listen;
+        return is_listening(c);
     case Scope::all:
         return true;
     }
@@ -25,7 +25,13 @@ int family_of(const Connection& c) {
 } // namespace
 
 bool has_peer(const Connection& c) {
+    if (c.via == Via::verbs) return c.qp && c.qp->remote_number;
     return c.peer && !c.peer->address.is_any();
+}
+
+bool is_listening(const Connection& c) {
+    if (c.via == Via::verbs) return c.qp && c.qp->type == QpType::ud;
+    return c.state == CmState::listen;
 }
 
 bool selected(const Connection& c, const Selection& sel, const Filter& filter) {

@@ -12,9 +12,9 @@
 namespace rdmastat {
 
 enum class Scope {
-    connected, ///< default: ids with a peer address
-    listening, ///< -l: ids in LISTEN
-    all,       ///< -a: every id
+    connected, ///< default: connections with a peer (has_peer)
+    listening, ///< -l: ids in LISTEN and UD QPs (is_listening)
+    all,       ///< -a: every connection
 };
 
 struct Selection {
@@ -22,8 +22,14 @@ struct Selection {
     std::optional<int> family; ///< AF_INET or AF_INET6 (-4/-6): ids of that family only
 };
 
-/// True when c has a peer: a destination address that is set and not the any address.
+/// True when c has a peer: for a cm id, a destination address that is set and
+/// not the any address; for a verbs connection, a remote QP number (its QP was
+/// moved to RTR towards a peer).
 bool has_peer(const Connection& c);
+
+/// True for what -l lists, as netstat -l lists listening TCP and bound UDP
+/// sockets: a cm id in LISTEN, and a verbs UD QP (datagrams to any peer).
+bool is_listening(const Connection& c);
 
 /// Whether scope, family and filter admit c.
 bool selected(const Connection& c, const Selection& sel, const Filter& filter);

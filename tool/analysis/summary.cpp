@@ -15,13 +15,13 @@ Summary summarize(const std::vector<const Connection*>& connections) {
     std::map<std::tuple<std::uint32_t, std::string>, ProcessCount> processes;
     for (const Connection* c : connections) {
         ++s.total;
-        bool listening = c->state == CmState::listen, peer = has_peer(*c);
+        bool listening = is_listening(*c), peer = has_peer(*c);
         s.listening += listening;
         s.with_peer += peer;
         s.other += !listening && !peer;
         ++s.by_device[c->device];
         ++s.by_transport[name_of(c->transport)];
-        ++s.by_state[name_of(c->state)];
+        ++s.by_state[state_name(*c)];
         auto key = std::tuple(c->owner.pid.value_or(0), c->owner.kernel.value_or(""));
         auto& pc = processes[key];
         if (!pc.count) {

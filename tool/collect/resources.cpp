@@ -14,6 +14,8 @@ ResourceRecord resource_from_qp(const QpRecord& qp) {
     r.owner = qp.owner;
     if (qp.type) r.details.emplace_back("type", name_of(static_cast<QpType>(*qp.type)));
     if (qp.state) r.details.emplace_back("state", name_of(static_cast<QpState>(*qp.state)));
+    if (qp.remote_number && *qp.remote_number)
+        r.details.emplace_back("rqpn", std::to_string(*qp.remote_number));
     return r;
 }
 

@@ -178,7 +178,7 @@ class FastReader {
 bool fast_connection(JsonPull& pull, Connection& out) {
     Bytes in(pull.text());
     Connection c;
-    if (!FastReader(in).value(c)) return false;
+    if (!FastReader(in).value(c) || schema::missing_for_kind(c)) return false;
     pull.consume(static_cast<std::size_t>(in.at() - pull.text().data()));
     out = std::move(c);
     return true;

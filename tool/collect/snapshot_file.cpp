@@ -199,7 +199,11 @@ Result<Snapshot> parse_snapshot_json(std::istream& in, const std::string& name,
         if (list == "devices") {
             snap.devices.push_back(read<Device>(r));
         } else if (list == "connections") {
-            take(read<Connection>(r));
+            auto c = read<Connection>(r);
+            if (auto missing = schema::missing_for_kind(c))
+                throw Error(r.path() + "." + std::string(missing->first),
+                            std::string(missing->second));
+            take(std::move(c));
         } else if (list == "host_sockets") {
             snap.host_sockets.push_back(read<HostSocket>(r));
         } else if (list == "processes") {

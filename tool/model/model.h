@@ -104,6 +104,22 @@ enum class NodeType : std::uint8_t {
     unspecified
 };
 
+/// A GID's type (enum ib_gid_type): what its packets carry, InfiniBand's or
+/// RoCE's v1 (Ethernet) or v2 (UDP/IP) headers.
+enum class GidType : std::uint8_t { ib, roce_v1, roce_v2 };
+
+/// One valid entry of a port's GID table (sysfs: ports/N/gids/I and gid_attrs).
+struct Gid {
+    std::uint32_t index = 0;
+    IpAddress gid;                     ///< the 128 bits, as IPv6 text
+    std::optional<GidType> type;       ///< absent on iWARP, which has no GID types
+    std::optional<std::string> netdev; ///< RoCE: the net device it belongs to
+    std::optional<std::uint16_t> vlan; ///< RoCE: its netdev's VLAN id
+    std::optional<IpAddress> address;  ///< RoCE: the IP address it stands for (IPv4 when mapped)
+
+    bool operator==(const Gid&) const = default;
+};
+
 struct Port {
     std::uint32_t index = 0;
     std::optional<PortState> state;
@@ -114,6 +130,8 @@ struct Port {
     /// (a JSON listing; export and serve --per-connection), where they tell
     /// which host holds an address no cm_id is bound to.
     std::optional<std::vector<IpAddress>> addresses;
+    /// The port's valid GID table entries: collected only by `devices`.
+    std::optional<std::vector<Gid>> gids;
 
     bool operator==(const Port&) const = default;
 };
@@ -173,6 +191,8 @@ struct Qp {
     std::uint32_t number = 0;
     std::optional<QpType> type;
     std::optional<QpState> state;
+    /// The peer's QP number (NLDEV's rqpn), once the QP is past INIT.
+    std::optional<std::uint32_t> remote_number;
 
     bool operator==(const Qp&) const = default;
 };
@@ -192,14 +212,23 @@ struct UnjoinedQp {
     bool operator==(const UnjoinedQp&) const = default;
 };
 
-/// One rdma_cm id: the unit rdmastat lists, as a TCP socket is ss's.
+/// How a connection was made: an rdma_cm id (with its QP when it has one), or
+/// a QP its owner connected with raw verbs (ibv_modify_qp to RTR with the
+/// peer's QP number), as NCCL, UCX and perftest without -R do.
+enum class Via : std::uint8_t { cm, verbs };
+
+/// The unit rdmastat lists, as a TCP socket is ss's: an rdma_cm id, or a
+/// connected (RC, UC, XRC past INIT) or UD QP that no cm_id owns. A verbs
+/// connection has a qp and no cm_id or CM state; its local and peer endpoints
+/// are unknown to NLDEV, which reports the peer's QP number only.
 struct Connection {
     std::string device;
     std::optional<std::uint32_t> port;
     Transport transport = Transport::unknown;
     std::optional<PortSpace> port_space;
-    std::uint32_t cm_id = 0; ///< the kernel's cm id number (NLDEV's cm-idn)
-    CmState state = CmState::idle;
+    Via via = Via::cm;
+    std::optional<std::uint32_t> cm_id; ///< the kernel's cm id number (NLDEV's cm-idn); cm only
+    std::optional<CmState> state;       ///< the id's CM state; cm only
     std::optional<Endpoint> local;
     std::optional<Endpoint> peer;
     std::optional<Qp> qp;                  ///< the id's own QP, same owner
@@ -223,17 +252,20 @@ struct Connection {
     bool operator==(const Connection&) const = default;
 };
 
-/// A connection's identity while it lives: its device and cm id number (the
-/// kernel allocates cm id numbers cyclically, so a new id gets a new number).
+/// A connection's identity while it lives: its device, how it was made, and its
+/// cm id number or (verbs) its QP number. The kernel allocates both numbers
+/// cyclically, so a new id or QP gets a new number.
 struct ConnectionKey {
     std::string device;
-    std::uint32_t cm_id = 0;
+    Via via = Via::cm;
+    std::uint32_t number = 0;
 
     auto operator<=>(const ConnectionKey&) const = default;
 };
 
 inline ConnectionKey key_of(const Connection& c) {
-    return {c.device, c.cm_id};
+    if (c.via == Via::verbs) return {c.device, c.via, c.qp ? c.qp->number : 0};
+    return {c.device, c.via, c.cm_id.value_or(0)};
 }
 
 /// A TCP socket's state, numbered as the kernel's include/net/tcp_states.h

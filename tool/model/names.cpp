@@ -59,6 +59,11 @@ std::string ib_cm_reject_reason_name(std::int32_t reason) {
                                                                 : std::to_string(reason);
 }
 
+std::string state_name(const Connection& c) {
+    if (c.via == Via::cm) return c.state ? name_of(*c.state) : "-";
+    return c.qp && c.qp->state ? name_of(*c.qp->state) : "-";
+}
+
 std::string guid_text(Guid guid) {
     char buf[24];
     const std::uint64_t g = guid.value;

@@ -137,11 +137,17 @@ RDMASTAT_NAMES(NodeType, "node type", true, "unspecified", "ca", "switch", "rout
                "usnic", "usnic_udp", "unspecified");
 /// The JSON and filter names; transport_from_name() also reads aliases.
 RDMASTAT_NAMES(Transport, "transport", false, "unknown", "infiniband", "roce", "iwarp", "usnic");
+RDMASTAT_NAMES(Via, "connection kind", false, "cm", "verbs");
+RDMASTAT_NAMES(GidType, "GID type", true, "ib", "roce_v1", "roce_v2");
 RDMASTAT_NAMES(QpUnjoined, "reason", false, "gone", "other_owner");
 RDMASTAT_NAMES(ContainerRuntime, "container runtime", false, "docker", "containerd", "crio",
                "podman");
 /// As kubelet's cgroups name them.
 RDMASTAT_NAMES(PodQos, "pod QoS class", false, "guaranteed", "burstable", "besteffort");
+
+/// A connection's state as rdmastat shows it: a cm id's CM state, a verbs
+/// connection's QP state; "-" when the source did not report it.
+std::string state_name(const Connection& c);
 
 /// enum ib_cm_rej_reason: "NO_QP" (1) ... "VENDOR_OPTION_NOT_SUPPORTED" (35),
 /// the kernel's names without "IB_CM_REJ_"; decimal text for other numbers.

@@ -55,6 +55,8 @@ struct ModuleRecord {
         std::optional<std::uint8_t> type;  ///< enum ib_qp_type
         std::optional<std::uint8_t> state; ///< enum ib_qp_state; see the UAPI for when it is sent
         std::optional<std::uint8_t> unjoined; ///< enum rdmastat_qp_unjoined: not the id's QP
+        /// The peer's QP number: not the module's, NLDEV's (fill_module_qp_states).
+        std::optional<std::uint32_t> remote_number;
     };
     /// Only what the kernel chose to send: other users' owners need CAP_NET_ADMIN.
     struct OwnerPart {

@@ -53,6 +53,7 @@ template <typename S, typename V>
 requires is<S, Qp>
 void describe(S& q, V&& v) {
     v("number", q.number, Presence::required);
+    v("remote_number", q.remote_number, Presence::optional);
     v("type", q.type, Presence::optional);
     v("state", q.state, Presence::optional);
 }
@@ -103,8 +104,9 @@ void describe(S& c, V&& v) {
     v("port", c.port, Presence::optional);
     v("transport", c.transport, Presence::required);
     v("port_space", c.port_space, Presence::optional);
-    v("cm_id", c.cm_id, Presence::required);
-    v("state", c.state, Presence::required);
+    v("via", c.via, Presence::defaulted);
+    v("cm_id", c.cm_id, Presence::optional);
+    v("state", c.state, Presence::optional);
     v("internal", c.internal, Presence::if_true);
     v("local", c.local, Presence::optional);
     v("peer", c.peer, Presence::optional);
@@ -116,6 +118,20 @@ void describe(S& c, V&& v) {
     v("qp_unjoined", c.qp_unjoined, Presence::optional);
     v("owner", c.owner, Presence::defaulted);
     v("netns", c.netns, Presence::optional);
+}
+
+/// What a connection read from a document lacks for its kind, as (key,
+/// reason): a cm id's "cm_id" or "state", a verbs connection's "qp"; nullopt
+/// when it is whole. Readers refuse such a connection.
+inline std::optional<std::pair<std::string_view, std::string_view>>
+missing_for_kind(const Connection& c) {
+    if (c.via == Via::verbs) {
+        if (!c.qp) return std::pair{"qp", "a verbs connection needs its QP"};
+    } else {
+        if (!c.cm_id) return std::pair{"cm_id", "missing (required for \"via\": \"cm\")"};
+        if (!c.state) return std::pair{"state", "missing (required for \"via\": \"cm\")"};
+    }
+    return std::nullopt;
 }
 
 template <typename S, typename V>
@@ -138,6 +154,17 @@ void describe(S& p, V&& v) {
 }
 
 template <typename S, typename V>
+requires is<S, Gid>
+void describe(S& g, V&& v) {
+    v("index", g.index, Presence::required);
+    v("gid", g.gid, Presence::required);
+    v("type", g.type, Presence::optional);
+    v("netdev", g.netdev, Presence::optional);
+    v("vlan", g.vlan, Presence::optional);
+    v("address", g.address, Presence::optional);
+}
+
+template <typename S, typename V>
 requires is<S, Port>
 void describe(S& p, V&& v) {
     v("port", p.index, Presence::required);
@@ -146,6 +173,7 @@ void describe(S& p, V&& v) {
     v("netdev", p.netdev, Presence::optional);
     v("netdev_index", p.netdev_index, Presence::optional);
     v("addresses", p.addresses, Presence::optional);
+    v("gids", p.gids, Presence::optional);
 }
 
 template <typename S, typename V>

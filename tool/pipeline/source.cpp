@@ -16,6 +16,14 @@
 namespace rdmastat {
 namespace {
 
+// The processes (thread group ids) of owners.
+std::set<std::uint32_t> process_pids(const OwnerMap& owners) {
+    std::set<std::uint32_t> pids;
+    for (const auto& [pid, o] : owners)
+        if (o.pid) pids.insert(*o.pid);
+    return pids;
+}
+
 class SystemSource final : public Source {
   public:
     SystemSource(System& system, SourceChoice choice) : system_(system), choice_(choice) {}
@@ -30,6 +38,10 @@ class SystemSource final : public Source {
         workloads(c);
         host(c, needs);
         if (needs.addresses) port_addresses(c);
+        // Not a part of its own: the devices are listed without their tables.
+        if (needs.gids)
+            if (Status st = system_.gid_tables(c.snapshot.devices); !st)
+                c.warnings.push_back("GID tables: " + st.error());
         if (needs.counters && in_time(c, needs, Part::counters))
             if (Status st = system_.counters(c.snapshot); !st) {
                 // A failed part is empty, never half read.
@@ -83,12 +95,17 @@ class SystemSource final : public Source {
             return true;
         }
         std::vector<Device> devices;
+        OwnerMap qp_owners;
         if (data.value()) {
             nldev = std::move(data.value());
-            fill_module_qp_states(records, nldev->qps, system_.owners(qp_owner_pids(nldev->qps)));
+            qp_owners = system_.owners(qp_owner_pids(nldev->qps));
+            fill_module_qp_states(records, nldev->qps, qp_owners);
             devices = nldev->devices;
         }
         c.snapshot = join_module(records, std::move(devices), system_.users(owner_uids(records)));
+        if (nldev)
+            add_verbs_connections(c.snapshot, nldev->qps, module_qps(records), qp_owners,
+                                  system_.netns(process_pids(qp_owners)), system_.own_netns());
         if (c.snapshot.devices.empty()) c.no_devices = "no RDMA devices";
         return true;
     }
@@ -106,10 +123,7 @@ class SystemSource final : public Source {
         }
         nldev = std::move(data.value());
         owners = system_.owners(owner_pids(*nldev));
-        std::set<std::uint32_t> id_pids;
-        for (const auto& [pid, o] : owners)
-            if (o.pid) id_pids.insert(*o.pid);
-        c.snapshot = join(*nldev, owners, system_.netns(id_pids));
+        c.snapshot = join(*nldev, owners, system_.netns(process_pids(owners)));
         if (c.snapshot.devices.empty()) c.no_devices = "no RDMA devices";
         // The QPs are joined; the resources below take them as they are.
         nldev->cm_ids.clear();

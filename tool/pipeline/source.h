@@ -34,6 +34,7 @@ struct Needs {
     bool resources = false;    ///< every ResourceKind
     bool counters = false;     ///< port and QP counters
     bool addresses = false;    ///< each port's netdev IP addresses (Port::addresses)
+    bool gids = false;         ///< each port's GID table (Port::gids)
     /// When set, a part not begun by then is skipped and fails as timed out
     /// (serve under Prometheus's scrape timeout); the cm_ids are always read.
     std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt;

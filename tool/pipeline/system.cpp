@@ -2,10 +2,13 @@
 #include "pipeline/system.h"
 
 #include "collect/counters.h"
+#include "collect/gids.h"
 #include "collect/module.h"
 #include "collect/netlink.h"
 #include "collect/nldev.h"
 #include "collect/procfs.h"
+
+#include <unistd.h>
 
 namespace rdmastat {
 namespace {
@@ -40,6 +43,12 @@ class LiveSystem final : public System {
 
     OwnerMap owners(const std::set<std::uint32_t>& pids) override { return resolve_owners(pids); }
     NetnsMap netns(const std::set<std::uint32_t>& pids) override { return resolve_netns(pids); }
+    std::optional<std::uint32_t> own_netns() override {
+        const auto self = static_cast<std::uint32_t>(getpid());
+        NetnsMap m = resolve_netns({self});
+        auto it = m.find(self);
+        return it == m.end() ? std::nullopt : std::optional(it->second);
+    }
     UserMap users(const std::set<std::uint32_t>& uids) override { return resolve_users(uids); }
     CgroupMap cgroups(const std::set<std::uint32_t>& pids) override {
         return resolve_cgroups(pids);
@@ -56,6 +65,7 @@ class LiveSystem final : public System {
         return collect_counters(*socket.value(), snap);
     }
     Result<NetdevAddresses> addresses() override { return collect_netdev_addresses(); }
+    Status gid_tables(std::vector<Device>& devices) override { return collect_gid_tables(devices); }
 
   private:
     // Opened on first use and kept: one socket serves every dump of a collection.

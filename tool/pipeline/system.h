@@ -43,6 +43,8 @@ class System {
     /// these never fail: what cannot be read is left out.
     virtual OwnerMap owners(const std::set<std::uint32_t>& pids) = 0;
     virtual NetnsMap netns(const std::set<std::uint32_t>& pids) = 0;
+    /// The network namespace rdmastat runs in (its /proc/self/ns/net inode).
+    virtual std::optional<std::uint32_t> own_netns() = 0;
     virtual UserMap users(const std::set<std::uint32_t>& uids) = 0;
     /// Each pid's cgroup v2 path (collect/cgroup.h).
     virtual CgroupMap cgroups(const std::set<std::uint32_t>& pids) = 0;
@@ -54,6 +56,8 @@ class System {
     virtual Status counters(Snapshot& snap) = 0;
     /// Every netdev's IP addresses (collect/addresses.h).
     virtual Result<NetdevAddresses> addresses() = 0;
+    /// Every port's GID table of devices, from sysfs (collect/gids.h).
+    virtual Status gid_tables(std::vector<Device>& devices) = 0;
 };
 
 /// The running kernel, /proc and sysfs. One per collection: it keeps one RDMA

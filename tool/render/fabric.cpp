@@ -10,8 +10,8 @@ namespace rdmastat {
 namespace {
 
 std::string state_text(const Connection& c) {
-    std::string s = name_of(c.state);
-    if (c.qp && c.qp->state) s += "/" + name_of(*c.qp->state);
+    std::string s = state_name(c);
+    if (c.via == Via::cm && c.qp && c.qp->state) s += "/" + name_of(*c.qp->state);
     return s;
 }
 

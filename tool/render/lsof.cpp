@@ -49,16 +49,22 @@ void append_with_wire(std::string& out, const Endpoint& e, const std::optional<E
 
 // Addresses, a state and a flag: printable by construction (Table::plain_cell).
 void append_connection_name(std::string& out, const Connection& c) {
-    if (c.local)
+    if (c.via == Via::verbs) {
+        append_local_text(out, c, false);
+        if (has_peer(c)) {
+            out += "->";
+            append_peer_text(out, c, false);
+        }
+    } else if (c.local)
         append_with_wire(out, *c.local, c.mapped_local);
     else
         out += "*:*";
-    if (has_peer(c)) {
+    if (c.via == Via::cm && has_peer(c)) {
         out += "->";
         append_with_wire(out, *c.peer, c.mapped_peer);
     }
     out += " (";
-    out += name_of(c.state);
+    out += state_name(c);
     out += ')';
     if (c.internal) out += " [internal]";
 }
@@ -83,8 +89,8 @@ std::string socket_name(const HostSocket& s, const Connection* carries) {
     if (s.state != TcpState::listen && s.peer.port) name += "->" + lsof_endpoint(s.peer);
     name += " (" + name_of(s.state) + ")";
     if (carries)
-        name += " [" + carries->device + " cm_id " + std::to_string(carries->cm_id) + " of " +
-                owner_text(carries->owner) + "]";
+        name += " [" + carries->device + " cm_id " + std::to_string(carries->cm_id.value_or(0)) +
+                " of " + owner_text(carries->owner) + "]";
     return name;
 }
 

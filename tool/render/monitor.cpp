@@ -65,7 +65,11 @@ void render_events(std::ostream& out, const std::vector<ConnectionEvent>& events
             << (c.port ? std::to_string(*c.port) : "-") << ' ' << name_of(c.transport) << ' '
             << endpoint_text(c.local) << ' ' << endpoint_text(c.peer) << ' ';
         if (e.old_state) out << name_of(*e.old_state) << "->";
-        out << name_of(c.state) << " cm_id=" << c.cm_id << ' ' << printable(owner_text(c.owner));
+        if (e.old_qp_state) out << name_of(*e.old_qp_state) << "->";
+        out << state_name(c);
+        if (c.cm_id) out << " cm_id=" << *c.cm_id;
+        if (c.via == Via::verbs && c.qp) out << " qpn=" << c.qp->number;
+        out << ' ' << printable(owner_text(c.owner));
         describe_event_facts(e, [&](std::string_view key, const auto& fact, Presence) {
             if (!fact) return;
             out << ' ' << key << '=';

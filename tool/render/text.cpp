@@ -35,6 +35,18 @@ void append_address(std::string& out, const std::optional<Endpoint>& e,
     }
 }
 
+// A verbs connection's end: "*:qp17" (the address a later source may know,
+// the QP number where a TCP socket has its port); "*:*" when the number is unknown.
+void append_qp_end(std::string& out, std::optional<std::uint32_t> qpn) {
+    out += "*:";
+    if (!qpn) {
+        out += '*';
+        return;
+    }
+    out += "qp";
+    append_number(out, *qpn);
+}
+
 std::string user_text(const Owner& o, bool numeric) {
     if (o.kernel) return "kernel";
     if (o.user && !numeric) return *o.user;
@@ -56,6 +68,20 @@ std::string endpoint_text(const std::optional<Endpoint>& e) {
     std::string text;
     append_address(text, e, std::nullopt, false);
     return text;
+}
+
+void append_local_text(std::string& out, const Connection& c, bool extended) {
+    if (c.via == Via::verbs)
+        append_qp_end(out, c.qp ? std::optional(c.qp->number) : std::nullopt);
+    else
+        append_address(out, c.local, c.mapped_local, extended);
+}
+
+void append_peer_text(std::string& out, const Connection& c, bool extended) {
+    if (c.via == Via::verbs)
+        append_qp_end(out, c.qp ? c.qp->remote_number : std::nullopt);
+    else
+        append_address(out, c.peer, c.mapped_peer, extended);
 }
 
 std::string owner_text(const Owner& o) {
@@ -85,15 +111,14 @@ class TextListing final : public ListingWriter {
         table_.plain_cell(name_of(c.transport));
         table_.cell(c.device);
         table_.plain_cell_by([&](std::string& out) { append_number_or_dash(out, c.port); });
-        table_.plain_cell_by(
-            [&](std::string& out) { append_address(out, c.local, c.mapped_local, extended); });
-        table_.plain_cell_by(
-            [&](std::string& out) { append_address(out, c.peer, c.mapped_peer, extended); });
-        table_.plain_cell(name_of(c.state));
+        table_.plain_cell_by([&](std::string& out) { append_local_text(out, c, extended); });
+        table_.plain_cell_by([&](std::string& out) { append_peer_text(out, c, extended); });
+        table_.plain_cell(state_name(c));
         if (extended) {
             table_.cell(user_text(c.owner, opts_.numeric));
+            table_.plain_cell(name_of(c.via));
             table_.plain_cell_by([&](std::string& out) {
-                append_number(out, c.cm_id);
+                append_number_or_dash(out, c.cm_id);
                 if (c.internal) out += "(internal)";
             });
             table_.plain_cell(name_or_dash(c.port_space));
@@ -125,7 +150,7 @@ class TextListing final : public ListingWriter {
         std::vector<std::string> h = {"Transport",     "Device",       "Dev-Port",
                                       "Local Address", "Peer Address", "State"};
         if (opts.extended)
-            h.insert(h.end(), {"User", "CM-ID", "PS", "QPN", "QP-Type", "QP-State", "Netns",
+            h.insert(h.end(), {"User", "Via", "CM-ID", "PS", "QPN", "QP-Type", "QP-State", "Netns",
                                "Container", "Pod"});
         if (opts.processes) h.push_back("PID/Program");
         return h;
@@ -177,6 +202,19 @@ void render_devices(std::ostream& out, const std::vector<Device>& devices,
         }
     }
     table.write(out, opts.header);
+
+    // The GID tables, when collected, as show_gids lists them.
+    Table gids({"Device", "Port", "Index", "GID", "Type", "Netdev", "VLAN", "Address"});
+    for (const Device& d : devices)
+        for (const Port& p : d.ports)
+            for (const Gid& g : p.gids ? *p.gids : std::vector<Gid>{})
+                gids.add({d.name, std::to_string(p.index), std::to_string(g.index),
+                          g.gid.to_string(), name_or_dash(g.type), or_dash(g.netdev),
+                          num_or_dash(g.vlan), g.address ? g.address->to_string() : "-"});
+    if (gids.size()) {
+        out << '\n';
+        gids.write(out, opts.header);
+    }
 }
 
 void render_summary(std::ostream& out, const Summary& s) {

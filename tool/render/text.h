@@ -37,7 +37,9 @@ void render_marked_listing(std::ostream& out, const std::vector<MarkedConnection
 /// The same listing written as its connections come, in blocks of
 /// listing_block_rows rows (render/listing.h).
 std::unique_ptr<ListingWriter> text_listing_writer(std::ostream& out, const TextOptions& opts);
-/// One line per device port: name, index, transport, driver, node type, port state, netdev.
+/// One line per device port: name, index, transport, driver, node type, port state, netdev;
+/// then, when collected, one line per valid GID table entry: device, port, index, GID
+/// (IPv6 text), type, netdev, VLAN and the IP address it stands for ("-" when unknown).
 void render_devices(std::ostream& out, const std::vector<Device>& devices, const TextOptions& opts);
 void render_summary(std::ostream& out, const Summary& summary);
 
@@ -50,5 +52,10 @@ std::string container_text(const Owner& owner);
 std::string pod_text(const Owner& owner);
 /// "10.9.0.1:7174", "[fd00:9::1]:7176"; "*:*" when the id has none.
 std::string endpoint_text(const std::optional<Endpoint>& e);
+/// A connection's local and peer ends as the listing shows them: a cm id's
+/// endpoints (with extended, the wire's after them when the iWARP port mapper
+/// changed them); a verbs connection's QP numbers, "*:qp17" and "*:qp18".
+void append_local_text(std::string& out, const Connection& c, bool extended);
+void append_peer_text(std::string& out, const Connection& c, bool extended);
 
 } // namespace rdmastat

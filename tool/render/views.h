@@ -278,6 +278,7 @@ template <typename V> void describe(const EventLine& line, V&& v) {
     v("event", name_of(e.kind), Presence::required);
     v("connection", e.connection, Presence::required);
     v("old_state", e.old_state, Presence::optional);
+    v("old_qp_state", e.old_qp_state, Presence::optional);
     v("cm_event", e.cm_event, Presence::optional);
     describe_event_facts(e, v);
 }

@@ -104,7 +104,8 @@ Result<TraceEvent> decode_trace_record(const void* data, std::size_t size) {
     e.status = r.status;
     Connection& c = e.connection;
     e.tracked = r.flags & RDMASTAT_TRACE_F_TRACKED;
-    if (e.tracked) c.cm_id = r.cm_id;
+    // An id the kernel never numbered is written as 0, as before it had a number.
+    c.cm_id = e.tracked ? r.cm_id : 0;
     c.state = static_cast<CmState>(r.state > 0xff ? 0xff : r.state);
     c.port_space = static_cast<PortSpace>(r.port_space);
     if (r.flags & RDMASTAT_TRACE_F_DEVICE) {

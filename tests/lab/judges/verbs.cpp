@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: MIT
+// [lab][verbs]: judges what tests/lab/scenarios/verbs.sh wrote: connections
+// made with raw verbs by ibv_rc_pingpong, ib_write_bw, ib_send_bw -q 2 and
+// ibv_ud_pingpong on rxe0, against `rdma res show qp` taken beside them.
+#include "analysis/filter.h"
+#include "analysis/select.h"
+#include "catch_compat.hpp"
+#include "evidence.h"
+#include "model/names.h"
+#include "support.h"
+
+#include <iterator>
+#include <map>
+#include <set>
+#include <sstream>
+#include <sys/socket.h>
+
+using namespace rdmastat;
+using namespace rdmastat::test;
+using nlohmann::json;
+
+namespace {
+
+const Evidence ev{"verbs"};
+using Key = std::pair<std::string, std::uint32_t>;
+
+// QPs whose state or peer changed between the two referee listings.
+std::set<Key> unstable() {
+    std::map<Key, json> before;
+    for (const auto& q : ev.json("rdma-qp.json"))
+        before[{q.at("ifname"), q.at("lqpn")}] = q;
+    std::set<Key> out;
+    std::set<Key> after_keys;
+    for (const auto& q : ev.json("rdma-qp-after.json")) {
+        Key k{q.at("ifname"), q.at("lqpn")};
+        after_keys.insert(k);
+        auto it = before.find(k);
+        if (it == before.end() || it->second.at("state") != q.at("state") ||
+            it->second.value("rqpn", 0u) != q.value("rqpn", 0u))
+            out.insert(k);
+    }
+    for (const auto& [k, q] : before)
+        if (!after_keys.count(k)) out.insert(k);
+    return out;
+}
+
+// The programs the scenario ran (other scenarios of the boot may leave QPs).
+const std::set<std::string> programs = {"ibv_rc_pingpong", "ib_write_bw", "ib_send_bw",
+                                        "ibv_ud_pingpong"};
+
+std::vector<const Connection*> verbs_of(const Snapshot& s) {
+    std::vector<const Connection*> out;
+    for (const Connection& c : s.connections)
+        if (c.via == Via::verbs && programs.count(c.owner.comm.value_or(""))) out.push_back(&c);
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("lab: verbs connections are rdma's QPs without cm ids, as root and as a user",
+          "[lab][verbs]") {
+    const json qps = ev.json("rdma-qp.json"), ids = ev.json("rdma-cm_id.json");
+    const std::set<Key> moving = unstable();
+    for (const char* file : {"nldev.json", "nldev-lab.json", "module.json"}) {
+        INFO(file);
+        REQUIRE(ev.rc(file) == 0);
+        Snapshot s = ev.snapshot(file);
+        auto diffs = compare_verbs_with_referee(s.connections, qps, ids, moving);
+        INFO(Catch::Detail::stringify(diffs));
+        CHECK(diffs.empty());
+        // What the scenario made: four RC pairs (ib_send_bw's two) and two UD QPs.
+        std::map<std::string, std::size_t> rc_by_comm;
+        std::size_t ud = 0;
+        for (const Connection* c : verbs_of(s)) {
+            CHECK_FALSE(c->cm_id);
+            CHECK_FALSE(c->state);
+            // NLDEV reports no address of a verbs QP, and this module none yet.
+            CHECK_FALSE(c->local);
+            CHECK_FALSE(c->peer);
+            CHECK(c->transport == Transport::roce);
+            if (c->qp->type == QpType::rc) ++rc_by_comm[c->owner.comm.value_or("?")];
+            if (c->qp->type == QpType::ud) {
+                ++ud;
+                CHECK_FALSE(c->qp->remote_number);
+                CHECK(is_listening(*c));
+                CHECK_FALSE(has_peer(*c));
+            }
+        }
+        CHECK(rc_by_comm["ibv_rc_pingpong"] == 2);
+        CHECK(rc_by_comm["ib_write_bw"] == 2);
+        CHECK(rc_by_comm["ib_send_bw"] == 4);
+        CHECK(ud == 2);
+    }
+}
+
+TEST_CASE("lab: each verbs pair's QP numbers cross, and its ends are two processes",
+          "[lab][verbs]") {
+    Snapshot s = ev.snapshot("nldev.json");
+    std::map<Key, const Connection*> by_qpn;
+    for (const Connection* c : verbs_of(s))
+        by_qpn[{c->device, c->qp->number}] = c;
+    std::size_t pairs = 0;
+    for (const Connection* c : verbs_of(s)) {
+        if (c->qp->type != QpType::rc) continue;
+        INFO(c->device << " qp " << c->qp->number);
+        REQUIRE(c->qp->remote_number);
+        CHECK(has_peer(*c));
+        auto other = by_qpn.find({c->device, *c->qp->remote_number});
+        REQUIRE(other != by_qpn.end());
+        CHECK(other->second->qp->remote_number == c->qp->number);
+        // Server and client are separate processes of the same program.
+        CHECK(other->second->owner.pid != c->owner.pid);
+        CHECK(other->second->owner.comm == c->owner.comm);
+        ++pairs;
+    }
+    CHECK(pairs == 8);
+}
+
+TEST_CASE("lab: the listing, filters, lsof and metrics show the verbs connections",
+          "[lab][verbs]") {
+    Snapshot s = ev.snapshot("nldev.json");
+    const auto verbs = verbs_of(s);
+    REQUIRE(verbs.size() == 10);
+
+    const std::string listing = ev.text("listing.txt");
+    for (const Connection* c : verbs) {
+        std::string local = "*:qp" + std::to_string(c->qp->number);
+        std::string peer = c->qp->remote_number ? "*:qp" + std::to_string(*c->qp->remote_number)
+                                                : std::string("*:*");
+        INFO(local);
+        // Local, peer, state, user, via, no cm id, no port space, the QP number.
+        std::vector<std::string> row;
+        std::istringstream lines(listing);
+        for (std::string line; std::getline(lines, line) && row.empty();) {
+            std::istringstream words(line);
+            std::vector<std::string> w{std::istream_iterator<std::string>(words), {}};
+            if (w.size() > 10 && w[3] == local) row = w;
+        }
+        REQUIRE(row.size() > 10);
+        CHECK(row[4] == peer);
+        CHECK(row[5] == state_name(*c));
+        CHECK(std::vector<std::string>(row.begin() + 7, row.begin() + 11) ==
+              std::vector<std::string>{"verbs", "-", "-", std::to_string(c->qp->number)});
+    }
+    // Without -a: the connected ones; -l: the UD ones.
+    auto rows = [](const std::string& text) {
+        std::size_t n = 0;
+        std::istringstream in(text);
+        for (std::string line; std::getline(in, line);)
+            for (const std::string& p : programs)
+                n += line.find("*:qp") != std::string::npos && line.ends_with("/" + p);
+        return n;
+    };
+    CHECK(rows(ev.text("default.txt")) == 8);
+    CHECK(rows(ev.text("listeners.txt")) == 2);
+
+    Snapshot via_verbs = ev.snapshot("via-verbs.json");
+    CHECK(verbs_of(via_verbs).size() == verbs.size());
+    for (const Connection& c : via_verbs.connections)
+        CHECK(c.via == Via::verbs);
+    for (const Connection& c : ev.snapshot("via-cm.json").connections)
+        CHECK(c.via == Via::cm);
+    std::size_t rts = 0;
+    for (const Connection* c : verbs)
+        rts += c->qp->state == QpState::rts;
+    Snapshot state_rts = ev.snapshot("state-rts.json");
+    CHECK(verbs_of(state_rts).size() == rts);
+    for (const Connection& c : state_rts.connections)
+        CHECK((c.via == Via::verbs && c.qp->state == QpState::rts));
+
+    // lsof: each ibv_rc_pingpong's QP with its peer's number.
+    const std::string lsof = ev.text("lsof.txt");
+    for (const Connection* c : verbs)
+        if (c->owner.comm == "ibv_rc_pingpong")
+            CHECK_THAT(lsof, Catch::Contains("qpn " + std::to_string(c->qp->number) + " RC " +
+                                             state_name(*c) + " rqpn " +
+                                             std::to_string(*c->qp->remote_number)));
+
+    // The metric counts them by type and state.
+    std::map<std::pair<std::string, std::string>, double> expected;
+    for (const Connection* c : verbs)
+        ++expected[{name_of(*c->qp->type), name_of(*c->qp->state)}];
+    const std::string prom = ev.text("export.prom");
+    for (const auto& [labels, n] : expected)
+        CHECK(prom_value(prom, "rdmastat_verbs_connections{device=\"rxe0\",port=\"1\",transport="
+                               "\"roce\",type=\"" +
+                                   labels.first + "\",state=\"" + labels.second + "\"}") == n);
+}
+
+TEST_CASE("lab: verbs connections end with their processes", "[lab][verbs]") {
+    Snapshot before = ev.snapshot("nldev.json");
+    std::set<std::uint32_t> pids;
+    for (const Connection* c : verbs_of(before))
+        pids.insert(*c->owner.pid);
+    REQUIRE(ev.rc("after.json") == 0);
+    for (const Connection& c : ev.snapshot("after.json").connections)
+        CHECK_FALSE(pids.count(c.owner.pid.value_or(0)));
+}
+
+TEST_CASE("lab: rdmastat devices lists the GID tables sysfs has, on siw and rxe",
+          "[lab][verbs][gids]") {
+    REQUIRE(ev.rc("devices.json") == 0);
+    Snapshot s = ev.snapshot("devices.json");
+    std::istringstream in(ev.text("sysfs-gids.txt"));
+    std::size_t entries = 0, v4 = 0;
+    std::set<std::string> devices;
+    for (std::string dev, gid, type, ndev; in >> dev;) {
+        std::uint32_t port = 0, index = 0;
+        in >> port >> index >> gid >> type >> ndev;
+        ++entries;
+        devices.insert(dev);
+        INFO(dev << " port " << port << " gid " << index);
+        const Device* d = nullptr;
+        for (const Device& x : s.devices)
+            if (x.name == dev) d = &x;
+        REQUIRE(d);
+        const Port* p = nullptr;
+        for (const Port& x : d->ports)
+            if (x.index == port) p = &x;
+        REQUIRE((p && p->gids));
+        const Gid* g = nullptr;
+        for (const Gid& x : *p->gids)
+            if (x.index == index) g = &x;
+        REQUIRE(g);
+        CHECK(g->gid == *IpAddress::parse(gid));
+        CHECK(g->netdev.value_or("-") == ndev);
+        if (d->transport == Transport::iwarp) {
+            CHECK_FALSE(g->type);
+            continue;
+        }
+        CHECK(g->type == (type == "RoCE_v2" ? GidType::roce_v2 : GidType::roce_v1));
+        // An IPv4-mapped GID is the IPv4 address of its netdev.
+        if (gid.starts_with("0000:0000:0000:0000:0000:ffff:")) {
+            ++v4;
+            REQUIRE(g->address);
+            CHECK(g->address->family == AF_INET);
+            CHECK(g->address->to_string() == "10.9.0.2");
+            CHECK_THAT(ev.text("devices.txt"),
+                       Catch::Contains("::ffff:10.9.0.2") && Catch::Contains(" 10.9.0.2"));
+        }
+    }
+    CHECK(devices == std::set<std::string>{"rxe0", "siw0"});
+    CHECK(v4 >= 1);
+    std::size_t listed = 0;
+    for (const Device& d : s.devices)
+        for (const Port& p : d.ports)
+            listed += p.gids ? p.gids->size() : 0;
+    CHECK(listed == entries);
+}

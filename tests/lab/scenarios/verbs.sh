@@ -1,0 +1,106 @@
+# shellcheck shell=sh
+# Connections made with raw verbs, no rdma_cm: real peers nobody here wrote
+# (ibv_rc_pingpong, ib_write_bw and ib_send_bw -q 2 without -R) connect RC QPs
+# on rxe0 by swapping QP numbers over TCP, and a UD pingpong binds a UD QP.
+# Both ends of each pair are on rxe0 (loopback to its own GID: two rxe
+# devices in one namespace cannot reach each other). siw has none: an iWARP
+# QP connects only through iw_cm, so every siw QP is a cm id's.
+# rdmastat's views (NLDEV, the module, as root and as an unprivileged user)
+# are taken while they run, beside `rdma res show qp` and cm_id as referees.
+# Writes its evidence to $OUT/verbs; [lab][verbs] judges it.
+. "$LAB/lib.sh"
+R="$OUT/verbs"
+mkdir -p "$R"
+capture() { lab_capture "$R" "$@"; }
+lab_setup || exit 1
+
+# connected_qps N M: at least N RC QPs with a peer QP number (rdma prints rqpn
+# only once it is set) in RTR or RTS (perftest's passive end stays in RTR),
+# and M UD QPs in RTS.
+connected_qps() {
+	[ "$("$LAB_RDMA" res show qp | grep -c "rqpn [1-9][0-9]* type RC state RT[RS] ")" -ge "$1" ] &&
+		[ "$("$LAB_RDMA" res show qp | grep -c "type UD state RTS ")" -ge "$2" ]
+}
+started=""
+n=0
+start() {
+	n=$((n + 1))
+	"$@" >"/tmp/verbs-$n.log" 2>&1 &
+	started="$started $!"
+}
+
+# Iterations enough to outlive the captures under TCG; killed at the end.
+start ibv_rc_pingpong -d rxe0 -g 1 -n 1000000 -p 18515
+lab_wait 10 sh -c "$LAB_SS -tln | grep -q ':18515 '" || exit 1
+start ibv_rc_pingpong -d rxe0 -g 1 -n 1000000 -p 18515 127.0.0.1
+start ib_write_bw -d rxe0 -x 1 -D 120 -p 18600
+lab_wait 10 sh -c "$LAB_SS -tln | grep -q ':18600 '" || exit 1
+start ib_write_bw -d rxe0 -x 1 -D 120 -p 18600 127.0.0.1
+start ib_send_bw -d rxe0 -x 1 -q 2 -D 120 -p 18601
+lab_wait 10 sh -c "$LAB_SS -tln | grep -q ':18601 '" || exit 1
+start ib_send_bw -d rxe0 -x 1 -q 2 -D 120 -p 18601 127.0.0.1
+start ibv_ud_pingpong -d rxe0 -g 1 -n 1000000 -p 18516
+lab_wait 10 sh -c "$LAB_SS -tln | grep -q ':18516 '" || exit 1
+start ibv_ud_pingpong -d rxe0 -g 1 -n 1000000 -p 18516 127.0.0.1
+# 2 + 2 + 4 connected RC QPs, 2 UD ones.
+lab_wait_wall 60 connected_qps 8 2 || {
+	"$LAB_RDMA" res show qp
+	cat /tmp/verbs-*.log
+	exit 1
+}
+
+capture rdma-qp.json "$LAB_RDMA" -j res show qp
+capture rdma-cm_id.json "$LAB_RDMA" -j res show cm_id
+# The GID tables as sysfs has them ("DEV PORT INDEX GID TYPE NDEV", - for an
+# attribute the kernel refuses), beside rdmastat devices.
+for d in /sys/class/infiniband/*; do
+	for p in "$d"/ports/*; do
+		for g in "$p"/gids/*; do
+			i=${g##*/}
+			gid=$(cat "$g")
+			[ "$gid" != 0000:0000:0000:0000:0000:0000:0000:0000 ] || continue
+			t=$(cat "$p/gid_attrs/types/$i" 2>/dev/null | tr ' ' _)
+			n=$(cat "$p/gid_attrs/ndevs/$i" 2>/dev/null)
+			echo "${d##*/} ${p##*/} $i $gid ${t:--} ${n:--}"
+		done
+	done
+done >"$R/sysfs-gids.txt"
+capture devices.json rdmastat devices -j
+capture devices.txt rdmastat devices
+# NLDEV's bytes of the same moment, for the unit tests' fixtures
+# (tests/fixtures/verbs, kernels/X.Y/verbs: copied from a run by hand).
+if command -v rdmastat-capture >/dev/null; then
+	mkdir -p /tmp/verbs-capture "$R/fixtures"
+	rdmastat-capture /tmp/verbs-capture >/dev/null &&
+		cp /tmp/verbs-capture/devices.bin /tmp/verbs-capture/qp-rxe0.bin \
+			/tmp/verbs-capture/cm_id-rxe0.bin "$R/fixtures/" &&
+		"$LAB_RDMA" -j res show qp >"$R/fixtures/rdma-qp.json" &&
+		"$LAB_RDMA" -j res show cm_id >"$R/fixtures/rdma-cm_id.json"
+fi
+capture nldev.json rdmastat --source nldev -j -a
+capture nldev-lab.json su lab -c "rdmastat --source nldev -j -a"
+capture listing.txt rdmastat --source nldev -a -e -p
+capture default.txt rdmastat --source nldev -p
+capture listeners.txt rdmastat --source nldev -l -p
+capture summary.txt rdmastat --source nldev -s
+capture via-verbs.json rdmastat --source nldev -j -a via verbs
+capture via-cm.json rdmastat --source nldev -j -a via cm
+capture state-rts.json rdmastat --source nldev -j state rts
+capture lsof.txt rdmastat lsof -c ibv_rc_pingpong
+capture lsof.json rdmastat lsof -j
+capture export.prom rdmastat export
+loaded=yes
+[ -d /sys/module/rdmastat ] || { loaded=no && insmod /lib/modules/extra/rdmastat.ko; }
+capture module.json rdmastat --source module -j -a
+[ "$loaded" = yes ] || rmmod rdmastat
+# The referee once more: a QP that changed while rdmastat read is not judged.
+capture rdma-qp-after.json "$LAB_RDMA" -j res show qp
+
+for p in $started; do
+	kill "$p" 2>/dev/null || true
+done
+for p in $started; do
+	wait "$p" 2>/dev/null || true
+done
+capture after.json rdmastat --source nldev -j -a via verbs
+cat "$R/listing.txt"
