@@ -360,6 +360,50 @@ TEST_CASE("join: QPs connected with raw verbs are connections, as rdma lists the
     for (const QpRecord& q : data.qps)
         if (q.number == *id.qp_number) id.owner = q.owner;
     data.cm_ids.push_back(id);
+    // A process with an id that names no QP yet (rdma_accept moves the QP to
+    // RTS before the kernel learns its number) keeps its QPs from the verbs
+    // list, unless the id is a listener.
+    NldevData pending = data;
+    CmIdRecord accepting;
+    accepting.device_index = data.qps.front().device_index;
+    accepting.device_name = data.qps.front().device_name;
+    accepting.cm_idn = 9;
+    accepting.state = static_cast<std::uint8_t>(CmState::connect);
+    accepting.owner = by_qpn.begin()->second->owner.pid
+                          ? RawOwner{by_qpn.begin()->second->owner.pid, std::nullopt}
+                          : RawOwner{};
+    REQUIRE(accepting.owner.pid);
+    pending.cm_ids = {accepting};
+    std::size_t of_owner = 0;
+    for (const Connection& c : s.connections)
+        of_owner += c.owner.pid == accepting.owner.pid;
+    Snapshot held = join(pending, referee_owners(qp));
+    CHECK(held.connections.size() == 1 + s.connections.size() - of_owner);
+    for (const Connection& c : held.connections)
+        if (c.via == Via::verbs) CHECK(c.owner.pid != accepting.owner.pid);
+    pending.cm_ids.front().state = static_cast<std::uint8_t>(CmState::listen);
+    CHECK(join(pending, referee_owners(qp)).connections.size() == 1 + s.connections.size());
+
+    // With only_netns (the module's source), a QP whose owner is in another
+    // namespace, or whose namespace is unknown, is left out.
+    NetnsMap netns;
+    for (const Connection& c : s.connections)
+        netns[*c.owner.pid] = 4026531840u;
+    netns[*accepting.owner.pid] = 4026532000u;
+    Snapshot only;
+    only.devices = data.devices;
+    add_verbs_connections(only, data.qps, CmClaims{}, referee_owners(qp), netns, 4026531840u);
+    CHECK(only.connections.size() == s.connections.size() - of_owner);
+    netns.erase(*accepting.owner.pid);
+    Snapshot unknown;
+    unknown.devices = data.devices;
+    add_verbs_connections(unknown, data.qps, CmClaims{}, referee_owners(qp), netns, 4026531840u);
+    CHECK(unknown.connections.size() == s.connections.size() - of_owner);
+    Snapshot any;
+    any.devices = data.devices;
+    add_verbs_connections(any, data.qps, CmClaims{}, referee_owners(qp), netns);
+    CHECK(any.connections.size() == s.connections.size());
+
     Snapshot with_id = join(data, referee_owners(qp));
     REQUIRE(with_id.connections.size() == s.connections.size());
     CHECK(with_id.connections.front().via == Via::cm);

@@ -76,16 +76,19 @@ Qp qp_from(const ModuleRecord::QpPart& raw) {
 
 } // namespace
 
-void add_verbs_connections(Snapshot& snap, const std::vector<QpRecord>& qps, const QpKeys& claimed,
+void add_verbs_connections(Snapshot& snap, const std::vector<QpRecord>& qps, const CmClaims& claims,
                            const OwnerMap& owners, const NetnsMap& netns,
                            std::optional<std::uint32_t> only_netns) {
     std::map<std::uint32_t, Transport> transports;
     for (const auto& d : snap.devices)
         transports[d.index] = d.transport;
     for (const QpRecord& q : qps) {
-        if (!verbs_connection(q) || claimed.count({q.device_index, q.number})) continue;
+        if (!verbs_connection(q) || claims.qps.count({q.device_index, q.number})) continue;
         // rdma_create_qp() makes a kernel id's QP in rdma_cm's name: an id's, never verbs.
         if (q.owner.kernel == "rdma_cm") continue;
+        if (auto p = process_of(q.owner, owners);
+            p && claims.unnumbered.count({q.device_index, *p}))
+            continue;
         Connection c;
         c.device = q.device_name;
         c.port = q.port;
@@ -96,7 +99,7 @@ void add_verbs_connections(Snapshot& snap, const std::vector<QpRecord>& qps, con
         qp.number = q.number;
         qp.type = static_cast<QpType>(*q.type);
         qp.state = static_cast<QpState>(*q.state);
-        // rxe and others send 0 for a QP never given a peer (a UD QP's).
+        // NLDEV sends rqpn for RC and UC QPs only; 0 is no peer yet.
         if (q.remote_number && *q.remote_number) qp.remote_number = q.remote_number;
         c.qp = qp;
         c.owner = owner_from(q.owner, owners);
@@ -107,11 +110,14 @@ void add_verbs_connections(Snapshot& snap, const std::vector<QpRecord>& qps, con
     }
 }
 
-QpKeys module_qps(const std::vector<ModuleRecord>& records) {
-    QpKeys keys;
-    for (const auto& r : records)
-        if (r.qp && !r.qp->unjoined) keys.insert({r.device_index, r.qp->number});
-    return keys;
+CmClaims module_claims(const std::vector<ModuleRecord>& records) {
+    CmClaims claims;
+    for (const auto& r : records) {
+        if (r.qp && !r.qp->unjoined) claims.qps.insert({r.device_index, r.qp->number});
+        if (!r.qp && r.owner.pid && r.state != static_cast<std::uint8_t>(CmState::listen))
+            claims.unnumbered.insert({r.device_index, *r.owner.pid});
+    }
+    return claims;
 }
 
 bool kernel_qp_of(const std::string& id_owner, const std::string& qp_owner) {
@@ -138,7 +144,7 @@ Snapshot join(const NldevData& data, const OwnerMap& owners, const NetnsMap& net
     std::map<std::pair<std::uint32_t, std::uint32_t>, const QpRecord*> qps;
     for (const auto& q : data.qps)
         qps[{q.device_index, q.number}] = &q;
-    QpKeys claimed;
+    CmClaims claims;
 
     snap.connections.reserve(data.cm_ids.size());
     for (const auto& r : data.cm_ids) {
@@ -167,7 +173,7 @@ Snapshot join(const NldevData& data, const OwnerMap& owners, const NetnsMap& net
                 if (q->second->remote_number && *q->second->remote_number)
                     qp.remote_number = q->second->remote_number;
                 c.qp = std::move(qp);
-                claimed.insert(q->first);
+                claims.qps.insert(q->first);
             }
         }
         c.owner = owner_from(r.owner, owners);
@@ -175,7 +181,11 @@ Snapshot join(const NldevData& data, const OwnerMap& owners, const NetnsMap& net
             if (auto n = netns.find(*c.owner.pid); n != netns.end()) c.netns = n->second;
         snap.connections.push_back(std::move(c));
     }
-    add_verbs_connections(snap, data.qps, claimed, owners, netns);
+    for (const auto& r : data.cm_ids)
+        if (!r.qp_number && r.state != static_cast<std::uint8_t>(CmState::listen))
+            if (auto p = process_of(r.owner, owners))
+                claims.unnumbered.insert({r.device_index, *p});
+    add_verbs_connections(snap, data.qps, claims, owners, netns);
     return snap;
 }
 

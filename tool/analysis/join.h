@@ -21,26 +21,36 @@ bool kernel_qp_of(const std::string& id_owner, const std::string& qp_owner);
 /// The pids that own any cm_id or QP: what resolve_owners must look up, once each.
 std::set<std::uint32_t> owner_pids(const NldevData& data);
 
-/// (device index, QP number) of QPs that cm ids own.
-using QpKeys = std::set<std::pair<std::uint32_t, std::uint32_t>>;
+/// What the cm ids of a collection say of QPs: the QPs they joined (device
+/// index, QP number), and the processes that hold an id on a device that
+/// names no QP yet and is not listening (device index, pid). rdma_cm gives an
+/// id its QP number only at connect or accept (librdmacm's rdma_accept moves
+/// the QP to RTS first), and a UD id that never connects never gets one.
+struct CmClaims {
+    std::set<std::pair<std::uint32_t, std::uint32_t>> qps;
+    std::set<std::pair<std::uint32_t, std::uint32_t>> unnumbered;
+};
 
-/// Appends to snap a verbs Connection for each QP of qps that is not in claimed
-/// and is connected (RC, UC, XRC_INI, XRC_TGT) or a UD QP, in RTR, RTS, SQD,
-/// SQE or ERR: type, state and remote QP number (0, "none", is left out) from
-/// the QP dump, owner and netns as join() resolves them, transport from
-/// snap's devices. QPs in RESET or INIT, of unknown type or state (6.1's siw
-/// reports no state), and the kernel's SMI and GSI QPs are not connections.
-/// A QP the kernel owns in rdma_cm's name is a cm id's (rdma_create_qp), never
-/// verbs. With only_netns, a QP whose owning process is not known to be in
-/// that network namespace is left out: the module lists the caller's
-/// namespace's ids only, so another namespace's cm ids could not claim their
-/// QPs (and another user's process's namespace is unreadable without privilege).
-void add_verbs_connections(Snapshot& snap, const std::vector<QpRecord>& qps, const QpKeys& claimed,
+/// Appends to snap a verbs Connection for each QP of qps that is connected (RC,
+/// UC, XRC_INI, XRC_TGT) or UD, in RTR, RTS, SQD, SQE or ERR, and that no cm id
+/// claims: not among claims.qps, and not owned by a process of
+/// claims.unnumbered on its device (taken for that id's QP). Type, state and
+/// remote QP number (NLDEV's rqpn, sent for RC and UC QPs only; 0, none yet,
+/// is left out) come from the QP dump, owner and netns as join() resolves
+/// them, transport from snap's devices. QPs in RESET or INIT, of unknown type
+/// or state (6.1's siw reports no state), the kernel's SMI and GSI QPs, and
+/// kernel QPs made in rdma_cm's name (rdma_create_qp) are not connections.
+/// With only_netns, a QP whose owning process is not known to be in that
+/// network namespace is left out: the module lists the caller's namespace's
+/// ids only, so another namespace's cm ids could not claim their QPs (and
+/// another user's process's namespace is unreadable without privilege).
+void add_verbs_connections(Snapshot& snap, const std::vector<QpRecord>& qps, const CmClaims& claims,
                            const OwnerMap& owners, const NetnsMap& netns,
                            std::optional<std::uint32_t> only_netns = std::nullopt);
 
-/// The QPs the module joined to its ids (not those it names unjoined).
-QpKeys module_qps(const std::vector<ModuleRecord>& records);
+/// The claims of the module's ids (the QPs it joined, not those it names
+/// unjoined; processes only where the module sent the owner's pid).
+CmClaims module_claims(const std::vector<ModuleRecord>& records);
 
 /// One Connection per cm_id, in the order the kernel reported them: its QP found by device and
 /// QP number (state and type from the QP dump) when the QP has the id's owner (the same

@@ -53,7 +53,7 @@ MetricFamily connections(const Snapshot& snap) {
                {"state", name_of(state)}},
               n);
     }
-    return t.family("rdmastat_connections", "rdma_cm ids (every id rdmastat -a lists)");
+    return t.family("rdmastat_connections", "rdma_cm ids (every id rdmastat -a via cm lists)");
 }
 
 MetricFamily verbs_connections(const Snapshot& snap) {
@@ -135,7 +135,8 @@ MetricFamily processes(const Snapshot& snap) {
         t.add({{"pid", number(c->owner.pid)},
                {"comm",
                 c->owner.kernel ? kernel_owner_text(*c->owner.kernel) : text(c->owner.comm)}});
-    return t.family("rdmastat_process_connections", "rdma_cm ids by owning process");
+    return t.family("rdmastat_process_connections",
+                    "Connections (rdma_cm ids and verbs QPs) by owning process");
 }
 
 MetricFamily containers(const Snapshot& snap) {
@@ -149,7 +150,8 @@ MetricFamily containers(const Snapshot& snap) {
                {"qos", o.pod ? name_of(o.pod->qos) : ""}});
     }
     return t.family("rdmastat_container_connections",
-                    "rdma_cm ids by the container and Kubernetes pod of their owner");
+                    "Connections (rdma_cm ids and verbs QPs) by the container and Kubernetes "
+                    "pod of their owner");
 }
 
 // One series per cm_id, its labels the connection's JSON members flattened

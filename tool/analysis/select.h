@@ -23,8 +23,9 @@ struct Selection {
 };
 
 /// True when c has a peer: for a cm id, a destination address that is set and
-/// not the any address; for a verbs connection, a remote QP number (its QP was
-/// moved to RTR towards a peer).
+/// not the any address; for a verbs connection, a connected QP type (RC, UC,
+/// XRC: past INIT it was moved to RTR towards a peer, whose number NLDEV
+/// reports for RC and UC only).
 bool has_peer(const Connection& c);
 
 /// True for what -l lists, as netstat -l lists listening TCP and bound UDP

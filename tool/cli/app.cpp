@@ -167,8 +167,9 @@ int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostre
     app.set_version_flag("-V,--version", RDMASTAT_VERSION);
     // Listing options: the devices command takes none of them.
     std::vector<CLI::Option*> listing = {
-        app.add_flag("-a,--all", o.all, "Show every cm_id, listening or not"),
-        app.add_flag("-l,--listening", o.listening, "Show only listening cm_ids"),
+        app.add_flag("-a,--all", o.all, "Show every connection, listening or not"),
+        app.add_flag("-l,--listening", o.listening,
+                     "Show only listening cm_ids and UD QPs connected with verbs"),
         app.add_flag("-p,--processes", o.processes, "Show the owning PID/program"),
         app.add_flag("-e,--extend", o.extended,
                      "Show user, cm id, port space, QP and mapped addresses"),

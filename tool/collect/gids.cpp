@@ -4,7 +4,6 @@
 #include "common/numbers.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -75,8 +74,10 @@ Status collect_gid_tables(std::vector<Device>& devices, const std::string& sysfs
                           const std::string& vlan_root) {
     namespace fs = std::filesystem;
     std::map<std::string, std::optional<std::uint16_t>> vlans;
-    for (Device& d : devices)
-        for (Port& p : d.ports) {
+    // Kept aside until every port is read: a failure leaves devices untouched.
+    std::vector<std::vector<Gid>> tables;
+    for (const Device& d : devices)
+        for (const Port& p : d.ports) {
             const std::string dir =
                 sysfs_root + "/" + d.name + "/ports/" + std::to_string(p.index) + "/";
             std::vector<Gid> table;
@@ -92,8 +93,7 @@ Status collect_gid_tables(std::vector<Device>& devices, const std::string& sysfs
                 GidFiles f;
                 f.index = i;
                 auto gid = first_line(dir + "gids/" + n);
-                if (!gid)
-                    return Failure{dir + "gids/" + n + ": " + std::strerror(errno ? errno : EIO)};
+                if (!gid) return Failure{dir + "gids/" + n + ": cannot be read"};
                 f.gid = *gid;
                 auto entry = parse_gid_entry(f, d.transport);
                 if (!entry)
@@ -119,8 +119,12 @@ Status collect_gid_tables(std::vector<Device>& devices, const std::string& sysfs
                 }
                 table.push_back(std::move(g));
             }
-            p.gids = std::move(table);
+            tables.push_back(std::move(table));
         }
+    auto table = tables.begin();
+    for (Device& d : devices)
+        for (Port& p : d.ports)
+            p.gids = std::move(*table++);
     return Ok{};
 }
 

@@ -38,8 +38,9 @@ Result<std::optional<Gid>> parse_gid_entry(const GidFiles& files, Transport tran
 std::optional<std::uint16_t> parse_vlan_id(const std::string& text);
 
 /// Fills every port's gids of devices from sysfs_root/DEV/ports/N/ (and the
-/// VLAN ids from vlan_root/NETDEV). A port without a gids directory has an
-/// empty table; an unreadable or malformed entry fails the collection.
+/// VLAN ids from vlan_root/NETDEV, which only root may read: others get none).
+/// A port without a gids directory has an empty table; an unreadable or
+/// malformed entry fails the collection, and then no port's table is set.
 Status collect_gid_tables(std::vector<Device>& devices,
                           const std::string& sysfs_root = "/sys/class/infiniband",
                           const std::string& vlan_root = "/proc/net/vlan");

@@ -77,6 +77,11 @@ FabricInput fabric_from_series(const std::vector<PromSeries>& connections,
     for (const PromSeries& s : connections) {
         std::string why;
         auto c = schema::from_labels<Connection>(s.labels, &why);
+        if (c)
+            if (auto missing = schema::missing_for_kind(*c)) {
+                why = std::string(missing->first) + ": " + std::string(missing->second);
+                c.reset();
+            }
         FabricHost& h = hosts[host_of(s.labels)];
         if (!c) {
             if (unreadable++ == 0) first_why = why;

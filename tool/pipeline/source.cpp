@@ -104,7 +104,7 @@ class SystemSource final : public Source {
         }
         c.snapshot = join_module(records, std::move(devices), system_.users(owner_uids(records)));
         if (nldev)
-            add_verbs_connections(c.snapshot, nldev->qps, module_qps(records), qp_owners,
+            add_verbs_connections(c.snapshot, nldev->qps, module_claims(records), qp_owners,
                                   system_.netns(process_pids(qp_owners)), system_.own_netns());
         if (c.snapshot.devices.empty()) c.no_devices = "no RDMA devices";
         return true;

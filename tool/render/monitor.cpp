@@ -63,12 +63,15 @@ void render_events(std::ostream& out, const std::vector<ConnectionEvent>& events
         out << (e.time ? timestamp_text(*e.time) : batch_time) << ' ' << event_text(e) << ' '
             << (c.device.empty() ? "-" : printable(c.device)) << '/'
             << (c.port ? std::to_string(*c.port) : "-") << ' ' << name_of(c.transport) << ' '
-            << endpoint_text(c.local) << ' ' << endpoint_text(c.peer) << ' ';
+            << local_text(c) << ' ' << peer_text(c) << ' ';
         if (e.old_state) out << name_of(*e.old_state) << "->";
         if (e.old_qp_state) out << name_of(*e.old_qp_state) << "->";
         out << state_name(c);
         if (c.cm_id) out << " cm_id=" << *c.cm_id;
-        if (c.via == Via::verbs && c.qp) out << " qpn=" << c.qp->number;
+        if (c.via == Via::verbs && c.qp) {
+            out << " qpn=" << c.qp->number;
+            if (c.qp->remote_number) out << " rqpn=" << *c.qp->remote_number;
+        }
         out << ' ' << printable(owner_text(c.owner));
         describe_event_facts(e, [&](std::string_view key, const auto& fact, Presence) {
             if (!fact) return;
@@ -109,9 +112,9 @@ void render_life(std::ostream& out, const std::vector<ConnectionEvent>& events, 
         char line[512];
         std::snprintf(line, sizeof(line), "%-24s %-7s %-16s %-11s %-9s %-22s %-22s %12s %11s %s\n",
                       timestamp_text(e.time ? *e.time : t).c_str(), pid.c_str(), comm.c_str(),
-                      dev.c_str(), name_of(c.transport).c_str(), endpoint_text(c.local).c_str(),
-                      endpoint_text(c.peer).c_str(), ms(e.handshake).c_str(),
-                      ms(e.lifetime).c_str(), end.c_str());
+                      dev.c_str(), name_of(c.transport).c_str(), local_text(c).c_str(),
+                      peer_text(c).c_str(), ms(e.handshake).c_str(), ms(e.lifetime).c_str(),
+                      end.c_str());
         out << line;
     }
 }

@@ -77,6 +77,18 @@ void append_local_text(std::string& out, const Connection& c, bool extended) {
         append_address(out, c.local, c.mapped_local, extended);
 }
 
+std::string local_text(const Connection& c) {
+    std::string text;
+    append_local_text(text, c, false);
+    return text;
+}
+
+std::string peer_text(const Connection& c) {
+    std::string text;
+    append_peer_text(text, c, false);
+    return text;
+}
+
 void append_peer_text(std::string& out, const Connection& c, bool extended) {
     if (c.via == Via::verbs)
         append_qp_end(out, c.qp ? c.qp->remote_number : std::nullopt);

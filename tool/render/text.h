@@ -57,5 +57,8 @@ std::string endpoint_text(const std::optional<Endpoint>& e);
 /// changed them); a verbs connection's QP numbers, "*:qp17" and "*:qp18".
 void append_local_text(std::string& out, const Connection& c, bool extended);
 void append_peer_text(std::string& out, const Connection& c, bool extended);
+/// The same ends as text, without the wire's addresses.
+std::string local_text(const Connection& c);
+std::string peer_text(const Connection& c);
 
 } // namespace rdmastat

@@ -193,8 +193,14 @@ TEST_CASE("lab: verbs connections end with their processes", "[lab][verbs]") {
     for (const Connection* c : verbs_of(before))
         pids.insert(*c->owner.pid);
     REQUIRE(ev.rc("after.json") == 0);
-    for (const Connection& c : ev.snapshot("after.json").connections)
+    Snapshot after = ev.snapshot("after.json");
+    for (const Connection& c : after.connections)
         CHECK_FALSE(pids.count(c.owner.pid.value_or(0)));
+    // And the referee agrees on what is left (nothing of the scenario's).
+    auto diffs = compare_verbs_with_referee(after.connections, ev.json("rdma-qp-end.json"),
+                                            ev.json("rdma-cm_id.json"));
+    INFO(Catch::Detail::stringify(diffs));
+    CHECK(diffs.empty());
 }
 
 TEST_CASE("lab: rdmastat devices lists the GID tables sysfs has, on siw and rxe",

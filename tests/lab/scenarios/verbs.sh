@@ -103,4 +103,5 @@ for p in $started; do
 	wait "$p" 2>/dev/null || true
 done
 capture after.json rdmastat --source nldev -j -a via verbs
+capture rdma-qp-end.json "$LAB_RDMA" -j res show qp
 cat "$R/listing.txt"
