@@ -54,6 +54,14 @@ bool same_owner(const RawOwner& id, const RawOwner& qp, const OwnerMap& owners) 
     return a && b && *a == *b;
 }
 
+// Each device's transport, by device index.
+std::map<std::uint32_t, Transport> transports_of(const std::vector<Device>& devices) {
+    std::map<std::uint32_t, Transport> out;
+    for (const auto& d : devices)
+        out[d.index] = d.transport;
+    return out;
+}
+
 // Whether a QP no cm id owns is a connection: a connected type (RC, UC, XRC)
 // past INIT, when a peer's QP number can be set, or a UD QP that can receive.
 bool verbs_connection(const QpRecord& q) {
@@ -79,9 +87,7 @@ Qp qp_from(const ModuleRecord::QpPart& raw) {
 void add_verbs_connections(Snapshot& snap, const std::vector<QpRecord>& qps, const CmClaims& claims,
                            const OwnerMap& owners, const NetnsMap& netns,
                            std::optional<std::uint32_t> only_netns) {
-    std::map<std::uint32_t, Transport> transports;
-    for (const auto& d : snap.devices)
-        transports[d.index] = d.transport;
+    const auto transports = transports_of(snap.devices);
     for (const QpRecord& q : qps) {
         if (!verbs_connection(q) || claims.qps.count({q.device_index, q.number})) continue;
         // rdma_create_qp() makes a kernel id's QP in rdma_cm's name: an id's, never verbs.
@@ -138,9 +144,7 @@ Snapshot join(const NldevData& data, const OwnerMap& owners, const NetnsMap& net
     snap.source = SnapshotSource::nldev;
     snap.devices = data.devices;
 
-    std::map<std::uint32_t, Transport> transports;
-    for (const auto& d : data.devices)
-        transports[d.index] = d.transport;
+    const auto transports = transports_of(data.devices);
     std::map<std::pair<std::uint32_t, std::uint32_t>, const QpRecord*> qps;
     for (const auto& q : data.qps)
         qps[{q.device_index, q.number}] = &q;
@@ -201,9 +205,7 @@ Snapshot join_module(const std::vector<ModuleRecord>& records, std::vector<Devic
     Snapshot snap;
     snap.source = SnapshotSource::module;
     snap.devices = std::move(devices);
-    std::map<std::uint32_t, Transport> transports;
-    for (const auto& d : snap.devices)
-        transports[d.index] = d.transport;
+    const auto transports = transports_of(snap.devices);
 
     snap.connections.reserve(records.size());
     for (const auto& r : records) {

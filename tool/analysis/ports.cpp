@@ -6,15 +6,6 @@
 
 namespace rdmastat {
 
-IpAddress unmapped(const IpAddress& a) {
-    static constexpr std::uint8_t prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-    if (a.family != AF_INET6 || !std::equal(prefix, prefix + 12, a.bytes.begin())) return a;
-    IpAddress v4;
-    v4.family = AF_INET;
-    std::copy(a.bytes.begin() + 12, a.bytes.end(), v4.bytes.begin());
-    return v4;
-}
-
 bool address_covers(const IpAddress& a_in, const IpAddress& b_in) {
     IpAddress a = unmapped(a_in), b = unmapped(b_in);
     if (!a.family || !b.family) return false;

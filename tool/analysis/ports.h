@@ -11,9 +11,6 @@
 
 namespace rdmastat {
 
-/// a with an IPv4-mapped IPv6 address (::ffff:a.b.c.d) turned into IPv4; others unchanged.
-IpAddress unmapped(const IpAddress& a);
-
 /// Whether a socket bound to a and one bound to b would share a port's address
 /// space, as Linux decides bind conflicts: equal addresses (IPv4-mapped IPv6 counts
 /// as IPv4), or either one the any address of the same family, or either one the

@@ -4,7 +4,6 @@
 #include "common/numbers.h"
 
 #include <algorithm>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -21,11 +20,6 @@ std::optional<std::string> first_line(const std::string& path) {
     std::string line;
     if (!in || !std::getline(in, line)) return std::nullopt;
     return line;
-}
-
-bool is_v4_mapped(const IpAddress& a) {
-    static constexpr std::uint8_t prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-    return std::memcmp(a.bytes.data(), prefix, sizeof prefix) == 0;
 }
 
 } // namespace
@@ -50,16 +44,7 @@ Result<std::optional<Gid>> parse_gid_entry(const GidFiles& files, Transport tran
                            ": unknown GID type '" + *files.type + "'"};
     }
     if (files.ndev && !files.ndev->empty()) g.netdev = files.ndev;
-    if (g.type == GidType::roce_v1 || g.type == GidType::roce_v2) {
-        IpAddress a = *gid;
-        if (is_v4_mapped(a)) {
-            IpAddress v4;
-            v4.family = AF_INET;
-            std::copy(a.bytes.begin() + 12, a.bytes.end(), v4.bytes.begin());
-            a = v4;
-        }
-        g.address = a;
-    }
+    if (g.type == GidType::roce_v1 || g.type == GidType::roce_v2) g.address = unmapped(*gid);
     return std::optional<Gid>{g};
 }
 

@@ -106,6 +106,15 @@ std::string IpAddress::to_string() const {
     return out;
 }
 
+IpAddress unmapped(const IpAddress& a) {
+    static constexpr std::uint8_t prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    if (a.family != AF_INET6 || !std::equal(prefix, prefix + 12, a.bytes.begin())) return a;
+    IpAddress v4;
+    v4.family = AF_INET;
+    std::copy(a.bytes.begin() + 12, a.bytes.end(), v4.bytes.begin());
+    return v4;
+}
+
 bool IpAddress::is_any() const {
     std::size_t n = family == AF_INET ? 4 : 16;
     for (std::size_t i = 0; i < n; ++i)

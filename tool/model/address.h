@@ -31,6 +31,9 @@ struct IpAddress {
     bool in_prefix(const IpAddress& network, unsigned prefix_len) const;
 };
 
+/// a with an IPv4-mapped IPv6 address (::ffff:a.b.c.d) turned into IPv4; others unchanged.
+IpAddress unmapped(const IpAddress& a);
+
 /// An address and port, as the kernel's sockaddr carries them.
 struct Endpoint {
     IpAddress address;
