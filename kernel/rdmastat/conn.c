@@ -137,6 +137,11 @@ static const struct kernel_param_ops rdmastat_qp_queries_ops = {
 module_param_cb(qp_queries, &rdmastat_qp_queries_ops, NULL, 0444);
 MODULE_PARM_DESC(qp_queries, "driver QP queries made so far (read-only)");
 
+void rdmastat_count_qp_query(void)
+{
+	atomic_long_inc(&rdmastat_qp_queries);
+}
+
 struct rdmastat_qp {
 	u8 unjoined;	/* enum rdmastat_qp_unjoined */
 	u8 type;
@@ -183,7 +188,7 @@ static void lookup_qp(struct ib_device *dev, struct rdma_id_private *id_priv,
 	}
 	out->type = qp->qp_type;
 	if (caller->net_admin) {
-		atomic_long_inc(&rdmastat_qp_queries);
+		rdmastat_count_qp_query();
 		if (!ib_query_qp(qp, &attr, IB_QP_STATE, &init_attr)) {
 			out->has_state = true;
 			out->state = attr.qp_state;
@@ -243,8 +248,8 @@ static bool owner_visible(const struct rdmastat_caller *caller,
 }
 
 /* Owner fields of another user's id go only to CAP_NET_ADMIN callers. */
-static int put_owner(struct sk_buff *skb, const struct rdmastat_caller *caller,
-		     const struct rdma_restrack_entry *res)
+int rdmastat_put_owner(struct sk_buff *skb, const struct rdmastat_caller *caller,
+		       const struct rdma_restrack_entry *res)
 {
 	struct task_struct *task = res->task;
 	char comm[TASK_COMM_LEN];
@@ -372,7 +377,7 @@ static int rdmastat_conn_fill(struct sk_buff *skb, struct netlink_callback *cb,
 	    put_sockaddr(skb, RDMASTAT_A_PEER, &id->route.addr.dst_addr) ||
 	    put_iwarp(skb, dev, port ? port : rdma_start_port(dev), id_priv) ||
 	    put_qp(skb, dev, caller, id_priv) ||
-	    put_owner(skb, caller, res) ||
+	    rdmastat_put_owner(skb, caller, res) ||
 	    nla_put_u32(skb, RDMASTAT_A_NETNS, net->ns.inum))
 		goto cancel;
 	genlmsg_end(skb, hdr);
@@ -383,36 +388,10 @@ cancel:
 	return -EMSGSIZE;
 }
 
-/*
- * Appends the ids of dev from *next_id on, as NLDEV walks restrack: each entry
- * is referenced under the xarray lock and filled outside it (filling sleeps).
- * On -EMSGSIZE *next_id is the id that did not fit, to resume with.
- */
 int rdmastat_conn_dump_device(struct sk_buff *skb, struct netlink_callback *cb,
 			      const struct rdmastat_caller *caller,
 			      struct ib_device *dev, unsigned long *next_id)
 {
-	struct rdma_restrack_root *rt = &dev->res[RDMA_RESTRACK_CM_ID];
-	struct rdma_restrack_entry *res;
-	unsigned long id;
-	int ret = 0;
-
-	xa_lock(&rt->xa);
-	xa_for_each_start(&rt->xa, id, res, *next_id) {
-		/* An id on its way out refuses the reference: skip it. */
-		if (!rdma_restrack_get(res))
-			continue;
-		xa_unlock(&rt->xa);
-		ret = rdmastat_conn_fill(skb, cb, caller, dev, res);
-		rdma_restrack_put(res);
-		xa_lock(&rt->xa);
-		if (ret == -ENOENT)
-			ret = 0;
-		if (ret) {
-			*next_id = id;
-			break;
-		}
-	}
-	xa_unlock(&rt->xa);
-	return ret;
+	return rdmastat_restrack_dump(skb, cb, caller, dev, RDMA_RESTRACK_CM_ID,
+				      rdmastat_conn_fill, next_id);
 }

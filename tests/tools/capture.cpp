@@ -4,7 +4,8 @@
 // kind, qp-DEV.bin, cq-DEV.bin, mr-DEV.bin, pd-DEV.bin, ctx-DEV.bin) and of the
 // sock_diag TCP dumps (sockdiag-ipv4.bin, sockdiag-ipv6.bin) into DIR.
 // rdmastat-capture --module DIR: writes the rdmastat module's RDMASTAT_CMD_CONN_GET
-// dump as DIR/module-dump.bin (the module must be loaded).
+// dump as DIR/module-dump.bin, and to root its RDMASTAT_CMD_QP_GET dump as
+// DIR/module-qp.bin (the module must be loaded).
 // Per device port also stat-DEV-PORT.bin (NLDEV statistics reply, or the
 // kernel's refusal) and per device qpcounters-DEV.bin (QP-bound counters).
 // rdmastat-capture --stats DIR: only those statistics files.
@@ -44,6 +45,11 @@ static int capture_module(const std::string& dir) {
     if (!source)
         throw Error("module source", "the rdmastat generic netlink family is not registered");
     save(dir + "/module-dump.bin", source->dump().take());
+    // The QP dump answers only CAP_NET_ADMIN callers.
+    if (auto qps = source->dump_qps())
+        save(dir + "/module-qp.bin", qps.value());
+    else
+        std::cerr << "rdmastat-capture: module qp dump: " << qps.error() << "\n";
     return 0;
 }
 

@@ -452,9 +452,9 @@ TEST_CASE("via, qpn, rqpn and QP states select verbs connections", "[filter]") {
     Connection v;
     v.device = "rxe0";
     v.via = Via::verbs;
-    v.qp = Qp{17, QpType::rc, QpState::rts, 18};
+    v.qp = Qp{17, QpType::rc, QpState::rts, 18, std::nullopt};
     Connection cm = v6();
-    cm.qp = Qp{5, QpType::rc, QpState::rts, 6};
+    cm.qp = Qp{5, QpType::rc, QpState::rts, 6, std::nullopt};
     yes(v, {"via verbs", "via VERBS", "qpn 17", "rqpn 18", "qpn = 17", "rqpn != 17", "state rts",
             "state RTS", "not via cm", "via verbs and qpn 17 and dev rxe0"});
     no(v, {"via cm", "qpn 18", "rqpn 17", "state rtr", "state connect", "state listen"});
@@ -462,7 +462,7 @@ TEST_CASE("via, qpn, rqpn and QP states select verbs connections", "[filter]") {
     // A cm id is judged by its CM state, not its QP's.
     no(cm, {"via verbs", "state rts"});
     Connection ud = v;
-    ud.qp = Qp{19, QpType::ud, QpState::rts, std::nullopt};
+    ud.qp = Qp{19, QpType::ud, QpState::rts, std::nullopt, std::nullopt};
     no(ud, {"rqpn 0", "rqpn 18"});
     CHECK(parse_ok(split("state rts")).mentions_state());
     CHECK_THAT(error_of(split("via carrier")),
@@ -470,4 +470,29 @@ TEST_CASE("via, qpn, rqpn and QP states select verbs connections", "[filter]") {
                    Catch::Contains("expected cm or verbs"));
     CHECK_THAT(error_of(split("qpn x")), Catch::Contains("'x' is not a QP number"));
     CHECK_THAT(error_of(split("state bogus")), Catch::Contains("LISTEN") && Catch::Contains("RTS"));
+}
+
+TEST_CASE("gid, src and dst select a verbs connection by its path", "[filter]") {
+    Connection v;
+    v.device = "rxe0";
+    v.via = Via::verbs;
+    QpPath path;
+    path.sgid = IpAddress::parse("::ffff:10.9.0.1");
+    path.dgid = IpAddress::parse("fe80::5054:ff:fe12:3456");
+    path.sgid_index = 1;
+    v.qp = Qp{17, QpType::rc, QpState::rts, 18, path};
+    // As add_verbs_paths() sets them: the GIDs' addresses, port 0.
+    v.local = Endpoint{unmapped(*path.sgid), 0};
+    v.peer = Endpoint{*path.dgid, 0};
+    yes(v, {"gid ::ffff:10.9.0.1", "gid 10.9.0.1", "gid 0000:0000:0000:0000:0000:ffff:0a09:0001",
+            "gid fe80::5054:ff:fe12:3456", "src 10.9.0.1", "src 10.9.0.0/24", "dst fe80::/64",
+            "gid 10.9.0.1 and rqpn 18"});
+    no(v, {"gid 10.9.0.2", "gid ::1", "dst 10.9.0.1", "src 10.9.0.1:7174"});
+    Connection unknown = v;
+    unknown.qp->path.reset();
+    unknown.local.reset();
+    unknown.peer.reset();
+    no(unknown, {"gid 10.9.0.1", "src 10.9.0.1", "dst *"});
+    CHECK_THAT(error_of(split("gid 10.9.0.1.2")), Catch::Contains("is not a GID"));
+    CHECK_THAT(error_of(split("gid")), Catch::Contains("expected a GID"));
 }

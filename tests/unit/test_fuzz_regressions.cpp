@@ -43,8 +43,10 @@ TEST_CASE("fuzz regressions: an error code of INT_MIN is an unknown error") {
 TEST_CASE("fuzz regressions: extended-ack attributes after an odd-sized echoed request") {
     // the TLVs were read at the unaligned end of the echoed request (found by
     // fuzz_module and fuzz_sockdiag); they start at the next 4-byte boundary
-    for (const Bytes& b : regressions("module"))
+    for (const Bytes& b : regressions("module")) {
         CHECK_FALSE(parse_module_dump(b).ok());
+        CHECK_FALSE(parse_module_qp_dump(b).ok());
+    }
     for (const Bytes& b : regressions("sockdiag"))
         CHECK_FALSE(parse_inet_diag_dump(b).ok());
 }

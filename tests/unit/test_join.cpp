@@ -3,6 +3,7 @@
 #include "analysis/join.h"
 #include "analysis/select.h"
 #include "catch_compat.hpp"
+#include "collect/module_parse.h"
 #include "collect/nldev_parse.h"
 #include "model/names.h"
 #include "support.h"
@@ -11,6 +12,8 @@
 #include <linux/rdmastat.h>
 #include <map>
 #include <set>
+#include <sstream>
+#include <sys/socket.h>
 
 using namespace rdmastat;
 using namespace rdmastat::test;
@@ -258,7 +261,7 @@ TEST_CASE("module ids keep mapping, internal, netns, QP and transport", "[join]"
     CHECK(c.transport == Transport::roce);
     CHECK(c.internal);
     CHECK(c.netns == 4026531840u);
-    CHECK(c.qp == Qp{7, QpType::rc, QpState::rts, std::nullopt});
+    CHECK(c.qp == Qp{7, QpType::rc, QpState::rts, std::nullopt, std::nullopt});
     CHECK(c.mapped_local == r.mapped_local);
     CHECK_FALSE(c.mapped_peer);
     CHECK(c.mapped == false); // mapping information sent, flag absent
@@ -267,7 +270,7 @@ TEST_CASE("module ids keep mapping, internal, netns, QP and transport", "[join]"
     r.qp->state.reset();
     c = join_one(r);
     CHECK(c.mapped == true);
-    CHECK(c.qp == Qp{7, QpType::rc, std::nullopt, std::nullopt});
+    CHECK(c.qp == Qp{7, QpType::rc, std::nullopt, std::nullopt, std::nullopt});
 }
 
 namespace {
@@ -346,7 +349,9 @@ TEST_CASE("join: QPs connected with raw verbs are connections, as rdma lists the
         CHECK(other->qp->remote_number == q.number);
         CHECK(has_peer(c));
     }
-    CHECK(rc == 8);
+    // ibv_rc_pingpong's, ib_write_bw's and ib_send_bw -q 2's RC QPs, and the
+    // lab user's ibv_uc_pingpong pair.
+    CHECK(rc == 10);
     CHECK(ud == 2);
 
     // A QP a cm id joins is that id's connection, not a second one.
@@ -412,4 +417,77 @@ TEST_CASE("join: QPs connected with raw verbs are connections, as rdma lists the
           by_qpn.begin()->second->qp->remote_number);
     for (std::size_t i = 1; i < with_id.connections.size(); ++i)
         CHECK(with_id.connections[i].qp->number != *id.qp_number);
+}
+
+TEST_CASE("join: the module's QP dump gives verbs connections their paths", "[join]") {
+    FOR_EACH_FIXTURE_KERNEL();
+    if (!std::filesystem::exists(fixture_path("verbs/module-qp.bin"))) {
+        WARN("no module QP dump capture for kernel " << fixture_kernel_);
+        return;
+    }
+    const json qp = json::parse(fixture_text("verbs/rdma-qp.json"));
+    NldevData data = verbs_capture();
+    Snapshot s = join(data, referee_owners(qp));
+    const auto records = parse_module_qp_dump(fixture_bytes("verbs/module-qp.bin")).take();
+
+    // The GIDs of the capture's moment, as sysfs had them.
+    std::map<std::pair<std::uint32_t, std::uint32_t>, IpAddress> gids;
+    std::istringstream in(fixture_text("verbs/sysfs-gids.txt"));
+    for (std::string dev, gid, type, ndev; in >> dev;) {
+        std::uint32_t port = 0, index = 0;
+        in >> port >> index >> gid >> type >> ndev;
+        if (dev == "rxe0") gids[{port, index}] = *IpAddress::parse(gid);
+    }
+
+    // What follows from the dump: only connected types, each past INIT with
+    // a path from a valid GID of its port, and NLDEV's QP of that number.
+    std::map<std::uint32_t, const ModuleQpRecord*> by_qpn;
+    for (const ModuleQpRecord& r : records) {
+        INFO("qp " << r.number);
+        REQUIRE(r.type);
+        CHECK(connected_type(static_cast<QpType>(*r.type)));
+        CHECK(r.device_name == "rxe0");
+        if (!r.state || *r.state < static_cast<std::uint8_t>(QpState::rtr)) {
+            CHECK_FALSE(r.path);
+            continue;
+        }
+        REQUIRE(r.path);
+        REQUIRE(r.path->sgid_index);
+        REQUIRE(r.path->port);
+        CHECK(r.path->sgid == gids.at({*r.path->port, *r.path->sgid_index}));
+        CHECK_FALSE(r.path->dlid); // RoCE
+        CHECK(r.path->mtu);
+        by_qpn[r.number] = &r;
+    }
+    std::size_t with_path = 0;
+    for (const ModuleQpRecord& r : records) {
+        if (!r.path || !r.path->dgid) continue;
+        INFO("qp " << r.number);
+        // Both ends on rxe0: the peer's source GID is this QP's destination.
+        REQUIRE(r.remote_number);
+        const ModuleQpRecord* other = by_qpn.at(*r.remote_number);
+        CHECK(other->remote_number == r.number);
+        CHECK(other->path->sgid == r.path->dgid);
+        ++with_path;
+    }
+    CHECK(with_path == 10);
+
+    CHECK(add_verbs_paths(s, records) == 0);
+    std::size_t seen = 0;
+    for (const Connection& c : s.connections) {
+        if (c.via != Via::verbs || !connected_type(*c.qp->type)) {
+            CHECK_FALSE(c.peer);
+            continue;
+        }
+        INFO("qp " << c.qp->number);
+        const ModuleQpRecord& r = *by_qpn.at(c.qp->number);
+        CHECK(c.qp->path == r.path);
+        CHECK(c.peer == Endpoint{unmapped(*r.path->dgid), 0});
+        CHECK(c.local == Endpoint{unmapped(*r.path->sgid), 0});
+        // The GIDs are IPv4-mapped: the ends are IPv4 addresses.
+        CHECK(c.peer->address.family == AF_INET);
+        CHECK(c.qp->remote_number == r.remote_number);
+        ++seen;
+    }
+    CHECK(seen == with_path);
 }

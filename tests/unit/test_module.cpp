@@ -10,6 +10,7 @@
 #include "collect/genl.h"
 #include "collect/module.h"
 #include "collect/module_parse.h"
+#include "collect/nldev_parse.h"
 #include "model/names.h"
 #include "support.h"
 
@@ -355,4 +356,87 @@ TEST_CASE("an extended ack's offset names the attribute it points at", "[genl]")
     CHECK(attribute_at(request, GENL_HDRLEN, first + 2).empty());
     CHECK(attribute_at(request, GENL_HDRLEN, 0).empty());
     CHECK(attribute_at(request, GENL_HDRLEN, nlh->nlmsg_len + 4).empty());
+}
+
+namespace {
+
+// One attribute's bytes (header, payload, padding): to build nests from.
+std::vector<std::uint8_t> attr_bytes(std::uint16_t type, const std::vector<std::uint8_t>& payload) {
+    nlattr hdr{static_cast<std::uint16_t>(NLA_HDRLEN + payload.size()), type};
+    auto* raw = reinterpret_cast<const std::uint8_t*>(&hdr);
+    std::vector<std::uint8_t> out(raw, raw + sizeof(hdr));
+    out.insert(out.end(), payload.begin(), payload.end());
+    out.resize(NLA_ALIGN(hdr.nla_len), 0);
+    return out;
+}
+
+std::vector<std::uint8_t> u32_bytes(std::uint32_t v) {
+    std::vector<std::uint8_t> out(4);
+    std::memcpy(out.data(), &v, 4);
+    return out;
+}
+
+std::vector<std::uint8_t> concat(std::vector<std::uint8_t> a, const std::vector<std::uint8_t>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
+} // namespace
+
+TEST_CASE("module QP dump: paths of the lab's verbs connections", "[module]") {
+    FOR_EACH_FIXTURE_KERNEL();
+    if (!std::filesystem::exists(fixture_path("verbs/module-qp.bin"))) {
+        WARN("no module QP dump capture for kernel " << fixture_kernel_);
+        return;
+    }
+    Bytes bytes = fixture_bytes("verbs/module-qp.bin");
+    auto records = parse_module_qp_dump(bytes).take();
+    // One record per message, none of a type without a peer (the UD QPs of
+    // the capture are not in it); the same QPs NLDEV lists as RC or UC.
+    CHECK(records.size() == data_messages(bytes));
+    auto nldev = parse_qp_dump(fixture_bytes("verbs/qp-rxe0.bin")).take();
+    std::set<std::uint32_t> connected;
+    for (const QpRecord& q : nldev)
+        if (q.type && connected_type(static_cast<QpType>(*q.type))) connected.insert(q.number);
+    std::set<std::uint32_t> dumped;
+    for (const ModuleQpRecord& r : records) {
+        dumped.insert(r.number);
+        CHECK(r.netns);
+        CHECK(r.owner.pid);
+    }
+    CHECK(dumped == connected);
+
+    // A QP dump is not a conn dump (nor the reverse), and cut short it is refused.
+    CHECK(parse_module_dump(bytes).error() ==
+          "conn dump message 1: unexpected command " + std::to_string(RDMASTAT_CMD_QP_GET));
+    require_cut_dumps_refused(bytes, [](const Bytes& b) { return parse_module_qp_dump(b); });
+
+    // Malformed paths are errors naming the attribute (the QP nest sent
+    // again, last, replaces the first).
+    const auto num = attr_bytes(RDMASTAT_QP_A_NUM, u32_bytes(17));
+    struct Case {
+        std::vector<std::uint8_t> qp;
+        const char* message;
+    };
+    for (const auto& c : std::vector<Case>{
+             {{}, "qp: qp number: missing"},
+             {concat(num, attr_bytes(RDMASTAT_QP_A_PATH_MTU, {9})), "9 is no enum ib_mtu"},
+             {concat(num, attr_bytes(RDMASTAT_QP_A_AV | NLA_F_NESTED,
+                                     attr_bytes(RDMASTAT_AV_A_DGID, {1, 2, 3, 4}))),
+              "address vector: dgid: not 16 bytes"},
+         }) {
+        INFO(c.message);
+        auto parsed =
+            parse_module_qp_dump(with_attr_in_first(bytes, RDMASTAT_A_QP | NLA_F_NESTED, c.qp));
+        REQUIRE_FALSE(parsed.ok());
+        CHECK_THAT(parsed.error(),
+                   Catch::StartsWith("qp dump message 1: ") && Catch::Contains(c.message));
+    }
+    // A well-formed one: MTU 3 is 1024 bytes.
+    auto mtu = parse_module_qp_dump(with_attr_in_first(
+        bytes, RDMASTAT_A_QP | NLA_F_NESTED, concat(num, attr_bytes(RDMASTAT_QP_A_PATH_MTU, {3}))));
+    REQUIRE(mtu.ok());
+    CHECK(std::any_of(mtu.value().begin(), mtu.value().end(), [](const ModuleQpRecord& r) {
+        return r.number == 17 && r.path && r.path->mtu == 1024u && !r.path->dgid;
+    }));
 }

@@ -338,7 +338,7 @@ TEST_CASE("diff of verbs connections: keyed by QP number, changed by QP state", 
     Connection a;
     a.device = "rxe0";
     a.via = Via::verbs;
-    a.qp = Qp{17, QpType::rc, QpState::rts, 18};
+    a.qp = Qp{17, QpType::rc, QpState::rts, 18, std::nullopt};
     Connection id = a; // a cm id numbered as the QP: another connection
     id.via = Via::cm;
     id.cm_id = 17;

@@ -10,6 +10,7 @@
 #include "support.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <map>
 #include <set>
 
@@ -27,7 +28,10 @@ struct FakeSystem final : System {
     std::optional<std::string> module_error, nldev_error, resources_error, sockets_error,
         processes_error, counters_error, sockets_fallback;
 
-    int module_calls = 0, counter_calls = 0;
+    int module_calls = 0, counter_calls = 0, module_qp_calls = 0;
+    // The module's QP dump: these records, or the kernel's EPERM to the unprivileged.
+    std::vector<ModuleQpRecord> module_qp_records;
+    bool module_qps_refused = false;
     std::vector<std::pair<bool, bool>> nldev_calls; // (with_cm_ids, with_qps)
     std::vector<bool> resources_calls;              // with_qps
     std::vector<ResourceKind> unreported;           // kinds the kernel refuses
@@ -40,6 +44,12 @@ struct FakeSystem final : System {
         if (!module_loaded) return std::optional<ModuleDump>();
         return std::optional<ModuleDump>(ModuleDump{
             parse_module_dump(fixture_bytes("module-dump.bin")).take(), module_interrupted});
+    }
+    Result<std::optional<std::vector<ModuleQpRecord>>> module_qps() override {
+        ++module_qp_calls;
+        if (module_qps_refused) return Failure{"module qp dump: Operation not permitted", EPERM};
+        if (!module_loaded) return std::optional<std::vector<ModuleQpRecord>>();
+        return std::optional(module_qp_records);
     }
     Result<std::optional<NldevData>> nldev(bool with_cm_ids, bool with_qps) override {
         nldev_calls.emplace_back(with_cm_ids, with_qps);
@@ -529,4 +539,83 @@ TEST_CASE("pipeline: with the module, another namespace's QPs are not verbs conn
         }
     CHECK(of_moved > 0);
     CHECK(left == verbs - of_moved);
+}
+
+TEST_CASE("pipeline: verbs connections take their peers from the module's QP dump, or say why not",
+          "[pipeline]") {
+    FakeSystem sys;
+    sys.module_loaded = true;
+    Collection plain = run_on(sys, SourceChoice::automatic);
+    const Connection* loose = nullptr;
+    for (const Connection& c : plain.snapshot.connections)
+        if (c.via == Via::verbs && c.qp->type && connected_type(*c.qp->type)) loose = &c;
+    REQUIRE(loose);
+    CHECK(sys.module_qp_calls == 1);
+    // The module answered, but not for this QP: no peer, and no warning either.
+    CHECK_FALSE(loose->peer);
+    CHECK(plain.warnings.empty());
+
+    ModuleQpRecord r;
+    r.device_name = loose->device;
+    r.number = loose->qp->number;
+    r.type = static_cast<std::uint8_t>(*loose->qp->type);
+    r.remote_number = 99;
+    r.path.emplace();
+    r.path->sgid = IpAddress::parse("::ffff:10.9.0.2");
+    r.path->dgid = IpAddress::parse("::ffff:10.9.0.3");
+    r.path->sgid_index = 1;
+    r.path->mtu = 1024;
+    ModuleQpRecord other_type = r; // the same number, reused by a UD QP between the dumps
+    other_type.device_name = "other";
+    sys.module_qp_records = {r, other_type};
+    auto find = [&](const Collection& c) {
+        for (const Connection& x : c.snapshot.connections)
+            if (x.via == Via::verbs && x.device == loose->device && x.qp->number == r.number)
+                return x;
+        FAIL("the verbs connection is gone");
+        return Connection{};
+    };
+    Connection joined = find(run_on(sys, SourceChoice::automatic));
+    CHECK(joined.qp->path == r.path);
+    CHECK(joined.local == Endpoint{*IpAddress::parse("10.9.0.2"), 0});
+    CHECK(joined.peer == Endpoint{*IpAddress::parse("10.9.0.3"), 0});
+    // NLDEV's rqpn stands; the module's fills in only when NLDEV had none.
+    CHECK(joined.qp->remote_number == loose->qp->remote_number.value_or(99));
+
+    // A QP of another type under that number is another QP: not joined.
+    sys.module_qp_records[0].type = static_cast<std::uint8_t>(QpType::ud);
+    CHECK_FALSE(find(run_on(sys, SourceChoice::automatic)).peer);
+    sys.module_qp_records[0] = r;
+
+    sys.module_qps_refused = true;
+    Collection refused = run_on(sys, SourceChoice::automatic);
+    CHECK_FALSE(find(refused).peer);
+    REQUIRE(refused.warnings.size() == 1);
+    CHECK_THAT(refused.warnings[0],
+               Catch::Contains("not their addresses") && Catch::Contains("only to CAP_NET_ADMIN"));
+    CHECK(refused.errors.empty());
+
+    sys.module_qps_refused = false;
+    sys.module_loaded = false;
+    // NLDEV's own ids claim every QP of its capture: one kernel QP more is a
+    // verbs connection (as IPoIB's are).
+    QpRecord kernel_qp = sys.data.qps.front();
+    kernel_qp.number = 0x7777;
+    kernel_qp.remote_number = 0x7778;
+    kernel_qp.type = static_cast<std::uint8_t>(QpType::rc);
+    kernel_qp.state = static_cast<std::uint8_t>(QpState::rts);
+    kernel_qp.owner = RawOwner{std::nullopt, "ib_ipoib"};
+    sys.data.qps.push_back(kernel_qp);
+    Collection unloaded = run_on(sys, SourceChoice::automatic);
+    REQUIRE(unloaded.warnings.size() == 1);
+    CHECK_THAT(unloaded.warnings[0], Catch::Contains("modprobe rdmastat"));
+
+    const int calls = sys.module_qp_calls;
+    Collection nldev = run_on(sys, SourceChoice::nldev);
+    REQUIRE(nldev.warnings.size() == 1);
+    CHECK_THAT(nldev.warnings[0], Catch::Contains("--source module"));
+    // Not asked when NLDEV was chosen, nor when the command needs no peers.
+    Collection devices = run_on(sys, SourceChoice::automatic, Needs{.verbs_peers = false});
+    CHECK(devices.warnings.empty());
+    CHECK(sys.module_qp_calls == calls);
 }

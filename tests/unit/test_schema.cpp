@@ -55,7 +55,7 @@ Snapshot full_snapshot() {
     c.mapped_local = ep("10.0.0.1", 7175);
     c.mapped_peer = ep("10.0.0.2", 40001);
     c.mapped = false;
-    c.qp = Qp{0x11, QpType::ud, QpState::rts, std::nullopt};
+    c.qp = Qp{0x11, QpType::ud, QpState::rts, std::nullopt, std::nullopt};
     c.owner = Owner{1234, 1235, "rping", 1000, "alice", std::nullopt, {}, {}, {}};
     c.owner.cgroup = "/kubepods.slice/kubepods-besteffort.slice/cri-containerd-0a1b.scope";
     c.owner.container = Container{ContainerRuntime::containerd, std::string(64, 'a')};
@@ -71,6 +71,17 @@ Snapshot full_snapshot() {
     k.owner.kernel = "nvme_rdma";
     k.state = static_cast<CmState>(200); // a state a newer kernel adds
     s.connections.push_back(k);
+    // A verbs connection with every member of its QP's path.
+    Connection v;
+    v.device = "rxe0";
+    v.transport = Transport::roce;
+    v.via = Via::verbs;
+    v.local = ep("10.0.0.1", 0);
+    v.peer = ep("10.0.0.2", 0);
+    v.qp = Qp{0x13, QpType::rc, QpState::err, 0x14,
+              QpPath{1, IpAddress::parse("::ffff:10.0.0.2"), 1, IpAddress::parse("::ffff:10.0.0.1"),
+                     0x12345, 96, 64, 7, 3, 1024}};
+    s.connections.push_back(v);
 
     s.host_sockets_collected = s.processes_collected = s.resources_collected = true;
     s.counters_collected = true;

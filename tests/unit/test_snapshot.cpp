@@ -4,11 +4,13 @@
 #include "analysis/join.h"
 #include "analysis/select.h"
 #include "catch_compat.hpp"
+#include "collect/module_parse.h"
 #include "collect/nldev_parse.h"
 #include "collect/snapshot_file.h"
 #include "render/json.h"
 #include "support.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <filesystem>
 #include <functional>
@@ -238,7 +240,12 @@ TEST_CASE("verbs connections round-trip; a connection lacking what its kind need
     data.devices = parse_device_dump(fixture_bytes("verbs/devices.bin")).take();
     data.qps = parse_qp_dump(fixture_bytes("verbs/qp-rxe0.bin")).take();
     Snapshot a = join(data, {});
-    REQUIRE(a.connections.size() == 10);
+    // The RC and UC ones with their paths, as root sees them with the module.
+    CHECK(add_verbs_paths(a, parse_module_qp_dump(fixture_bytes("verbs/module-qp.bin")).take()) ==
+          0);
+    REQUIRE(a.connections.size() == 12);
+    CHECK(std::count_if(a.connections.begin(), a.connections.end(),
+                        [](const Connection& c) { return c.qp->path && c.peer; }) == 10);
     a.source = SnapshotSource::file;
     const std::string text = snapshot_to_text(a);
     Snapshot b = snapshot_from_text(text).take();

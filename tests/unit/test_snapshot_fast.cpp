@@ -64,6 +64,14 @@ TEST_CASE("connections read by the fast and the general path agree", "[snapshot]
         written[3]["port_space"] = nullptr; // optional
         written[3]["peer"] = nullptr;       // optional
         written[4]["owner"] = nullptr;      // defaulted
+        // A QP's path (a verbs connection's): the last member of its QP.
+        std::size_t with_qp = 0;
+        while (with_qp < written.size() && !written[with_qp]["qp"].is_object())
+            ++with_qp;
+        REQUIRE(with_qp < written.size());
+        written[with_qp]["qp"]["path"] = {{"port", 1},       {"dgid", "::ffff:10.9.0.2"},
+                                          {"sgid_index", 1}, {"sgid", "::ffff:10.9.0.1"},
+                                          {"hop_limit", 64}, {"mtu", 1024}};
         Snapshot fast = snapshot_from_text(doc.dump()).take();
         CHECK(fast_and_general(doc.dump()) ==
               std::pair<std::size_t, std::size_t>{written.size(), 0});
@@ -72,6 +80,10 @@ TEST_CASE("connections read by the fast and the general path agree", "[snapshot]
         CHECK_FALSE(fast.connections[3].peer);
         CHECK(fast.connections[4].owner == Owner{});
         CHECK(fast.connections[0].netns == 4026531840u);
+        REQUIRE(fast.connections[with_qp].qp->path);
+        CHECK(fast.connections[with_qp].qp->path->mtu == 1024u);
+        CHECK(fast.connections[with_qp].qp->path->dgid == IpAddress::parse("::ffff:10.9.0.2"));
+        CHECK(fast.connections[with_qp].qp->path->sgid_index == 1u);
         CHECK(fast.connections[1].owner.kernel == "nvme_rdma");
         CHECK(fast.connections[2].owner.tid == 7u);
         CHECK(fast.connections[2].qp_unjoined == UnjoinedQp{17, QpUnjoined::other_owner});

@@ -226,6 +226,12 @@ class FilterParser {
         } else if (kw == "qpn" || kw == "rqpn") {
             n.kind = kw == "qpn" ? Kind::qpn : Kind::rqpn;
             n.number = number(value("a QP number"), "a QP number");
+        } else if (kw == "gid") {
+            std::size_t at = value("a GID");
+            auto gid = IpAddress::parse(toks_[at]);
+            if (!gid) fail("'" + toks_[at] + "' is not a GID", at, "; expected IPv6 form");
+            n.kind = Kind::gid;
+            n.address = unmapped(*gid);
         } else if (kw == "pid") {
             n.kind = Kind::pid;
             n.number = number(value("a pid"), "a pid");
@@ -257,7 +263,7 @@ class FilterParser {
         } else {
             fail("unknown keyword '" + toks_[kw_at] + "'", kw_at,
                  "; expected state, src, dst, sport, dport, dev, pid, comm, user, netns, "
-                 "transport, via, qpn, rqpn, container, pod or cgroup");
+                 "transport, via, qpn, rqpn, gid, container, pod or cgroup");
         }
         std::size_t out = add(std::move(n));
         return negated ? negate(out) : out;
@@ -420,6 +426,10 @@ bool Filter::eval(std::size_t index, const Connection& c) const {
         return c.qp && c.qp->number == n.number;
     case K::rqpn:
         return c.qp && c.qp->remote_number == n.number;
+    case K::gid:
+        return c.qp && c.qp->path &&
+               ((c.qp->path->sgid && unmapped(*c.qp->path->sgid) == n.address) ||
+                (c.qp->path->dgid && unmapped(*c.qp->path->dgid) == n.address));
     case K::container:
         return c.owner.container && (c.owner.container->id.starts_with(n.text) ||
                                      name_of(c.owner.container->runtime) == n.text);

@@ -10,6 +10,9 @@
 ///                                                        (verbs connections), any case, '-' = '_'
 ///             | "via" ("cm" | "verbs")                   how the connection was made
 ///             | ("qpn" | "rqpn") NUMBER                  its QP's number, or its peer's
+///             | "gid" GID                                its path's local or peer GID (IPv6
+///                                                        text; an IPv4 address is its
+///                                                        IPv4-mapped GID)
 ///             | ("src" | "dst") ADDR_SPEC                 src = local, dst = peer endpoint
 ///             | ("sport" | "dport") [OP] PORT             PORT is "7174" or ":7174"
 ///             | "dev" NAME | "pid" NUMBER | "comm" NAME
@@ -95,6 +98,7 @@ class Filter {
             via,
             qpn,
             rqpn,
+            gid,
             container,
             pod,
             cgroup,
@@ -108,7 +112,7 @@ class Filter {
         std::uint32_t number = 0; ///< pid, uid, netns inode, port of sport/dport
         Op op = Op::eq;
         bool any_address = false; ///< src/dst "*"
-        IpAddress address;        ///< src/dst network
+        IpAddress address;        ///< src/dst network; gid's GID, unmapped
         unsigned prefix = 0;      ///< src/dst prefix length
         bool has_port = false;    ///< src/dst ":PORT" given
         std::uint16_t port = 0;

@@ -69,8 +69,7 @@ bool verbs_connection(const QpRecord& q) {
     const auto type = static_cast<QpType>(*q.type);
     const auto state = static_cast<QpState>(*q.state);
     if (state < QpState::rtr || state > QpState::err) return false;
-    return type == QpType::rc || type == QpType::uc || type == QpType::ud ||
-           type == QpType::xrc_ini || type == QpType::xrc_tgt;
+    return type == QpType::ud || connected_type(type);
 }
 
 Qp qp_from(const ModuleRecord::QpPart& raw) {
@@ -191,6 +190,30 @@ Snapshot join(const NldevData& data, const OwnerMap& owners, const NetnsMap& net
                 claims.unnumbered.insert({r.device_index, *p});
     add_verbs_connections(snap, data.qps, claims, owners, netns);
     return snap;
+}
+
+std::size_t add_verbs_paths(Snapshot& snap, const std::vector<ModuleQpRecord>& qps) {
+    std::map<std::pair<std::string_view, std::uint32_t>, const ModuleQpRecord*> by_qp;
+    for (const auto& r : qps)
+        by_qp[{r.device_name, r.number}] = &r;
+    std::size_t unknown = 0;
+    for (Connection& c : snap.connections) {
+        if (c.via != Via::verbs || !c.qp || !c.qp->type || !connected_type(*c.qp->type)) continue;
+        auto it = by_qp.find({c.device, c.qp->number});
+        const ModuleQpRecord* r = it == by_qp.end() ? nullptr : it->second;
+        if (r && ((r->type && static_cast<QpType>(*r->type) != *c.qp->type) ||
+                  (r->owner.pid && c.owner.pid && *r->owner.pid != *c.owner.pid)))
+            r = nullptr;
+        if (r && r->path) {
+            c.qp->path = r->path;
+            if (r->path->sgid) c.local = Endpoint{unmapped(*r->path->sgid), 0};
+            if (r->path->dgid) c.peer = Endpoint{unmapped(*r->path->dgid), 0};
+        }
+        if (r && !c.qp->remote_number && r->remote_number && *r->remote_number)
+            c.qp->remote_number = r->remote_number;
+        if (!c.peer) ++unknown;
+    }
+    return unknown;
 }
 
 std::set<std::uint32_t> owner_uids(const std::vector<ModuleRecord>& records) {

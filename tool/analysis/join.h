@@ -48,6 +48,15 @@ void add_verbs_connections(Snapshot& snap, const std::vector<QpRecord>& qps, con
                            const OwnerMap& owners, const NetnsMap& netns,
                            std::optional<std::uint32_t> only_netns = std::nullopt);
 
+/// Gives each verbs connection of snap of a connected type its QP's path from
+/// the module's QP dump (qps, matched by device name and QP number, and by QP
+/// type and owning process where both sides know them: a number reused between
+/// the two dumps is another QP): qp.path, local and peer as the addresses of
+/// the path's source and destination GIDs (an IPv4-mapped GID as IPv4), port 0,
+/// and the remote QP number when NLDEV sent none. Returns how many connections
+/// of a connected type were left without a peer address.
+std::size_t add_verbs_paths(Snapshot& snap, const std::vector<ModuleQpRecord>& qps);
+
 /// The claims of the module's ids (the QPs it joined, not those it names
 /// unjoined; processes only where the module sent the owner's pid).
 CmClaims module_claims(const std::vector<ModuleRecord>& records);

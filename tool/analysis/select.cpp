@@ -25,7 +25,7 @@ int family_of(const Connection& c) {
 } // namespace
 
 bool has_peer(const Connection& c) {
-    if (c.via == Via::verbs) return c.qp && c.qp->type != QpType::ud;
+    if (c.via == Via::verbs) return c.qp && c.qp->type && connected_type(*c.qp->type);
     return c.peer && !c.peer->address.is_any();
 }
 

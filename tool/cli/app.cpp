@@ -93,7 +93,7 @@ int run_listing(const Options& o, std::ostream& out, std::ostream& err) {
 
 int run_devices(const CommonOptions& o, std::ostream& out, std::ostream& err) {
     const auto w = writer_for(output_of(o).take());
-    Collection c = collect(o, Needs{.gids = true});
+    Collection c = collect(o, Needs{.gids = true, .verbs_peers = false});
     require_all(c);
     if (ends_on_no_devices(c, *w, out, err)) return 0;
     w->devices(out, c.snapshot, TextOptions{!o.no_header, o.numeric});

@@ -22,12 +22,28 @@ Result<std::optional<ModuleSource>> ModuleSource::open() {
     return std::optional<ModuleSource>(ModuleSource(std::move(sock.value()), *family.value()));
 }
 
-Result<Bytes> ModuleSource::dump() {
+Result<Bytes> ModuleSource::dump_command(std::uint8_t cmd) {
     return socket_.request([&](nlmsghdr* nlh) {
         nlh->nlmsg_type = family_.id;
         nlh->nlmsg_flags |= NLM_F_DUMP;
-        put_genl_header(nlh, RDMASTAT_CMD_CONN_GET, RDMASTAT_GENL_VERSION);
+        put_genl_header(nlh, cmd, RDMASTAT_GENL_VERSION);
     });
+}
+
+Result<Bytes> ModuleSource::dump() {
+    return dump_command(RDMASTAT_CMD_CONN_GET);
+}
+
+Result<Bytes> ModuleSource::dump_qps() {
+    return dump_command(RDMASTAT_CMD_QP_GET);
+}
+
+Result<std::vector<ModuleQpRecord>> ModuleSource::collect_qps() {
+    auto bytes = dump_qps();
+    if (!bytes) return Failure{"module qp dump: " + bytes.error(), bytes.error_code()};
+    auto records = parse_module_qp_dump(bytes.value());
+    if (!records) return Failure{"module: " + records.error()};
+    return records;
 }
 
 Result<std::vector<ModuleRecord>> ModuleSource::collect() {

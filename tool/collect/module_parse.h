@@ -23,4 +23,11 @@ namespace rdmastat {
 /// type, are a Failure, as is a dump without NLMSG_DONE.
 Result<std::vector<ModuleRecord>> parse_module_dump(const Bytes& bytes);
 
+/// One ModuleQpRecord per message of an RDMASTAT_CMD_QP_GET dump, in the
+/// kernel's order, with the same rules. Required: device index and name, and
+/// the QP's number inside RDMASTAT_A_QP. GIDs must be 16 bytes; a path MTU is
+/// an enum ib_mtu (1 to 5), turned into bytes. A QP reported twice (same device
+/// index and number) is kept once, as last reported.
+Result<std::vector<ModuleQpRecord>> parse_module_qp_dump(const Bytes& bytes);
+
 } // namespace rdmastat

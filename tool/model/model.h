@@ -58,6 +58,11 @@ enum class QpType : std::uint8_t {
     driver = 0xff,
 };
 
+/// Whether a QP of this type has one peer, set by its move to RTR (RC, UC, XRC).
+inline bool connected_type(QpType t) {
+    return t == QpType::rc || t == QpType::uc || t == QpType::xrc_ini || t == QpType::xrc_tgt;
+}
+
 /// enum rdma_ucm_port_space.
 enum class PortSpace : std::uint32_t { ipoib = 0x0002, tcp = 0x0106, udp = 0x0111, ib = 0x013f };
 
@@ -187,12 +192,33 @@ struct Owner {
     bool operator==(const Owner&) const = default;
 };
 
+/// A connected QP's address vector, as its driver reports it once the QP is past
+/// INIT (rdmastat.ko's QP dump, CAP_NET_ADMIN only): where its packets go.
+/// GIDs are 128 bits written as IPv6 text; a RoCE GID of an IPv4 address is
+/// ::ffff:a.b.c.d.
+struct QpPath {
+    std::optional<std::uint32_t> port;       ///< the local port the path leaves from
+    std::optional<IpAddress> dgid;           ///< the peer's GID (paths with a GRH: all RoCE)
+    std::optional<std::uint32_t> sgid_index; ///< the local GID's index in the port's table
+    std::optional<IpAddress> sgid;           ///< that local GID, while the entry is valid
+    std::optional<std::uint32_t> flow_label;
+    std::optional<std::uint32_t> traffic_class;
+    std::optional<std::uint32_t> hop_limit;
+    std::optional<std::uint32_t> dlid; ///< the peer's LID (InfiniBand)
+    std::optional<std::uint32_t> sl;   ///< the service level (InfiniBand)
+    std::optional<std::uint32_t> mtu;  ///< the path MTU in bytes
+
+    bool operator==(const QpPath&) const = default;
+};
+
 struct Qp {
     std::uint32_t number = 0;
     std::optional<QpType> type;
     std::optional<QpState> state;
     /// The peer's QP number (NLDEV's rqpn), once the QP is past INIT.
     std::optional<std::uint32_t> remote_number;
+    /// Its address vector: verbs connections, from rdmastat.ko, as root.
+    std::optional<QpPath> path;
 
     bool operator==(const Qp&) const = default;
 };
@@ -219,8 +245,9 @@ enum class Via : std::uint8_t { cm, verbs };
 
 /// The unit rdmastat lists, as a TCP socket is ss's: an rdma_cm id, or a
 /// connected (RC, UC, XRC past INIT) or UD QP that no cm_id owns. A verbs
-/// connection has a qp and no cm_id or CM state; its local and peer endpoints
-/// are unknown to NLDEV, which reports the peer's QP number only.
+/// connection has a qp and no cm_id or CM state. NLDEV reports the peer's QP
+/// number only; with rdmastat.ko's QP dump (CAP_NET_ADMIN) its local and peer
+/// endpoints are the addresses of its path's GIDs (qp.path), with port 0.
 struct Connection {
     std::string device;
     std::optional<std::uint32_t> port;

@@ -83,6 +83,21 @@ struct ModuleRecord {
     std::optional<std::uint32_t> netns; ///< inode number of the id's network namespace
 };
 
+/// One connected QP as the rdmastat module's QP dump reports it
+/// (RDMASTAT_CMD_QP_GET): what its driver says, with its owner.
+struct ModuleQpRecord {
+    std::uint32_t device_index = 0;
+    std::string device_name;
+    std::optional<std::uint32_t> port;
+    std::uint32_t number = 0;
+    std::optional<std::uint8_t> type;  ///< enum ib_qp_type
+    std::optional<std::uint8_t> state; ///< enum ib_qp_state
+    std::optional<std::uint32_t> remote_number;
+    std::optional<QpPath> path; ///< with mtu in bytes, from enum ib_mtu
+    ModuleRecord::OwnerPart owner;
+    std::optional<std::uint32_t> netns;
+};
+
 /// Everything one NLDEV collection produced.
 struct NldevData {
     std::vector<Device> devices;

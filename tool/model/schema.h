@@ -50,12 +50,28 @@ void describe(S& e, V&& v) {
 }
 
 template <typename S, typename V>
+requires is<S, QpPath>
+void describe(S& p, V&& v) {
+    v("port", p.port, Presence::optional);
+    v("dgid", p.dgid, Presence::optional);
+    v("sgid_index", p.sgid_index, Presence::optional);
+    v("sgid", p.sgid, Presence::optional);
+    v("flow_label", p.flow_label, Presence::optional);
+    v("traffic_class", p.traffic_class, Presence::optional);
+    v("hop_limit", p.hop_limit, Presence::optional);
+    v("dlid", p.dlid, Presence::optional);
+    v("sl", p.sl, Presence::optional);
+    v("mtu", p.mtu, Presence::optional);
+}
+
+template <typename S, typename V>
 requires is<S, Qp>
 void describe(S& q, V&& v) {
     v("number", q.number, Presence::required);
     v("remote_number", q.remote_number, Presence::optional);
     v("type", q.type, Presence::optional);
     v("state", q.state, Presence::optional);
+    v("path", q.path, Presence::optional);
 }
 
 template <typename S, typename V>

@@ -12,6 +12,7 @@
 #include "model/names.h"
 
 #include <algorithm>
+#include <cerrno>
 
 namespace rdmastat {
 namespace {
@@ -33,6 +34,7 @@ class SystemSource final : public Source {
         std::optional<NldevData> nldev;
         OwnerMap owners;
         if (!module_ids(c, nldev)) nldev_ids(c, nldev, owners);
+        if (needs.verbs_peers) verbs_peers(c);
         if (needs.resources && in_time(c, needs, Part::resources))
             resources(c, nldev, std::move(owners));
         workloads(c);
@@ -108,6 +110,38 @@ class SystemSource final : public Source {
                                   system_.netns(process_pids(qp_owners)), system_.own_netns());
         if (c.snapshot.devices.empty()) c.no_devices = "no RDMA devices";
         return true;
+    }
+
+    // The address vectors of verbs connections, from the module's QP dump,
+    // asked only when a connection of a connected type needs one. Without
+    // it, one warning says what keeps the peers unknown.
+    void verbs_peers(Collection& c) {
+        auto needs_path = [](const Connection& x) {
+            return x.via == Via::verbs && x.qp && x.qp->type && connected_type(*x.qp->type);
+        };
+        if (std::none_of(c.snapshot.connections.begin(), c.snapshot.connections.end(), needs_path))
+            return;
+        const std::string nldev_only = "verbs connections: NLDEV reports their peers' QP numbers "
+                                       "but not their addresses";
+        if (choice_ == SourceChoice::nldev) {
+            c.warnings.push_back(nldev_only + " (rdmastat.ko does, to root: --source module)");
+            return;
+        }
+        auto qps = system_.module_qps();
+        if (!qps && qps.error_code() == EPERM) {
+            c.warnings.push_back(nldev_only + ", and rdmastat.ko tells them only to CAP_NET_ADMIN "
+                                              "(it asks each QP's driver): run as root");
+            return;
+        }
+        if (!qps) {
+            c.warnings.push_back("verbs connections: peer addresses: " + qps.error());
+            return;
+        }
+        if (!qps.value()) {
+            c.warnings.push_back(nldev_only + " (rdmastat.ko does, to root: modprobe rdmastat)");
+            return;
+        }
+        add_verbs_paths(c.snapshot, *qps.value());
     }
 
     void nldev_ids(Collection& c, std::optional<NldevData>& nldev, OwnerMap& owners) {

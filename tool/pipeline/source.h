@@ -35,6 +35,9 @@ struct Needs {
     bool counters = false;     ///< port and QP counters
     bool addresses = false;    ///< each port's netdev IP addresses (Port::addresses)
     bool gids = false;         ///< each port's GID table (Port::gids)
+    /// Verbs connections' paths and peer addresses (rdmastat.ko's QP dump,
+    /// CAP_NET_ADMIN only; otherwise a warning says why they are unknown).
+    bool verbs_peers = true;
     /// When set, a part not begun by then is skipped and fails as timed out
     /// (serve under Prometheus's scrape timeout); the cm_ids are always read.
     std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt;

@@ -25,6 +25,15 @@ class LiveSystem final : public System {
             ModuleDump{std::move(records.value()), module.value()->interrupted()});
     }
 
+    Result<std::optional<std::vector<ModuleQpRecord>>> module_qps() override {
+        auto module = ModuleSource::open();
+        if (!module) return Failure{"module source: " + module.error(), module.error_code()};
+        if (!module.value()) return std::optional<std::vector<ModuleQpRecord>>();
+        auto records = module.value()->collect_qps();
+        if (!records) return records.failure();
+        return std::optional(std::move(records.value()));
+    }
+
     Result<std::optional<NldevData>> nldev(bool with_cm_ids, bool with_qps) override {
         auto socket = open_nldev();
         if (!socket) return socket.failure();

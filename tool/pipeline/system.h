@@ -33,6 +33,10 @@ class System {
     /// The rdmastat module's cm_ids; nullopt when its generic netlink family is
     /// not registered (rdmastat.ko not loaded): an answer, not an error.
     virtual Result<std::optional<ModuleDump>> module_ids() = 0;
+    /// The rdmastat module's connected QPs with their address vectors; nullopt
+    /// when it is not loaded. A caller without CAP_NET_ADMIN gets a Failure
+    /// with error_code() EPERM (the kernel's answer).
+    virtual Result<std::optional<std::vector<ModuleQpRecord>>> module_qps() = 0;
     /// NLDEV's devices with their ports, plus every device's cm_ids and QPs as
     /// asked; nullopt when the kernel has no RDMA netlink (ib_core not loaded).
     virtual Result<std::optional<NldevData>> nldev(bool with_cm_ids, bool with_qps) = 0;

@@ -5,6 +5,8 @@
 #include "model/names.h"
 #include "render/table.h"
 
+#include <sys/socket.h>
+
 namespace rdmastat {
 namespace {
 
@@ -35,10 +37,21 @@ void append_address(std::string& out, const std::optional<Endpoint>& e,
     }
 }
 
-// A verbs connection's end: "*:qp17" (the address a later source may know,
-// the QP number where a TCP socket has its port); "*:*" when the number is unknown.
-void append_qp_end(std::string& out, std::optional<std::uint32_t> qpn) {
-    out += "*:";
+// A verbs connection's end: "10.0.0.1:qp17", the address of its GID (rdmastat.ko's
+// QP dump) and the QP number where a TCP socket has its port; "*:qp17" while the
+// address is unknown, "*:*" when the number is too.
+void append_qp_end(std::string& out, const std::optional<Endpoint>& e,
+                   std::optional<std::uint32_t> qpn) {
+    if (e && e->address.family == AF_INET6) {
+        out += '[';
+        e->address.append_to(out);
+        out += "]:";
+    } else if (e) {
+        e->address.append_to(out);
+        out += ':';
+    } else {
+        out += "*:";
+    }
     if (!qpn) {
         out += '*';
         return;
@@ -72,7 +85,7 @@ std::string endpoint_text(const std::optional<Endpoint>& e) {
 
 void append_local_text(std::string& out, const Connection& c, bool extended) {
     if (c.via == Via::verbs)
-        append_qp_end(out, c.qp ? std::optional(c.qp->number) : std::nullopt);
+        append_qp_end(out, c.local, c.qp ? std::optional(c.qp->number) : std::nullopt);
     else
         append_address(out, c.local, c.mapped_local, extended);
 }
@@ -91,7 +104,7 @@ std::string peer_text(const Connection& c) {
 
 void append_peer_text(std::string& out, const Connection& c, bool extended) {
     if (c.via == Via::verbs)
-        append_qp_end(out, c.qp ? c.qp->remote_number : std::nullopt);
+        append_qp_end(out, c.peer, c.qp ? c.qp->remote_number : std::nullopt);
     else
         append_address(out, c.peer, c.mapped_peer, extended);
 }

@@ -1,18 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
  * rdmastat: every rdma_cm id of the caller's network namespace, joined with
- * its queue pair and its owner, over generic netlink.
+ * its queue pair and its owner, and every connected queue pair with its
+ * address vector, over generic netlink.
  *
  * The kernel's RDMA netlink (NLDEV) reports cm_ids and QPs separately, one
  * device at a time. The rdmastat module reports one record per cm_id with the
  * QP state beside it, and adds what NLDEV leaves out: the iWARP port-mapper
  * (on-the-wire) addresses, the owner's uid and thread group, and the network
- * namespace.
+ * namespace. For QPs connected without rdma_cm (raw verbs: ibv_modify_qp() to
+ * RTR with the peer's QP number and GID, as NCCL, UCX and perftest do), it
+ * adds the peer NLDEV leaves out: the QP's address vector.
  *
  * Family and commands
  * -------------------
  * The generic netlink family is RDMASTAT_GENL_NAME, version
- * RDMASTAT_GENL_VERSION. It has one command:
+ * RDMASTAT_GENL_VERSION. It has two commands:
  *
  * RDMASTAT_CMD_CONN_GET
  *   A dump (NLM_F_DUMP) of every cm_id of the caller's network namespace, on
@@ -33,6 +36,22 @@
  *   dump again. The creation and destruction of ids is not signalled that way
  *   (the kernel keeps no generation for them).
  *
+ * RDMASTAT_CMD_QP_GET
+ *   A dump (NLM_F_DUMP) of every connected QP (RC, UC, XRC initiator and
+ *   target; UD QPs have no peer) the caller's network namespace holds, on the
+ *   devices RDMASTAT_CMD_CONN_GET walks: the QPs of processes in that
+ *   namespace, and kernel QPs for callers in the initial namespace. Only for
+ *   callers with CAP_NET_ADMIN (-EPERM otherwise), since every message asks
+ *   the QP's driver (ib_query_qp(), as NLDEV's QP dump does, under a restrack
+ *   reference the QP's destruction waits for). The request carries no
+ *   attributes, as above; there is no non-dump form.
+ *
+ *   Each reply message describes exactly one QP: RDMASTAT_A_DEV_INDEX,
+ *   RDMASTAT_A_DEV_NAME, RDMASTAT_A_PORT (absent before the QP has one),
+ *   RDMASTAT_A_QP, RDMASTAT_A_OWNER and RDMASTAT_A_NETNS (the caller's). It
+ *   splits and resumes as RDMASTAT_CMD_CONN_GET does, by device index, then
+ *   by QP number; NLM_F_DUMP_INTR has the same meaning.
+ *
  * Requests are strictly validated (the family has no legacy operations):
  * any attribute, and a non-zero reserved field of the generic netlink
  * header, are refused.
@@ -49,7 +68,8 @@
  * callers with CAP_NET_ADMIN, and otherwise only when the caller's effective
  * uid is the owner's real, effective and saved uid (ptrace's test), as ss -p
  * shows other users' sockets only to the privileged. Only a request with
- * CAP_NET_ADMIN makes the module call into a driver. A kernel owner's
+ * CAP_NET_ADMIN makes the module call into a driver, and only such a request
+ * may dump QPs (RDMASTAT_CMD_QP_GET). A kernel owner's
  * name (RDMASTAT_OWNER_A_KERN_NAME) is sent to everyone. Pids are in the
  * caller's pid namespace and uids in the caller's user namespace; an owner
  * not visible there is sent without that field.
@@ -107,6 +127,14 @@
  *   holds a restrack reference on the QP, which the QP's destruction waits
  *   for before it reaches the driver, as NLDEV does. The module parameter
  *   qp_queries counts the driver queries made.
+ * RDMASTAT_QP_A_DEST_NUM: u32, the peer's QP number (RDMASTAT_CMD_QP_GET,
+ *   once the QP is past INIT).
+ * RDMASTAT_QP_A_PATH_MTU: u8, enum ib_mtu (1 256, 2 512, 3 1024, 4 2048,
+ *   5 4096) of the path (RDMASTAT_CMD_QP_GET, past INIT, when the driver
+ *   reports one).
+ * RDMASTAT_QP_A_AV: nested, enum rdmastat_av_attr: the address vector the
+ *   move to RTR set (RDMASTAT_CMD_QP_GET, past INIT, when the driver reports
+ *   one: iWARP drivers do not).
  * RDMASTAT_QP_A_UNJOINED: u8, enum rdmastat_qp_unjoined: present when the id
  *   names a QP number (RDMASTAT_QP_A_NUM) that is not its own QP, and then
  *   RDMASTAT_QP_A_TYPE and RDMASTAT_QP_A_STATE are absent. A user-space id's
@@ -117,6 +145,26 @@
  *   rdma_cm, whose name rdma_create_qp() gives the QPs it makes for kernel
  *   ids). A kernel id's QP is found by number too, never through the id's
  *   own QP pointer, which some kernel users leave dangling.
+ *
+ * In RDMASTAT_CMD_QP_GET's messages, RDMASTAT_QP_A_TYPE is always present and
+ * RDMASTAT_QP_A_STATE whenever the driver answered; RDMASTAT_QP_A_UNJOINED
+ * never is.
+ *
+ * Attributes of RDMASTAT_QP_A_AV (enum rdmastat_av_attr)
+ * ------------------------------------------------------
+ * RDMASTAT_AV_A_PORT: u32, the local port the path leaves from.
+ * RDMASTAT_AV_A_DGID: binary, 16 bytes: the peer's GID, when the path has a
+ *   global route header (always on RoCE, where an IPv4 peer's GID is
+ *   ::ffff:a.b.c.d).
+ * RDMASTAT_AV_A_SGID_INDEX: u8, the index of the local GID in the port's
+ *   GID table (with RDMASTAT_AV_A_DGID).
+ * RDMASTAT_AV_A_SGID: binary, 16 bytes: that local GID, read from the GID
+ *   cache; absent when the entry is no longer valid.
+ * RDMASTAT_AV_A_FLOW_LABEL: u32, RDMASTAT_AV_A_TRAFFIC_CLASS: u8,
+ *   RDMASTAT_AV_A_HOP_LIMIT: u8: the rest of the global route (with
+ *   RDMASTAT_AV_A_DGID).
+ * RDMASTAT_AV_A_DLID: u32, the peer's LID, and RDMASTAT_AV_A_SL: u8, the
+ *   service level: InfiniBand paths only.
  *
  * Attributes of RDMASTAT_A_OWNER (enum rdmastat_owner_attr)
  * --------------------------------------------------------
@@ -130,7 +178,7 @@
  *
  * Attributes of a request
  * -----------------------
- * None: see RDMASTAT_CMD_CONN_GET.
+ * None, for either command: see RDMASTAT_CMD_CONN_GET.
  */
 #ifndef _UAPI_LINUX_RDMASTAT_H
 #define _UAPI_LINUX_RDMASTAT_H
@@ -141,6 +189,7 @@
 enum rdmastat_cmd {
 	RDMASTAT_CMD_UNSPEC,
 	RDMASTAT_CMD_CONN_GET,
+	RDMASTAT_CMD_QP_GET,
 	__RDMASTAT_CMD_LAST
 };
 #define RDMASTAT_CMD_MAX (__RDMASTAT_CMD_LAST - 1)
@@ -175,9 +224,27 @@ enum rdmastat_qp_attr {
 	RDMASTAT_QP_A_TYPE,
 	RDMASTAT_QP_A_STATE,
 	RDMASTAT_QP_A_UNJOINED,
+	RDMASTAT_QP_A_DEST_NUM,
+	RDMASTAT_QP_A_PATH_MTU,
+	RDMASTAT_QP_A_AV,
 	__RDMASTAT_QP_A_LAST
 };
 #define RDMASTAT_QP_A_MAX (__RDMASTAT_QP_A_LAST - 1)
+
+enum rdmastat_av_attr {
+	RDMASTAT_AV_A_UNSPEC,
+	RDMASTAT_AV_A_PORT,
+	RDMASTAT_AV_A_DGID,
+	RDMASTAT_AV_A_SGID_INDEX,
+	RDMASTAT_AV_A_SGID,
+	RDMASTAT_AV_A_FLOW_LABEL,
+	RDMASTAT_AV_A_TRAFFIC_CLASS,
+	RDMASTAT_AV_A_HOP_LIMIT,
+	RDMASTAT_AV_A_DLID,
+	RDMASTAT_AV_A_SL,
+	__RDMASTAT_AV_A_LAST
+};
+#define RDMASTAT_AV_A_MAX (__RDMASTAT_AV_A_LAST - 1)
 
 enum rdmastat_owner_attr {
 	RDMASTAT_OWNER_A_UNSPEC,

@@ -3,6 +3,7 @@
 // made with raw verbs by ibv_rc_pingpong, ib_write_bw, ib_send_bw -q 2 and
 // ibv_ud_pingpong on rxe0, against `rdma res show qp` taken beside them.
 #include "analysis/filter.h"
+#include "analysis/join.h"
 #include "analysis/select.h"
 #include "catch_compat.hpp"
 #include "evidence.h"
@@ -10,6 +11,7 @@
 #include "support.h"
 
 #include <iterator>
+#include <linux/rdmastat.h>
 #include <map>
 #include <set>
 #include <sstream>
@@ -48,6 +50,17 @@ std::set<Key> unstable() {
 const std::set<std::string> programs = {"ibv_rc_pingpong", "ib_write_bw", "ib_send_bw",
                                         "ibv_ud_pingpong"};
 
+// The words of the listing's row whose local address (fourth column) is local.
+std::vector<std::string> row_of(const std::string& listing, const std::string& local) {
+    std::istringstream lines(listing);
+    for (std::string line; std::getline(lines, line);) {
+        std::istringstream words(line);
+        std::vector<std::string> w{std::istream_iterator<std::string>(words), {}};
+        if (w.size() > 3 && w[3] == local) return w;
+    }
+    return {};
+}
+
 std::vector<const Connection*> verbs_of(const Snapshot& s) {
     std::vector<const Connection*> out;
     for (const Connection& c : s.connections)
@@ -74,9 +87,13 @@ TEST_CASE("lab: verbs connections are rdma's QPs without cm ids, as root and as 
         for (const Connection* c : verbs_of(s)) {
             CHECK_FALSE(c->cm_id);
             CHECK_FALSE(c->state);
-            // NLDEV reports no address of a verbs QP, and this module none yet.
-            CHECK_FALSE(c->local);
-            CHECK_FALSE(c->peer);
+            // NLDEV reports no address of a verbs QP; the module tells root
+            // those of connected ones (judged below).
+            if (std::string(file) != "module.json" || c->qp->type == QpType::ud) {
+                CHECK_FALSE(c->local);
+                CHECK_FALSE(c->peer);
+                CHECK_FALSE(c->qp->path);
+            }
             CHECK(c->transport == Transport::roce);
             if (c->qp->type == QpType::rc) ++rc_by_comm[c->owner.comm.value_or("?")];
             if (c->qp->type == QpType::ud) {
@@ -129,13 +146,7 @@ TEST_CASE("lab: the listing, filters, lsof and metrics show the verbs connection
                                                 : std::string("*:*");
         INFO(local);
         // Local, peer, state, user, via, no cm id, no port space, the QP number.
-        std::vector<std::string> row;
-        std::istringstream lines(listing);
-        for (std::string line; std::getline(lines, line) && row.empty();) {
-            std::istringstream words(line);
-            std::vector<std::string> w{std::istream_iterator<std::string>(words), {}};
-            if (w.size() > 10 && w[3] == local) row = w;
-        }
+        const auto row = row_of(listing, local);
         REQUIRE(row.size() > 10);
         CHECK(row[4] == peer);
         CHECK(row[5] == state_name(*c));
@@ -252,4 +263,131 @@ TEST_CASE("lab: rdmastat devices lists the GID tables sysfs has, on siw and rxe"
         for (const Port& p : d.ports)
             listed += p.gids ? p.gids->size() : 0;
     CHECK(listed == entries);
+}
+
+namespace {
+
+// rxe0's GID at index 1 (every program ran with -g 1 or -x 1), from sysfs.
+IpAddress rxe0_gid1() {
+    std::istringstream in(ev.text("sysfs-gids.txt"));
+    for (std::string dev, port, index, gid, type, ndev;
+         in >> dev >> port >> index >> gid >> type >> ndev;)
+        if (dev == "rxe0" && port == "1" && index == "1") return *IpAddress::parse(gid);
+    FAIL("rxe0 has no GID 1 in sysfs-gids.txt");
+    return {};
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+        out.push_back(line);
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("lab: as root, the module names each verbs connection's peer: the other end's GID",
+          "[lab][verbs]") {
+    REQUIRE(ev.rc("module.json") == 0);
+    Snapshot s = ev.snapshot("module.json");
+    const IpAddress gid = rxe0_gid1();
+    // RoCE v2's IPv4-mapped GID is the IPv4 address, shown as one.
+    const IpAddress address = unmapped(gid);
+    CHECK(address.family == AF_INET);
+    std::map<Key, const Connection*> by_qpn;
+    for (const Connection& c : s.connections)
+        if (c.via == Via::verbs) by_qpn[{c.device, c.qp->number}] = &c;
+    std::size_t connected = 0, uc = 0;
+    const std::string listing = ev.text("module.txt");
+    for (const auto& [key, c] : by_qpn) {
+        if (!connected_type(*c->qp->type)) continue;
+        INFO(c->device << " qp " << c->qp->number << " " << c->owner.comm.value_or("?"));
+        ++connected;
+        uc += c->qp->type == QpType::uc;
+        REQUIRE(c->qp->path);
+        const QpPath& path = *c->qp->path;
+        CHECK(path.dgid == gid);
+        CHECK(path.sgid == gid);
+        CHECK(path.sgid_index == 1u);
+        CHECK(path.port == 1u);
+        CHECK_FALSE(path.dlid); // RoCE: no LID
+        REQUIRE(path.mtu);
+        CHECK((*path.mtu >= 256 && *path.mtu <= 4096 && (*path.mtu & (*path.mtu - 1)) == 0));
+        REQUIRE(c->peer);
+        REQUIRE(c->local);
+        CHECK(c->peer->address == address);
+        CHECK(c->local->address == address);
+        // The other end, by the peer QP number: its local address is this peer.
+        REQUIRE(c->qp->remote_number);
+        auto other = by_qpn.find({c->device, *c->qp->remote_number});
+        REQUIRE(other != by_qpn.end());
+        CHECK(other->second->qp->remote_number == c->qp->number);
+        CHECK(other->second->local == c->peer);
+        const std::string local = address.to_string() + ":qp" + std::to_string(c->qp->number);
+        const auto row = row_of(listing, local);
+        REQUIRE(row.size() > 4);
+        CHECK(row[4] == address.to_string() + ":qp" + std::to_string(*c->qp->remote_number));
+    }
+    // Four RC pairs and the lab user's UC pair.
+    CHECK(connected == 10);
+    CHECK(uc == 2);
+
+    // gid and dst select by the path: every connected one here has rxe0's GID.
+    REQUIRE(ev.rc("gid.json") == 0);
+    Snapshot by_gid = ev.snapshot("gid.json");
+    CHECK(by_gid.connections.size() == connected);
+    for (const Connection& c : by_gid.connections)
+        CHECK((c.qp && c.qp->path && c.qp->path->dgid == gid));
+    REQUIRE(ev.rc("dst.json") == 0);
+    Snapshot by_dst = ev.snapshot("dst.json");
+    CHECK(by_dst.connections.size() >= connected);
+    for (const Connection& c : by_dst.connections)
+        CHECK((c.peer && c.peer->address == address));
+}
+
+TEST_CASE("lab: without the module's QP dump the peer is absent, and the user is told why",
+          "[lab][verbs]") {
+    // The lab user, with the module loaded: their UC pair, without paths.
+    REQUIRE(ev.rc("module-lab.json") == 0);
+    Snapshot user = ev.snapshot("module-lab.json");
+    std::size_t own = 0;
+    for (const Connection& c : user.connections) {
+        if (c.via != Via::verbs) continue;
+        INFO("qp " << c.qp->number);
+        CHECK(c.owner.comm == "ibv_uc_pingpong");
+        CHECK_FALSE(c.peer);
+        CHECK_FALSE(c.local);
+        CHECK_FALSE(c.qp->path);
+        CHECK(c.qp->remote_number);
+        ++own;
+    }
+    CHECK(own == 2);
+    CHECK_THAT(ev.text("module-lab.json.err"),
+               Catch::Contains("NLDEV reports their peers' QP numbers but not their addresses") &&
+                   Catch::Contains("only to CAP_NET_ADMIN"));
+    CHECK_THAT(ev.text("nldev-stderr.txt.err"),
+               Catch::Contains("NLDEV reports their peers' QP numbers but not their addresses") &&
+                   Catch::Contains("--source module"));
+    // Root with the module is told nothing.
+    CHECK(ev.text("module.json.err").empty());
+
+    // The kernel refuses the QP dump to the unprivileged before anything else,
+    // and its policy refuses every attribute to root, naming it.
+    const auto user_lines = lines_of(ev.text("qp-probe-lab.txt"));
+    REQUIRE(user_lines.size() == 20 + 3);
+    for (int t = 1; t <= 20; ++t)
+        CHECK(user_lines[static_cast<std::size_t>(t - 1)] ==
+              "attr " + std::to_string(t) + ": error: Operation not permitted");
+    const auto root_lines = lines_of(ev.text("qp-probe.txt"));
+    REQUIRE(root_lines.size() == 20 + 3);
+    for (int t = 1; t <= 20; ++t) {
+        const std::string& line = root_lines[static_cast<std::size_t>(t - 1)];
+        INFO(line);
+        CHECK(line.rfind("attr " + std::to_string(t) + ": error: Invalid argument: ", 0) == 0);
+        CHECK(line.ends_with("(attribute " + std::to_string(t) + ")"));
+        if (t <= RDMASTAT_A_MAX)
+            CHECK(line.find("RDMASTAT_CMD_QP_GET takes no attributes") != std::string::npos);
+    }
+    CHECK(root_lines[20] == "doit: error: Operation not supported");
 }

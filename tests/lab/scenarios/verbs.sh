@@ -6,7 +6,8 @@
 # devices in one namespace cannot reach each other). siw has none: an iWARP
 # QP connects only through iw_cm, so every siw QP is a cm id's.
 # rdmastat's views (NLDEV, the module, as root and as an unprivileged user)
-# are taken while they run, beside `rdma res show qp` and cm_id as referees.
+# are taken while they run, beside `rdma res show qp` and cm_id as referees;
+# with the module, root's view names each QP's peer GID (its address vector).
 # Writes its evidence to $OUT/verbs; [lab][verbs] judges it.
 . "$LAB/lib.sh"
 R="$OUT/verbs"
@@ -42,8 +43,13 @@ start ib_send_bw -d rxe0 -x 1 -q 2 -D 120 -p 18601 127.0.0.1
 start ibv_ud_pingpong -d rxe0 -g 1 -n 1000000 -p 18516
 lab_wait 10 sh -c "$LAB_SS -tln | grep -q ':18516 '" || exit 1
 start ibv_ud_pingpong -d rxe0 -g 1 -n 1000000 -p 18516 127.0.0.1
-# 2 + 2 + 4 connected RC QPs, 2 UD ones.
-lab_wait_wall 60 connected_qps 8 2 || {
+# A UC pair of the unprivileged user's own: what the module tells them of it.
+start su lab -c "exec ibv_uc_pingpong -d rxe0 -g 1 -n 1000000 -p 18517"
+lab_wait 10 sh -c "$LAB_SS -tln | grep -q ':18517 '" || exit 1
+start su lab -c "exec ibv_uc_pingpong -d rxe0 -g 1 -n 1000000 -p 18517 127.0.0.1"
+uc_pair() { [ "$("$LAB_RDMA" res show qp | grep -c "type UC state RTS ")" -ge 2 ]; }
+# 2 + 2 + 4 connected RC QPs, 2 UD ones, 2 UC ones.
+lab_wait_wall 60 connected_qps 8 2 && lab_wait_wall 30 uc_pair || {
 	"$LAB_RDMA" res show qp
 	cat /tmp/verbs-*.log
 	exit 1
@@ -78,6 +84,7 @@ if command -v rdmastat-capture >/dev/null; then
 		"$LAB_RDMA" -j res show cm_id >"$R/fixtures/rdma-cm_id.json"
 fi
 capture nldev.json rdmastat --source nldev -j -a
+capture nldev-stderr.txt sh -c "rdmastat --source nldev -a >/dev/null"
 capture nldev-lab.json su lab -c "rdmastat --source nldev -j -a"
 capture listing.txt rdmastat --source nldev -a -e -p
 capture default.txt rdmastat --source nldev -p
@@ -91,7 +98,28 @@ capture lsof.json rdmastat lsof -j
 capture export.prom rdmastat export
 loaded=yes
 [ -d /sys/module/rdmastat ] || { loaded=no && insmod /lib/modules/extra/rdmastat.ko; }
+# With the module, root sees each verbs connection's path (its QP's address
+# vector, from RDMASTAT_CMD_QP_GET); an unprivileged user does not, and is told
+# why on stderr.
 capture module.json rdmastat --source module -j -a
+capture module.txt rdmastat --source module -a -e -p
+capture module-lab.json su lab -c "rdmastat --source module -j -a"
+capture auto.json rdmastat -j -a
+# rxe0's GID 1 (every program's -g 1 / -x 1) as sysfs writes it, and a verbs
+# peer's address (port 0) as the module's listing has it.
+gid=$(awk '$1 == "rxe0" && $2 == 1 && $3 == 1 { print $4 }' "$R/sysfs-gids.txt")
+capture gid.json rdmastat --source module -j -a gid "$gid"
+peer=$(grep -o '"peer":{"address":"[^"]*","port":0}' "$R/module.json" | head -n 1 | cut -d'"' -f6)
+capture dst.json rdmastat --source module -j -a dst "$peer"
+# RDMASTAT_CMD_QP_GET's policy refuses every attribute (past its maximum too),
+# and the kernel refuses the unprivileged before anything else.
+capture qp-probe.txt rdmastat-genlprobe rdmastat 2 20
+capture qp-probe-lab.txt su lab -c "rdmastat-genlprobe rdmastat 2 20"
+if command -v rdmastat-capture >/dev/null; then
+	mkdir -p /tmp/verbs-module
+	rdmastat-capture --module /tmp/verbs-module >/dev/null &&
+		cp /tmp/verbs-module/module-qp.bin /tmp/verbs-module/module-dump.bin "$R/fixtures/"
+fi
 [ "$loaded" = yes ] || rmmod rdmastat
 # The referee once more: a QP that changed while rdmastat read is not judged.
 capture rdma-qp-after.json "$LAB_RDMA" -j res show qp
@@ -102,6 +130,8 @@ done
 for p in $started; do
 	wait "$p" 2>/dev/null || true
 done
+pkill -x ibv_uc_pingpong 2>/dev/null || true
+lab_wait 10 sh -c "! pgrep -x ibv_uc_pingpong" || true
 capture after.json rdmastat --source nldev -j -a via verbs
 capture rdma-qp-end.json "$LAB_RDMA" -j res show qp
 cat "$R/listing.txt"
