@@ -4,9 +4,12 @@
 // host) split between hosts as a fabric would see them, and the
 // Prometheus form those ends travel in.
 #include "analysis/fabric.h"
+#include "analysis/join.h"
 #include "analysis/metrics.h"
 #include "catch_compat.hpp"
 #include "collect/http_client.h"
+#include "collect/module_parse.h"
+#include "collect/nldev_parse.h"
 #include "collect/prometheus_api.h"
 #include "collect/snapshot_file.h"
 #include "model/names.h"
@@ -370,4 +373,137 @@ TEST_CASE("fabric: a hostile server's answer is refused, not trusted", "[fabric]
     for (const char* url : {"http://h:9090/a b", "http://h:9090/?x", "http://h:9090/#x",
                             "http://h:9090/\r\nX: y", "http://h:80:80"})
         CHECK_FALSE(parse_http_url(url));
+}
+
+namespace {
+
+// The lab's raw-verbs capture (tests/fixtures/verbs) as root sees it with the
+// module: each connected pair's lower QP number on host "a", the other on "b"
+// (with a GID of its own).
+struct VerbsFabric {
+    Snapshot snap;
+    FabricInput in;
+    std::size_t pairs = 0;
+};
+
+VerbsFabric verbs_fabric() {
+    NldevData data;
+    data.devices = parse_device_dump(fixture_bytes("verbs/devices.bin")).take();
+    data.qps = parse_qp_dump(fixture_bytes("verbs/qp-rxe0.bin")).take();
+    VerbsFabric v;
+    v.snap = join(data, {});
+    add_verbs_paths(v.snap, parse_module_qp_dump(fixture_bytes("verbs/module-qp.bin")).take());
+    v.in.hosts = {FabricHost{"a", {}, {}}, FabricHost{"b", {}, {}}};
+    for (const Connection& c : v.snap.connections) {
+        if (!connected_type(*c.qp->type)) {
+            v.in.hosts[0].connections.push_back(c); // UD: not an end
+            continue;
+        }
+        // Both ends were on rxe0, GID 10.9.0.2: host b's ends get 10.9.0.3.
+        const bool lower = c.qp->number < *c.qp->remote_number;
+        v.pairs += lower;
+        Connection moved = c;
+        const IpAddress b = *IpAddress::parse("::ffff:10.9.0.3");
+        if (lower) {
+            moved.peer = Endpoint{unmapped(b), 0};
+            moved.qp->path->dgid = b;
+        } else {
+            moved.local = Endpoint{unmapped(b), 0};
+            moved.qp->path->sgid = b;
+        }
+        v.in.hosts[lower ? 0 : 1].connections.push_back(moved);
+    }
+    return v;
+}
+
+std::size_t probable_rows(const FabricView& view) {
+    return static_cast<std::size_t>(std::count_if(view.rows.begin(), view.rows.end(),
+                                                  [](const FabricRow& r) { return r.probable; }));
+}
+
+} // namespace
+
+TEST_CASE("fabric: verbs ends join by GID and QP number, or probably by numbers alone",
+          "[fabric]") {
+    VerbsFabric v = verbs_fabric();
+    REQUIRE(v.pairs == 5); // four RC pairs and a UC one
+    FabricView view = join_fabric(v.in);
+    REQUIRE(view.rows.size() == v.pairs);
+    for (const FabricRow& r : view.rows) {
+        REQUIRE(r.ends.size() == 2);
+        const Connection& a = *r.ends[0].connection;
+        const Connection& b = *r.ends[1].connection;
+        INFO("qp " << a.qp->number);
+        CHECK(a.via == Via::verbs);
+        CHECK(a.qp->remote_number == b.qp->number);
+        CHECK(b.qp->remote_number == a.qp->number);
+        CHECK(a.peer == b.local);
+        CHECK(r.ends[0].host != r.ends[1].host);
+        CHECK_FALSE(r.probable);
+        // perftest's passive end stays in RTR: up, as RTS is.
+        const bool up = a.qp->state >= QpState::rtr && a.qp->state <= QpState::sqd &&
+                        b.qp->state >= QpState::rtr && b.qp->state <= QpState::sqd;
+        CHECK(r.status == (up ? FabricStatus::established : FabricStatus::disagree));
+    }
+    // A port query selects cm ids by port: verbs ends bind none.
+    CHECK(join_fabric(v.in, FabricQuery{false, 7174}).rows.empty());
+
+    // An end in ERR disagrees with its partner.
+    VerbsFabric broken = verbs_fabric();
+    broken.in.hosts[1].connections.front().qp->state = QpState::err;
+    CHECK(join_fabric(broken.in).of(FabricStatus::disagree) >= 1);
+
+    // Without the module's paths: the same pairs by numbers, each probable.
+    VerbsFabric bare = verbs_fabric();
+    for (FabricHost& h : bare.in.hosts)
+        for (Connection& c : h.connections) {
+            c.local.reset();
+            c.peer.reset();
+            c.qp->path.reset();
+        }
+    FabricView by_numbers = join_fabric(bare.in);
+    CHECK(by_numbers.rows.size() == v.pairs);
+    CHECK(probable_rows(by_numbers) == v.pairs);
+    std::ostringstream text;
+    render_fabric(text, by_numbers, FabricTextOptions{});
+    CHECK_THAT(text.str(), Catch::Contains("established?"));
+    // A third host with the same numbers makes each pair ambiguous: no join.
+    bare.in.hosts.push_back(FabricHost{"c", bare.in.hosts[1].connections, {}});
+    FabricView ambiguous = join_fabric(bare.in);
+    CHECK(probable_rows(ambiguous) == 0);
+    CHECK(ambiguous.of(FabricStatus::unobserved) == ambiguous.rows.size());
+    CHECK(ambiguous.rows.size() == 3 * v.pairs);
+}
+
+TEST_CASE("fabric: a verbs end whose partner is gone is half-open where its GID's host is seen",
+          "[fabric]") {
+    VerbsFabric v = verbs_fabric();
+    // Host b's processes are gone; its port still has rxe0's address.
+    const IpAddress address = v.in.hosts[1].connections.front().local->address;
+    v.in.hosts[1].connections.clear();
+    v.in.hosts[1].addresses = {address};
+    FabricView view = join_fabric(v.in);
+    REQUIRE(view.rows.size() == v.pairs);
+    for (const FabricRow& r : view.rows) {
+        CHECK(r.status == FabricStatus::half_open);
+        REQUIRE(r.peer_host);
+        CHECK(r.peer_host->name == "b");
+        REQUIRE(r.ends.size() == 1);
+    }
+    std::ostringstream text;
+    render_fabric(text, view, FabricTextOptions{});
+    CHECK_THAT(text.str(), Catch::Contains(address.to_string() + ":qp"));
+    // A host of the view that holds no such address: unobserved.
+    v.in.hosts[1].addresses.clear();
+    CHECK(join_fabric(v.in).of(FabricStatus::unobserved) == v.pairs);
+
+    // The paths travel through Prometheus labels and read back whole.
+    VerbsFabric whole = verbs_fabric();
+    for (const Connection& c : whole.in.hosts[0].connections) {
+        std::string why;
+        auto back = schema::from_labels<Connection>(schema::to_labels(c), &why);
+        INFO(why);
+        REQUIRE(back);
+        CHECK(*back == c);
+    }
 }

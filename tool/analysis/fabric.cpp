@@ -20,8 +20,14 @@ Endpoint wire_peer(const Connection& c) {
 }
 
 bool is_end(const Connection& c) {
-    return !c.internal && c.state != CmState::listen && c.local && c.peer &&
+    return c.via == Via::cm && !c.internal && c.state != CmState::listen && c.local && c.peer &&
            !c.peer->address.is_any() && c.peer->port != 0;
+}
+
+// A verbs end: a connected QP that knows its peer's QP number.
+bool is_verbs_end(const Connection& c) {
+    return c.via == Via::verbs && c.qp && c.qp->type && connected_type(*c.qp->type) &&
+           c.qp->remote_number;
 }
 
 bool is_listener(const Connection& c) {
@@ -37,6 +43,12 @@ bool bound_to(const Connection& c, std::uint16_t port) {
 bool up(const Connection& c) {
     if (c.state != CmState::connect) return false;
     return !c.qp || !c.qp->state || (*c.qp->state != QpState::err && *c.qp->state != QpState::sqe);
+}
+
+// A verbs QP that carries traffic: RTR (perftest's passive end stays there),
+// RTS or SQD.
+bool verbs_up(const Connection& c) {
+    return c.qp->state && *c.qp->state >= QpState::rtr && *c.qp->state <= QpState::sqd;
 }
 
 // An address that means something only on its own host: loopback and
@@ -72,6 +84,117 @@ Holders address_holders(const FabricInput& in) {
                 holders.emplace(side(Endpoint{c.local->address, 0}, h), &h);
     }
     return holders;
+}
+
+// "10.9.0.2/qp17": a verbs end's side, by the address of its GID.
+std::string verbs_side(const IpAddress& a, std::uint32_t qpn) {
+    return unmapped(a).to_string() + "/qp" + std::to_string(qpn);
+}
+
+// Verbs ends: first by both sides' addresses and QP numbers, then the rest
+// by QP numbers alone where that pair is the only candidate. Rows go to rows.
+void join_verbs(const FabricInput& in, const Holders& holders, std::vector<FabricRow>& rows) {
+    std::vector<FabricEnd> ends;
+    // Which host holds each GID a verbs end uses: GIDs are global.
+    std::map<IpAddress, const FabricHost*> gid_holders;
+    for (const FabricHost& h : in.hosts)
+        for (const Connection& c : h.connections)
+            if (is_verbs_end(c)) {
+                ends.push_back(FabricEnd{&h, &c});
+                if (c.local) gid_holders.emplace(unmapped(c.local->address), &h);
+            }
+    const auto qpn = [&](std::size_t i) { return ends[i].connection->qp->number; };
+    const auto rqpn = [&](std::size_t i) { return *ends[i].connection->qp->remote_number; };
+    const auto addressed = [&](std::size_t i) {
+        return ends[i].connection->local && ends[i].connection->peer;
+    };
+    std::vector<bool> used(ends.size(), false);
+    std::vector<std::optional<std::size_t>> partner(ends.size());
+    std::vector<bool> probable(ends.size(), false);
+
+    std::map<std::string, std::size_t> exact;
+    for (std::size_t i = 0; i < ends.size(); ++i)
+        if (addressed(i)) {
+            const Connection& c = *ends[i].connection;
+            exact.emplace(verbs_side(c.local->address, qpn(i)) + ' ' +
+                              verbs_side(c.peer->address, rqpn(i)),
+                          i);
+        }
+    for (std::size_t i = 0; i < ends.size(); ++i) {
+        if (used[i] || !addressed(i)) continue;
+        const Connection& c = *ends[i].connection;
+        auto it = exact.find(verbs_side(c.peer->address, rqpn(i)) + ' ' +
+                             verbs_side(c.local->address, qpn(i)));
+        if (it == exact.end() || it->second == i || used[it->second]) continue;
+        used[i] = used[it->second] = true;
+        partner[i] = it->second;
+    }
+    // By numbers: candidates j for i cross i's numbers, on the same transport,
+    // and no address either knows says otherwise.
+    const auto compatible = [&](std::size_t i, std::size_t j) {
+        const Connection& a = *ends[i].connection;
+        const Connection& b = *ends[j].connection;
+        if (i == j || used[j] || a.transport != b.transport) return false;
+        if (qpn(j) != rqpn(i) || rqpn(j) != qpn(i)) return false;
+        if (addressed(i) && addressed(j)) return false; // the exact pass would have paired them
+        const auto same = [](const std::optional<Endpoint>& x, const std::optional<Endpoint>& y) {
+            return !x || !y || unmapped(x->address) == unmapped(y->address);
+        };
+        return same(a.peer, b.local) && same(a.local, b.peer);
+    };
+    std::multimap<std::pair<std::uint32_t, std::uint32_t>, std::size_t> by_numbers;
+    for (std::size_t i = 0; i < ends.size(); ++i)
+        if (!used[i]) by_numbers.emplace(std::pair(qpn(i), rqpn(i)), i);
+    const auto candidates = [&](std::size_t i) {
+        std::vector<std::size_t> out;
+        auto [first, last] = by_numbers.equal_range({rqpn(i), qpn(i)});
+        for (auto it = first; it != last; ++it)
+            if (compatible(i, it->second)) out.push_back(it->second);
+        return out;
+    };
+    for (std::size_t i = 0; i < ends.size(); ++i) {
+        if (used[i]) continue;
+        auto mine = candidates(i);
+        if (mine.size() != 1 || candidates(mine[0]) != std::vector<std::size_t>{i}) continue;
+        used[i] = used[mine[0]] = true;
+        partner[i] = mine[0];
+        probable[i] = true;
+    }
+
+    std::vector<bool> listed(ends.size(), false);
+    for (std::size_t i = 0; i < ends.size(); ++i) {
+        if (listed[i]) continue;
+        listed[i] = true;
+        const Connection& c = *ends[i].connection;
+        FabricRow row{FabricStatus::unobserved, {ends[i]}};
+        if (partner[i]) {
+            listed[*partner[i]] = true;
+            row.ends.push_back(ends[*partner[i]]);
+            row.probable = probable[i];
+            const Connection& d = *row.ends[1].connection;
+            row.status =
+                verbs_up(c) && verbs_up(d) ? FabricStatus::established : FabricStatus::disagree;
+        } else if (c.peer) {
+            const IpAddress peer = unmapped(c.peer->address);
+            if (auto g = gid_holders.find(peer); g != gid_holders.end()) {
+                row.peer_host = g->second;
+            } else if (auto h = holders.find(side(Endpoint{peer, 0}, *ends[i].host));
+                       h != holders.end()) {
+                row.peer_host = h->second;
+            }
+            if (row.peer_host) row.status = FabricStatus::half_open;
+        }
+        rows.push_back(std::move(row));
+    }
+}
+
+// The order of rows within a status: host, then local address, then the
+// cm id or (verbs) QP number.
+auto row_order(const FabricRow& r) {
+    const Connection& c = *r.ends[0].connection;
+    return std::tuple(r.status, r.ends[0].host->name, c.local ? c.local->address : IpAddress{},
+                      c.local ? c.local->port : 0, c.via, c.cm_id.value_or(0),
+                      c.qp ? c.qp->number : 0);
 }
 
 } // namespace
@@ -140,14 +263,12 @@ FabricView join_fabric(const FabricInput& in, const FabricQuery& query) {
         view.rows.push_back(std::move(row));
     }
 
+    // Verbs ends bind no port: a port query leaves them out.
+    if (!query.port) join_verbs(in, holders, view.rows);
+
     std::stable_sort(
-        view.rows.begin(), view.rows.end(), [](const FabricRow& a, const FabricRow& b) {
-            const Connection& x = *a.ends[0].connection;
-            const Connection& y = *b.ends[0].connection;
-            return std::tie(a.status, a.ends[0].host->name, x.local->address, x.local->port,
-                            x.cm_id) < std::tie(b.status, b.ends[0].host->name, y.local->address,
-                                                y.local->port, y.cm_id);
-        });
+        view.rows.begin(), view.rows.end(),
+        [](const FabricRow& a, const FabricRow& b) { return row_order(a) < row_order(b); });
     for (const FabricRow& r : view.rows)
         ++view.count[static_cast<std::size_t>(r.status)];
     return view;

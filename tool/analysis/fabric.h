@@ -18,10 +18,11 @@ namespace rdmastat {
 /// What a row of the fabric view is, in the order the view lists them.
 enum class FabricStatus : std::uint8_t {
     half_open,   ///< one end; its peer's address is a host of the view, which has no end for it
-    disagree,    ///< both ends, not both CONNECT, or a QP in an error state (ERR, SQE)
-    unobserved,  ///< one end; its peer's address belongs to no host of the view
+    disagree,    ///< both ends, not both up (CONNECT; a verbs QP in RTR or RTS), or a QP
+                 ///< in an error state (ERR, SQE)
+    unobserved,  ///< one end; its peer's address belongs to no host of the view, or is unknown
     connecting,  ///< one end, still resolving its peer (a CM state before CONNECT)
-    established, ///< both ends CONNECT, no QP in an error state
+    established, ///< both ends up, no QP in an error state
     listening,   ///< a listener (only when asked for: listeners, or a port)
 };
 inline constexpr std::size_t fabric_status_count = 6;
@@ -39,6 +40,9 @@ struct FabricRow {
     std::vector<FabricEnd> ends;
     /// half_open: the host that holds the peer's address.
     const FabricHost* peer_host = nullptr;
+    /// Two verbs ends joined by their QP numbers alone (at least one of them
+    /// without its path's addresses), the only such candidate pair.
+    bool probable = false;
 };
 
 struct FabricQuery {
@@ -59,8 +63,18 @@ struct FabricView {
 /// IPv4-mapped IPv6 address as IPv4; a loopback or link-local address pairs
 /// and is held only within its own host. Internal
 /// ids are left out; an id with no peer is a listener when in LISTEN, and is
-/// otherwise not part of any connection. Rows are ordered by status, then by
-/// their first end's host and local address. in must outlive the view.
+/// otherwise not part of any connection.
+/// A verbs connection of a connected type with its peer's QP number is an end
+/// too: its other end has (local GID address, QP number) equal to its (peer
+/// GID address, remote QP number) and the reverse. GIDs are global, so they
+/// pair across hosts whatever their prefix. Ends left without a partner then
+/// pair by QP numbers alone, when their transports agree, their known
+/// addresses do not contradict it, and the pair is the only candidate for
+/// both: such a row is probable. A verbs end alone is half_open when its
+/// peer's address is held by a host of the view (a port address or another
+/// verbs end's GID), else unobserved.
+/// Rows are ordered by status, then by their first end's host and local
+/// address. in must outlive the view.
 FabricView join_fabric(const FabricInput& in, const FabricQuery& query = {});
 
 RDMASTAT_NAMES(FabricStatus, "fabric status", false, "half_open", "disagree", "unobserved",

@@ -19,7 +19,7 @@ void end_cells(Table& t, const FabricEnd& e, bool extended) {
     const Connection& c = *e.connection;
     t.cell(e.host->name);
     t.cell(c.device);
-    t.cell(endpoint_text(c.local));
+    t.cell(local_text(c));
     t.cell(state_text(c));
     t.cell(owner_text(c.owner));
     if (extended) {
@@ -33,7 +33,7 @@ void missing_cells(Table& t, const FabricRow& r, bool extended) {
     const Connection& c = *r.ends[0].connection;
     t.cell(r.peer_host ? r.peer_host->name : "-");
     t.cell("-");
-    t.cell(r.status == FabricStatus::listening ? "-" : endpoint_text(c.peer));
+    t.cell(r.status == FabricStatus::listening ? "-" : peer_text(c));
     for (int i = 0; i < (extended ? 4 : 2); ++i)
         t.cell("-");
 }
@@ -50,7 +50,8 @@ void render_fabric(std::ostream& out, const FabricView& view, const FabricTextOp
         }
     Table t(headers);
     for (const FabricRow& r : view.rows) {
-        t.cell(name_of(r.status));
+        // A pair joined by QP numbers alone is marked "?".
+        t.cell(name_of(r.status) + (r.probable ? "?" : ""));
         t.cell(name_of(r.ends[0].connection->transport));
         end_cells(t, r.ends[0], opts.extended);
         if (r.ends.size() == 2)

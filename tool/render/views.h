@@ -129,6 +129,7 @@ template <typename V> void describe(const FabricRow& r, V&& v) {
     v("status", name_of(r.status), Presence::required);
     v("ends", r.ends, Presence::required);
     if (r.peer_host) v("peer_host", r.peer_host->name, Presence::required);
+    if (r.probable) v("probable", r.probable, Presence::required);
 }
 
 template <typename V> void describe(const ProcessCount& p, V&& v) {

@@ -2,7 +2,9 @@
 // [pair] tests of the two-host lab (tests/lab/pair): two guests joined by a
 // siw link and an rxe link, connections across them, and the fabric view the
 // host took of them through a real Prometheus and from the guests' snapshots,
-// before and after b's side went away without telling a.
+// before and after b's side went away without telling a. One of them is made
+// with raw verbs (ibv_rc_pingpong on rxe), and both guests have rdmastat.ko:
+// its ends carry their paths, and the views join them by GID and QP number.
 #include "catch_compat.hpp"
 #include "collect/snapshot_file.h"
 #include "evidence.h"
@@ -55,20 +57,43 @@ std::string instance(char host) {
     return {};
 }
 
+bool is_verbs(const json& c) {
+    return c.value("via", "cm") == "verbs";
+}
+
 // The ids of a snapshot on PORT (local or peer) that are not listeners.
 std::vector<json> ids_on(const json& snapshot, unsigned port) {
     std::vector<json> out;
     for (const json& c : snapshot["connections"])
-        if (c["state"] != "LISTEN" && (c["local"]["port"] == port || c["peer"]["port"] == port))
+        if (!is_verbs(c) && c["state"] != "LISTEN" &&
+            (c["local"]["port"] == port || c["peer"]["port"] == port))
             out.push_back(c);
     return out;
 }
 
-// The view's rows whose first end is bound to PORT.
+// The ibv_rc_pingpong verbs connections of a snapshot.
+std::vector<json> pingpong_of(const json& snapshot) {
+    std::vector<json> out;
+    for (const json& c : snapshot["connections"])
+        if (is_verbs(c) && c["owner"].value("comm", "") == "ibv_rc_pingpong") out.push_back(c);
+    return out;
+}
+
+// The view's rows of verbs connections.
+std::vector<json> verbs_rows(const json& view) {
+    std::vector<json> out;
+    for (const json& row : view["connections"])
+        if (is_verbs(row["ends"][0]["connection"])) out.push_back(row);
+    return out;
+}
+
+// The view's rows whose first end (a cm id) is bound to PORT.
 std::vector<json> rows_on(const json& view, unsigned port) {
     std::vector<json> out;
     for (const json& row : view["connections"])
-        if (row["ends"][0]["connection"]["local"]["port"] == port) out.push_back(row);
+        if (!is_verbs(row["ends"][0]["connection"]) &&
+            row["ends"][0]["connection"]["local"]["port"] == port)
+            out.push_back(row);
     return out;
 }
 
@@ -78,23 +103,29 @@ std::string owner_comm(const json& c) {
     return o.value("comm", "");
 }
 
-// Every non-listening id of the two snapshots appears in exactly one row of
-// the view, on its own host, with the same cm_id and owner.
+// A connection's identity on its host: device and cm id, or (verbs) QP number.
+std::string identity(const std::string& host, const json& c) {
+    return host + "/" + c["device"].get<std::string>() + "/" +
+           (is_verbs(c) ? "qp" + std::to_string(c["qp"]["number"].get<unsigned>())
+                        : std::to_string(c["cm_id"].get<unsigned>()));
+}
+
+// Every non-listening id of the two snapshots, and every connected verbs QP,
+// appears in exactly one row of the view, on its own host.
 void require_every_id_once(const json& view, const json& snap_a, const json& snap_b,
                            const std::string& name_a, const std::string& name_b) {
     std::map<std::string, int> seen;
     for (const json& row : view["connections"])
         for (const json& end : row["ends"]) {
             const json& c = end["connection"];
-            if (c["state"] == "LISTEN") continue;
-            ++seen[end["host"].get<std::string>() + "/" + c["device"].get<std::string>() + "/" +
-                   std::to_string(c["cm_id"].get<unsigned>())];
+            if (c.value("state", "") == "LISTEN") continue;
+            ++seen[identity(end["host"].get<std::string>(), c)];
         }
     for (const auto& [snap, name] : {std::pair{&snap_a, name_a}, std::pair{&snap_b, name_b}})
         for (const json& c : (*snap)["connections"]) {
-            if (c["state"] == "LISTEN") continue;
-            const std::string key = name + "/" + c["device"].get<std::string>() + "/" +
-                                    std::to_string(c["cm_id"].get<unsigned>());
+            if (c.value("state", "") == "LISTEN") continue;
+            if (is_verbs(c) && c["qp"]["type"] != "RC") continue; // UD: no end
+            const std::string key = identity(name, c);
             INFO(key);
             CHECK(seen[key] == 1);
         }
@@ -239,6 +270,16 @@ TEST_CASE("pair: the fabric view shows each connection once, with both ends", "[
             ++nvme;
         }
         CHECK(nvme == 4);
+        // The verbs pair: one row, joined by GID and QP number, a's end first.
+        auto verbs = verbs_rows(view);
+        REQUIRE(verbs.size() == 1);
+        CHECK(verbs[0]["status"] == "established");
+        CHECK_FALSE(verbs[0].contains("probable"));
+        REQUIRE(verbs[0]["ends"].size() == 2);
+        std::set<std::string> hosts;
+        for (const json& end : verbs[0]["ends"])
+            hosts.insert(end["host"].get<std::string>());
+        CHECK(hosts == std::set<std::string>{ha, hb});
     }
     // Both guests were being scraped when the view was taken.
     CHECK(on_host.json("up-1.json")["data"]["result"].size() == 2);
@@ -251,6 +292,43 @@ TEST_CASE("pair: the fabric view shows each connection once, with both ends", "[
     CHECK(lines_starting(port, "established").size() == 1);
     CHECK(lines_starting(port, "listening").size() == 1);
     CHECK_THAT(port, Catch::Contains("10.8.2.1:7401") && Catch::Contains(instance('a')));
+    CHECK_THAT(text, Catch::Contains("10.8.2.1:qp") && Catch::Contains("10.8.2.2:qp"));
+}
+
+TEST_CASE("pair: a verbs connection across hosts, as each host and the referee see it",
+          "[lab][pair]") {
+    // Each host's ibv_rc_pingpong QP: its path names the other host's GID,
+    // and its numbers cross the other end's, as `rdma res show qp` has them.
+    const json a = on_a.json("snapshot-1.json");
+    const json b = on_b.json("snapshot-1.json");
+    const auto ends_a = pingpong_of(a), ends_b = pingpong_of(b);
+    REQUIRE(ends_a.size() == 1);
+    REQUIRE(ends_b.size() == 1);
+    const json& qa = ends_a[0];
+    const json& qb = ends_b[0];
+    CHECK(qa["qp"]["state"] == "RTS");
+    CHECK(qb["qp"]["state"] == "RTS");
+    CHECK(qa["qp"]["remote_number"] == qb["qp"]["number"]);
+    CHECK(qb["qp"]["remote_number"] == qa["qp"]["number"]);
+    CHECK(qa["local"]["address"] == "10.8.2.1");
+    CHECK(qa["peer"]["address"] == "10.8.2.2");
+    CHECK(qb["local"]["address"] == "10.8.2.2");
+    CHECK(qb["peer"]["address"] == "10.8.2.1");
+    CHECK(qa["qp"]["path"]["dgid"] == "::ffff:10.8.2.2");
+    CHECK(qb["qp"]["path"]["dgid"] == "::ffff:10.8.2.1");
+    CHECK(qa["qp"]["path"]["sgid"] == qb["qp"]["path"]["dgid"]);
+    for (const auto& [dir, q] : {std::pair{"a/fabric", &qa}, std::pair{"b/fabric", &qb}}) {
+        INFO(dir);
+        bool found = false;
+        for (const json& r : Evidence{dir}.json("qp-1.json"))
+            if (r["lqpn"] == (*q)["qp"]["number"]) {
+                found = true;
+                CHECK(r["rqpn"] == (*q)["qp"]["remote_number"]);
+                CHECK(r["pid"] == (*q)["owner"]["pid"]);
+                CHECK(r["state"] == "RTS");
+            }
+        CHECK(found);
+    }
 }
 
 TEST_CASE("pair: after b's clients die unseen, a's ends are half-open", "[lab][pair]") {
@@ -272,7 +350,8 @@ TEST_CASE("pair: after b's clients die unseen, a's ends are half-open", "[lab][p
         CHECK(on_host.rc(name) == 1);
         const json view = on_host.json(name);
         REQUIRE(view["hosts"].size() == 2);
-        CHECK(view["summary"]["half_open"] == std::size(rping_pairs));
+        // The rping servers' ends and the pingpong server's QP.
+        CHECK(view["summary"]["half_open"] == std::size(rping_pairs) + 1);
         require_every_id_once(view, a, b, ha, hb);
         for (const Pair& p : rping_pairs) {
             INFO(p.port);
@@ -286,11 +365,22 @@ TEST_CASE("pair: after b's clients die unseen, a's ends are half-open", "[lab][p
         }
         // The NVMe queues were torn down on both sides.
         CHECK(rows_on(view, 4420).empty());
+        // The pingpong server's QP stays in RTS, its peer b's GID.
+        auto verbs = verbs_rows(view);
+        REQUIRE(verbs.size() == 1);
+        CHECK(verbs[0]["status"] == "half_open");
+        REQUIRE(verbs[0]["ends"].size() == 1);
+        CHECK(verbs[0]["ends"][0]["host"] == ha);
+        CHECK(verbs[0]["peer_host"] == hb);
+        CHECK(verbs[0]["ends"][0]["connection"]["peer"]["address"] == "10.8.2.2");
+        CHECK(verbs[0]["ends"][0]["connection"]["qp"]["state"] == "RTS");
     }
+    CHECK(pingpong_of(b).empty());
+    REQUIRE(pingpong_of(a).size() == 1);
     // b is still scraped: its ends are gone, not its host.
     CHECK(on_host.json("up-2.json")["data"]["result"].size() == 2);
     const std::string text = on_host.text("fabric-2.txt");
-    CHECK(lines_starting(text, "half_open").size() == std::size(rping_pairs));
+    CHECK(lines_starting(text, "half_open").size() == std::size(rping_pairs) + 1);
 }
 
 TEST_CASE("pair: lsof -i on each host agrees with the fabric view", "[lab][pair]") {
@@ -301,7 +391,7 @@ TEST_CASE("pair: lsof -i on each host agrees with the fabric view", "[lab][pair]
         for (const json& row : view["connections"])
             for (const json& end : row["ends"]) {
                 const json& c = end["connection"];
-                if (!c["owner"].contains("pid")) continue;
+                if (!c["owner"].contains("pid") || is_verbs(c)) continue;
                 from_view[end["host"].get<std::string>()].insert(
                     std::to_string(c["owner"]["pid"].get<int>()) + " " + c["local"].dump() + " " +
                     c["peer"].dump());
@@ -340,14 +430,28 @@ TEST_CASE("pair: the half-open alert rule names the ends the fabric view flags",
     CHECK(on_host.json("alerts-1.json")["data"]["result"].empty());
     const json alerts = on_host.json("alerts-2.json")["data"]["result"];
     std::set<std::string> ports;
+    std::size_t verbs = 0;
     for (const json& a : alerts) {
         const json& m = a["metric"];
         CHECK(m["instance"] == instance('a'));
+        CHECK((m["alertstate"] == "pending" || m["alertstate"] == "firing"));
+        if (m.value("via", "") == "verbs") {
+            // The pingpong server's QP, its peer b's GID and QP number.
+            ++verbs;
+            CHECK(m["owner_comm"] == "ibv_rc_pingpong");
+            CHECK(m["qp_state"] == "RTS");
+            CHECK(m["peer_address"] == "10.8.2.2");
+            const json end = pingpong_of(on_a.json("snapshot-2.json")).at(0);
+            CHECK(m["qp_number"] == std::to_string(end["qp"]["number"].get<unsigned>()));
+            CHECK(m["qp_remote_number"] ==
+                  std::to_string(end["qp"]["remote_number"].get<unsigned>()));
+            continue;
+        }
         CHECK(m["state"] == "CONNECT");
         CHECK(m["owner_comm"] == "rping");
-        CHECK((m["alertstate"] == "pending" || m["alertstate"] == "firing"));
         ports.insert(m["local_port"].get<std::string>());
     }
     CHECK(ports == std::set<std::string>{"7400", "7401", "7402"});
-    CHECK(alerts.size() == std::size(rping_pairs));
+    CHECK(verbs == 1);
+    CHECK(alerts.size() == std::size(rping_pairs) + 1);
 }

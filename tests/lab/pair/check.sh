@@ -2,11 +2,14 @@
 # ctest's "pair" test: the two-host lab (lab.sh pair) with the freshly built
 # rdmastat in both guests and on the host, then the [pair] tests judge what
 # the guests and the host's driver wrote.
-# usage: check.sh RDMASTAT TESTS KPING OUTDIR
+# usage: check.sh RDMASTAT TESTS KPING OUTDIR (rdmastat.ko is taken from KPING's folder)
 set -euo pipefail
 [ $# -eq 4 ] || { echo "usage: $0 RDMASTAT TESTS KPING OUTDIR" >&2; exit 2; }
 rdmastat=$(realpath "$1") tests=$2 kping=$3 out=$4
-[ -f "$kping" ] || { echo "lab: $kping missing (the kernel test builds it)" >&2; exit 1; }
+module=$(dirname "$kping")/rdmastat.ko
+for ko in "$kping" "$module"; do
+	[ -f "$ko" ] || { echo "lab: $ko missing (the kernel test builds it)" >&2; exit 1; }
+done
 here=$(cd "$(dirname "$0")" && pwd)
 lab=$here/..
 
@@ -14,7 +17,7 @@ rm -rf "$out"
 mkdir -p "$out"
 "$lab/lab.sh" prepare
 status=0
-RDMASTAT=$rdmastat "$lab/lab.sh" pair --out "$out" --bin "$rdmastat" --ko "$kping" \
+RDMASTAT=$rdmastat "$lab/lab.sh" pair --out "$out" --bin "$rdmastat" --ko "$kping" --ko "$module" \
 	"$here/fabric.sh" "$here/driver.sh" || status=$?
 if [ "$status" -ne 0 ]; then
 	for h in a b; do

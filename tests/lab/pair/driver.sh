@@ -107,7 +107,8 @@ alerts() {
 		[ "$(jq '.data.result | length' "$H/alerts-$1.json" 2>/dev/null)" != "$2" ] || break
 		sleep 0.5
 	done
-	say "alerts $1: $(jq -c '[.data.result[].metric | .local_address + ":" + .local_port]' \
+	say "alerts $1: $(jq -c '[.data.result[].metric | .local_address + ":" +
+		((.local_port | select(. != "0")) // ("qp" + .qp_number))]' \
 		"$H/alerts-$1.json" 2>/dev/null)"
 }
 
@@ -119,5 +120,6 @@ signal kill
 await saved-b-2 saved-a-2
 scraped_since "$(date +%s)"
 view 2
-alerts 2 3
+# a's three rping servers and its ibv_rc_pingpong server.
+alerts 2 4
 say "done"

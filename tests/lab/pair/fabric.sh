@@ -7,15 +7,20 @@
 #   (10.8.2.1:7401) and IPv6 ([fd00:8:2::1]:7402), rdmastat ping on siw
 #   (10.8.1.1:7403), rping for rdmastat ping on rxe (10.8.2.1:7404),
 #   rdmastat_kping on siw (10.8.1.1:7405), and an NVMe over Fabrics target (nvmet_rdma, a null_blk
-#   namespace) on port 4420 of both links;
+#   namespace) on port 4420 of both links, and ibv_rc_pingpong on rxe (raw
+#   verbs, no rdma_cm: TCP port 18515 swaps QP numbers and GIDs);
 # - b connects to each: rping clients (stopped once connected, so that the
 #   connections stay up and idle), rping against rdmastat ping and the
-#   other way round, rdmastat_kping against rdmastat_kping, and the kernel's NVMe host through /dev/nvme-fabrics;
+#   other way round, rdmastat_kping against rdmastat_kping, the kernel's NVMe host through /dev/nvme-fabrics,
+#   and an ibv_rc_pingpong client (both pingpongs stopped once their QPs are
+#   in RTS: an idle verbs connection);
+# - both load rdmastat.ko, so that root's views have each verbs QP's path;
 # - both export every connection (serve --per-connection) and save a
 #   snapshot and `lsof -i`; the driver takes the fabric view;
 # - on the driver's word, b deletes its NVMe controllers, takes both links
-#   down and kills its rping clients: its host stays up and scraped, but
-#   nothing tells a, whose rping servers hold half-open connections. Both save
+#   down and kills its rping and pingpong clients: its host stays up and
+#   scraped, but nothing tells a, whose rping servers and pingpong server
+#   hold half-open connections. Both save
 #   their snapshot and `lsof -i` again, and the driver takes the view again.
 # shellcheck source=tests/lab/guest/lib.sh
 . "$LAB/lib.sh"
@@ -27,6 +32,7 @@ NQN=nqn.2026-11.org.rdmastat:pair
 TIMEOUT=240
 
 lab_pair_up
+insmod /lib/modules/extra/rdmastat.ko
 rdmastat serve --per-connection --listen 10.0.2.15:9411 >/tmp/serve.out 2>"$F/serve.err" &
 serve=$!
 lab_wait 30 wget -q -O /dev/null http://10.0.2.15:9411/metrics || echo "serve never answered"
@@ -63,6 +69,27 @@ nvmet_up() {
 	done
 }
 
+# gid_index DEV ADDR: the index of DEV port 1's RoCE v2 GID for IPv4 ADDR.
+gid_index() {
+	_o=$2
+	_a=${_o%%.*} && _o=${_o#*.}
+	_b=${_o%%.*} && _o=${_o#*.}
+	_c=${_o%%.*} && _d=${_o#*.}
+	_want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$_a" "$_b" "$_c" "$_d")
+	for _g in /sys/class/infiniband/"$1"/ports/1/gids/*; do
+		_i=${_g##*/}
+		[ "$(cat "$_g")" = "$_want" ] || continue
+		[ "$(cat /sys/class/infiniband/"$1"/ports/1/gid_attrs/types/"$_i" 2>/dev/null)" = "RoCE v2" ] ||
+			continue
+		echo "$_i"
+		return 0
+	done
+	return 1
+}
+
+# pingpong_rts PID: ibv_rc_pingpong PID's QP is in RTS.
+pingpong_rts() { "$LAB_RDMA" res show qp | grep " pid $1 " | grep -q ' state RTS '; }
+
 nvme_live() {
 	[ "$(cat /sys/class/nvme/nvme*/state 2>/dev/null | grep -c live)" -ge 2 ]
 }
@@ -86,8 +113,14 @@ a)
 	for p in 7400 7401 7402 7403 7404 7405; do
 		lab_wait 10 lab_cm_listening "$p" || echo "nothing listens on $p"
 	done
+	gid=$(gid_index rxe0 10.8.2.1) || echo "rxe0 has no RoCE v2 GID for 10.8.2.1"
+	ibv_rc_pingpong -d rxe0 -g "$gid" -n 1000000000 -p 18515 >/tmp/pingpong-s.log 2>&1 &
+	pingpong=$!
+	lab_wait 10 sh -c "$LAB_SS -tln | grep -q ':18515 '" || echo "ibv_rc_pingpong does not listen"
 	lab_pair_signal listening-a
 	lab_pair_await "$TIMEOUT" connected-b
+	lab_wait 30 pingpong_rts "$pingpong" || echo "ibv_rc_pingpong's QP did not reach RTS"
+	kill -STOP "$pingpong" || echo "the ibv_rc_pingpong server ended before it could be stopped"
 	lab_reap "$ping_server" "$F/ping-server.json.rc" 60
 	lab_reap "$rping_server" "$F/rping-server.out.rc" 60
 	lab_wait 30 sh -c "rdmastat kping show $kping_server -j | grep -q -E '\"state\":\"(done|failed|stopped)\"'" ||
@@ -136,6 +169,12 @@ b)
 	# Kernel to kernel: rdmastat_kping on both hosts.
 	lab_capture "$F" kping-client.json timeout 90 rdmastat kping start -c -a 10.8.1.1 -p 7405 -C 20 \
 		-V --timeout 60000 --wait -j || true
+	gid=$(gid_index rxe0 10.8.2.2) || echo "rxe0 has no RoCE v2 GID for 10.8.2.2"
+	ibv_rc_pingpong -d rxe0 -g "$gid" -n 1000000000 -p 18515 10.8.2.1 >/tmp/pingpong-c.log 2>&1 &
+	pingpong=$!
+	echo "$pingpong" >>/tmp/clients
+	lab_wait 30 pingpong_rts "$pingpong" || echo "ibv_rc_pingpong's QP did not reach RTS"
+	kill -STOP "$pingpong" || echo "ibv_rc_pingpong ended before it could be stopped"
 	lab_pair_signal connected-b
 	save 1
 	lab_pair_signal saved-b-1
@@ -148,7 +187,7 @@ b)
 	"$LAB_IP" link set "$(lab_pair_nic 1)" down
 	"$LAB_IP" link set "$(lab_pair_nic 2)" down
 	while read -r c; do
-		kill -KILL "$c" || echo "rping client $c had ended already"
+		kill -KILL "$c" || echo "client $c had ended already"
 	done </tmp/clients
 	lab_wait 30 sh -c "! $LAB_RDMA res show cm_id | grep -q ':740[012] '" ||
 		echo "rping ids outlived their processes"
@@ -157,5 +196,7 @@ b)
 	;;
 esac
 lab_pair_await "$TIMEOUT" finished
+# a's pingpong server held its half-open QP until the driver's last view.
+kill -KILL "$pingpong" 2>/dev/null || true
 kill "$serve"
 lab_reap "$serve" "$F/serve.rc" 20
