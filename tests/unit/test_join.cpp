@@ -275,7 +275,8 @@ TEST_CASE("module ids keep mapping, internal, netns, QP and transport", "[join]"
 
 namespace {
 // A capture of raw-verbs peers on rxe0 (tests/lab/scenarios/verbs.sh):
-// ibv_rc_pingpong, ib_write_bw, ib_send_bw -q 2 and ibv_ud_pingpong.
+// ibv_rc_pingpong, ib_write_bw, ib_send_bw -q 2, ibv_ud_pingpong, ucx_perftest
+// over rc_verbs and an unprivileged user's ibv_uc_pingpong.
 NldevData verbs_capture() {
     NldevData data;
     data.devices = parse_device_dump(fixture_bytes("verbs/devices.bin")).take();
@@ -349,9 +350,9 @@ TEST_CASE("join: QPs connected with raw verbs are connections, as rdma lists the
         CHECK(other->qp->remote_number == q.number);
         CHECK(has_peer(c));
     }
-    // ibv_rc_pingpong's, ib_write_bw's and ib_send_bw -q 2's RC QPs, and the
-    // lab user's ibv_uc_pingpong pair.
-    CHECK(rc == 10);
+    // ibv_rc_pingpong's, ib_write_bw's, ib_send_bw -q 2's and UCX's RC QPs,
+    // and the lab user's ibv_uc_pingpong pair.
+    CHECK(rc == 12);
     CHECK(ud == 2);
 
     // A QP a cm id joins is that id's connection, not a second one.
@@ -470,7 +471,7 @@ TEST_CASE("join: the module's QP dump gives verbs connections their paths", "[jo
         CHECK(other->path->sgid == r.path->dgid);
         ++with_path;
     }
-    CHECK(with_path == 10);
+    CHECK(with_path == 12);
 
     CHECK(add_verbs_paths(s, records) == 0);
     std::size_t seen = 0;

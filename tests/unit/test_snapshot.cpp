@@ -243,9 +243,9 @@ TEST_CASE("verbs connections round-trip; a connection lacking what its kind need
     // The RC and UC ones with their paths, as root sees them with the module.
     CHECK(add_verbs_paths(a, parse_module_qp_dump(fixture_bytes("verbs/module-qp.bin")).take()) ==
           0);
-    REQUIRE(a.connections.size() == 12);
+    REQUIRE(a.connections.size() == 14);
     CHECK(std::count_if(a.connections.begin(), a.connections.end(),
-                        [](const Connection& c) { return c.qp->path && c.peer; }) == 10);
+                        [](const Connection& c) { return c.qp->path && c.peer; }) == 12);
     a.source = SnapshotSource::file;
     const std::string text = snapshot_to_text(a);
     Snapshot b = snapshot_from_text(text).take();

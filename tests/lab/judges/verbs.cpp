@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // [lab][verbs]: judges what tests/lab/scenarios/verbs.sh wrote: connections
-// made with raw verbs by ibv_rc_pingpong, ib_write_bw, ib_send_bw -q 2 and
-// ibv_ud_pingpong on rxe0, against `rdma res show qp` taken beside them.
+// made with raw verbs by ibv_rc_pingpong, ib_write_bw, ib_send_bw -q 2,
+// ibv_ud_pingpong, UCX's ucx_perftest over rc_verbs and an unprivileged
+// user's ibv_uc_pingpong on rxe0, against `rdma res show qp` taken beside them.
 #include "analysis/filter.h"
 #include "analysis/join.h"
 #include "analysis/select.h"
@@ -133,6 +134,36 @@ TEST_CASE("lab: each verbs pair's QP numbers cross, and its ends are two process
     CHECK(pairs == 8);
 }
 
+TEST_CASE("lab: UCX's rc_verbs endpoints are a verbs connection, as rdma lists them",
+          "[lab][verbs]") {
+    // ucx_perftest -x rc_verbs: UCX connects its RC QPs itself, by address.
+    Snapshot s = ev.snapshot("nldev.json");
+    std::map<std::uint32_t, const Connection*> ucx;
+    for (const Connection& c : s.connections)
+        if (c.via == Via::verbs && c.owner.comm == "ucx_perftest" && c.qp->type == QpType::rc)
+            ucx[c.qp->number] = &c;
+    REQUIRE(ucx.size() == 2);
+    for (const auto& [qpn, c] : ucx) {
+        INFO("qp " << qpn);
+        REQUIRE(c->qp->remote_number);
+        REQUIRE(ucx.count(*c->qp->remote_number));
+        const Connection* other = ucx.at(*c->qp->remote_number);
+        CHECK(other->qp->remote_number == qpn);
+        CHECK(other->owner.pid != c->owner.pid);
+        CHECK(c->qp->state == QpState::rts);
+        // As the referee has it.
+        bool found = false;
+        for (const auto& q : ev.json("rdma-qp.json"))
+            if (q.at("lqpn") == qpn) {
+                found = true;
+                CHECK(q.at("rqpn") == *c->qp->remote_number);
+                CHECK(q.at("comm") == "ucx_perftest");
+                CHECK(q.at("pid") == *c->owner.pid);
+            }
+        CHECK(found);
+    }
+}
+
 TEST_CASE("lab: the listing, filters, lsof and metrics show the verbs connections",
           "[lab][verbs]") {
     Snapshot s = ev.snapshot("nldev.json");
@@ -187,10 +218,10 @@ TEST_CASE("lab: the listing, filters, lsof and metrics show the verbs connection
                                              state_name(*c) + " rqpn " +
                                              std::to_string(*c->qp->remote_number)));
 
-    // The metric counts them by type and state.
+    // The metric counts them (and UCX's and the lab user's) by type and state.
     std::map<std::pair<std::string, std::string>, double> expected;
-    for (const Connection* c : verbs)
-        ++expected[{name_of(*c->qp->type), name_of(*c->qp->state)}];
+    for (const Connection& c : s.connections)
+        if (c.via == Via::verbs) ++expected[{name_of(*c.qp->type), name_of(*c.qp->state)}];
     const std::string prom = ev.text("export.prom");
     for (const auto& [labels, n] : expected)
         CHECK(prom_value(prom, "rdmastat_verbs_connections{device=\"rxe0\",port=\"1\",transport="
@@ -298,13 +329,14 @@ TEST_CASE("lab: as root, the module names each verbs connection's peer: the othe
     std::map<Key, const Connection*> by_qpn;
     for (const Connection& c : s.connections)
         if (c.via == Via::verbs) by_qpn[{c.device, c.qp->number}] = &c;
-    std::size_t connected = 0, uc = 0;
+    std::size_t connected = 0, uc = 0, ucx = 0;
     const std::string listing = ev.text("module.txt");
     for (const auto& [key, c] : by_qpn) {
         if (!connected_type(*c->qp->type)) continue;
         INFO(c->device << " qp " << c->qp->number << " " << c->owner.comm.value_or("?"));
         ++connected;
         uc += c->qp->type == QpType::uc;
+        ucx += c->owner.comm == "ucx_perftest";
         REQUIRE(c->qp->path);
         const QpPath& path = *c->qp->path;
         CHECK(path.dgid == gid);
@@ -329,9 +361,11 @@ TEST_CASE("lab: as root, the module names each verbs connection's peer: the othe
         REQUIRE(row.size() > 4);
         CHECK(row[4] == address.to_string() + ":qp" + std::to_string(*c->qp->remote_number));
     }
-    // Four RC pairs and the lab user's UC pair.
-    CHECK(connected == 10);
+    // Four RC pairs of perftest and ibv_rc_pingpong, UCX's RC pair, and the
+    // lab user's UC pair.
+    CHECK(connected == 12);
     CHECK(uc == 2);
+    CHECK(ucx == 2);
 
     // gid and dst select by the path: every connected one here has rxe0's GID.
     REQUIRE(ev.rc("gid.json") == 0);

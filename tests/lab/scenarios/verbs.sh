@@ -1,7 +1,9 @@
 # shellcheck shell=sh
 # Connections made with raw verbs, no rdma_cm: real peers nobody here wrote
-# (ibv_rc_pingpong, ib_write_bw and ib_send_bw -q 2 without -R) connect RC QPs
-# on rxe0 by swapping QP numbers over TCP, and a UD pingpong binds a UD QP.
+# (ibv_rc_pingpong, ib_write_bw and ib_send_bw -q 2 without -R, UCX's
+# ucx_perftest over rc_verbs) connect RC QPs on rxe0 by swapping QP numbers
+# over TCP, an unprivileged user's ibv_uc_pingpong a UC pair, and a UD
+# pingpong binds a UD QP.
 # Both ends of each pair are on rxe0 (loopback to its own GID: two rxe
 # devices in one namespace cannot reach each other). siw has none: an iWARP
 # QP connects only through iw_cm, so every siw QP is a cm id's.
@@ -34,22 +36,28 @@ start() {
 start ibv_rc_pingpong -d rxe0 -g 1 -n 1000000 -p 18515
 lab_wait 10 sh -c "$LAB_SS -tln | grep -q ':18515 '" || exit 1
 start ibv_rc_pingpong -d rxe0 -g 1 -n 1000000 -p 18515 127.0.0.1
-start ib_write_bw -d rxe0 -x 1 -D 120 -p 18600
+start ib_write_bw -d rxe0 -x 1 -D 600 -p 18600
 lab_wait 10 sh -c "$LAB_SS -tln | grep -q ':18600 '" || exit 1
-start ib_write_bw -d rxe0 -x 1 -D 120 -p 18600 127.0.0.1
-start ib_send_bw -d rxe0 -x 1 -q 2 -D 120 -p 18601
+start ib_write_bw -d rxe0 -x 1 -D 600 -p 18600 127.0.0.1
+start ib_send_bw -d rxe0 -x 1 -q 2 -D 600 -p 18601
 lab_wait 10 sh -c "$LAB_SS -tln | grep -q ':18601 '" || exit 1
-start ib_send_bw -d rxe0 -x 1 -q 2 -D 120 -p 18601 127.0.0.1
+start ib_send_bw -d rxe0 -x 1 -q 2 -D 600 -p 18601 127.0.0.1
 start ibv_ud_pingpong -d rxe0 -g 1 -n 1000000 -p 18516
 lab_wait 10 sh -c "$LAB_SS -tln | grep -q ':18516 '" || exit 1
 start ibv_ud_pingpong -d rxe0 -g 1 -n 1000000 -p 18516 127.0.0.1
+# UCX over its rc_verbs transport, as Open MPI and NCCL's UCX plugin connect
+# (ucx_perftest at the transport level: endpoints connected by address).
+start ucx_perftest -t put_bw -x rc_verbs -d rxe0:1 -n 1000000000 -p 18530
+lab_wait 10 sh -c "$LAB_SS -tln | grep -q ':18530 '" || exit 1
+start ucx_perftest -t put_bw -x rc_verbs -d rxe0:1 -n 1000000000 -p 18530 127.0.0.1
+ucx_pair() { [ "$("$LAB_RDMA" res show qp | grep ' comm ucx_perftest' | grep -c "type RC state RTS ")" -ge 2 ]; }
 # A UC pair of the unprivileged user's own: what the module tells them of it.
 start su lab -c "exec ibv_uc_pingpong -d rxe0 -g 1 -n 1000000 -p 18517"
 lab_wait 10 sh -c "$LAB_SS -tln | grep -q ':18517 '" || exit 1
 start su lab -c "exec ibv_uc_pingpong -d rxe0 -g 1 -n 1000000 -p 18517 127.0.0.1"
 uc_pair() { [ "$("$LAB_RDMA" res show qp | grep -c "type UC state RTS ")" -ge 2 ]; }
 # 2 + 2 + 4 connected RC QPs, 2 UD ones, 2 UC ones.
-lab_wait_wall 60 connected_qps 8 2 && lab_wait_wall 30 uc_pair || {
+lab_wait_wall 60 connected_qps 8 2 && lab_wait_wall 30 uc_pair && lab_wait_wall 60 ucx_pair || {
 	"$LAB_RDMA" res show qp
 	cat /tmp/verbs-*.log
 	exit 1

@@ -23,6 +23,10 @@ LAB_MODS_DIAG=(inet_diag tcp_diag)
 # Host programs copied into the guest with their ldd libraries.
 lab_guest_programs() {
 	dpkg -L rdmacm-utils ibverbs-utils perftest | grep -E '^/usr/s?bin/[^/]+$'
+	# UCX's perftest and its InfiniBand transports (rc_verbs and friends), which
+	# UCX loads by name from its module folder, so ldd does not find them.
+	echo /usr/bin/ucx_perftest
+	ls /usr/lib/x86_64-linux-gnu/ucx/libuct_ib.so.0
 	echo /usr/bin/rdma /usr/bin/ip /usr/bin/ss
 	ls /usr/lib/x86_64-linux-gnu/libibverbs/lib{rxe,siw}-rdmav*.so
 	ls /usr/lib/x86_64-linux-gnu/libgcc_s.so.1
