@@ -24,14 +24,6 @@ namespace {
 
 const Evidence ev{"safety"};
 
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> lines;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);)
-        lines.push_back(line);
-    return lines;
-}
-
 } // namespace
 
 TEST_CASE("lab: unprivileged listing never makes the module query a driver", "[lab][safety]") {
@@ -85,7 +77,7 @@ TEST_CASE("lab: a kernel id whose QP was destroyed behind rdma_cm lists it gone"
     // rdmastat_ulp_test frees its QPs as the NFS/RDMA server does: the ids
     // keep the numbers, and their id->qp points at freed memory.
     std::vector<long> destroyed;
-    for (const auto& line : lines_of(ev.text("ulp-dmesg.txt"))) {
+    for (const auto& line : lines_starting(ev.text("ulp-dmesg.txt"), "")) {
         static const std::regex qp(R"(rdmastat_ulp_test: qp (\d+) destroyed, id kept on (\w+))");
         std::smatch m;
         if (std::regex_search(line, m, qp)) destroyed.push_back(std::stol(m[1]));
@@ -113,7 +105,7 @@ TEST_CASE("lab: a kernel id whose QP was destroyed behind rdma_cm lists it gone"
 TEST_CASE("lab: the family refuses every attribute, naming it, and its reserved field",
           "[lab][safety]") {
     REQUIRE(ev.rc("probe.txt") == 0);
-    const auto lines = lines_of(ev.text("probe.txt"));
+    const auto lines = lines_starting(ev.text("probe.txt"), "");
     REQUIRE(lines.size() == 20 + 3);
     for (int t = 1; t <= 20; ++t) {
         const std::string& line = lines[static_cast<std::size_t>(t - 1)];
@@ -146,16 +138,14 @@ namespace {
 // (OFFSET "edge": beside the buffer, within its page).
 std::string read_status(const std::string& out, const std::string& offset) {
     const std::string head = "read " + offset + ": ";
-    for (const auto& line : lines_of(out))
-        if (line.rfind(head, 0) == 0) return line.substr(head.size());
-    return "(no read at " + offset + ")";
+    const auto found = lines_starting(out, head);
+    return found.empty() ? "(no read at " + offset + ")" : found.front();
 }
 
 // The edge read's offset ("edge: N"): 64 bytes before the buffer, or right after it.
 long edge_of(const std::string& out) {
-    for (const auto& line : lines_of(out))
-        if (line.rfind("edge: ", 0) == 0) return std::stol(line.substr(6));
-    return 0;
+    const auto found = lines_starting(out, "edge: ");
+    return found.empty() ? 0 : std::stol(found.front());
 }
 
 } // namespace
@@ -269,7 +259,7 @@ TEST_CASE("lab: a kping run whose peer is killed ends failed, naming why", "[lab
 
 TEST_CASE("lab: kping's policies refuse each bad attribute, pointing at it", "[lab][safety]") {
     REQUIRE(ev.rc("kping-probe.txt") == 0);
-    const auto lines = lines_of(ev.text("kping-probe.txt"));
+    const auto lines = lines_starting(ev.text("kping-probe.txt"), "");
     const std::vector<std::pair<std::string, int>> expected = {
         {"kping start ID", RDMASTAT_KPING_A_ID},
         {"kping start ROLE", RDMASTAT_KPING_A_ROLE},

@@ -308,14 +308,6 @@ IpAddress rxe0_gid1() {
     return {};
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> out;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);)
-        out.push_back(line);
-    return out;
-}
-
 } // namespace
 
 TEST_CASE("lab: as root, the module names each verbs connection's peer: the other end's GID",
@@ -408,12 +400,12 @@ TEST_CASE("lab: without the module's QP dump the peer is absent, and the user is
 
     // The kernel refuses the QP dump to the unprivileged before anything else,
     // and its policy refuses every attribute to root, naming it.
-    const auto user_lines = lines_of(ev.text("qp-probe-lab.txt"));
+    const auto user_lines = lines_starting(ev.text("qp-probe-lab.txt"), "");
     REQUIRE(user_lines.size() == 20 + 3);
     for (int t = 1; t <= 20; ++t)
         CHECK(user_lines[static_cast<std::size_t>(t - 1)] ==
               "attr " + std::to_string(t) + ": error: Operation not permitted");
-    const auto root_lines = lines_of(ev.text("qp-probe.txt"));
+    const auto root_lines = lines_starting(ev.text("qp-probe.txt"), "");
     REQUIRE(root_lines.size() == 20 + 3);
     for (int t = 1; t <= 20; ++t) {
         const std::string& line = root_lines[static_cast<std::size_t>(t - 1)];
