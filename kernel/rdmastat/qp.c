@@ -9,6 +9,7 @@
  */
 #include <linux/nsproxy.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
@@ -32,27 +33,53 @@ static bool qp_connected_type(enum ib_qp_type type)
 }
 
 /*
- * Whether the caller's namespace holds the QP's owner: for a user QP, its
- * process's network namespace is the caller's (read under task_lock(), which
- * the namespace switch of setns() and of the process's exit takes, as
- * get_net_ns_by_pid() reads it; restrack holds a reference on the task); a
- * kernel QP belongs to the initial namespace.
+ * The network namespace of t, read under task_lock(), which setns() and the
+ * task's exit (exit_task_namespaces()) take to change t->nsproxy, as
+ * get_net_ns_by_pid() reads it: 1 when it is net, 0 when another, -1 when t
+ * has none (it is exiting).
+ */
+static int task_in_net(struct task_struct *t, const struct net *net)
+{
+	struct nsproxy *ns;
+	int in;
+
+	task_lock(t);
+	ns = t->nsproxy;
+	in = ns ? net_eq(ns->net_ns, net) : -1;
+	task_unlock(t);
+	return in;
+}
+
+/*
+ * Whether the caller's namespace holds the QP's owner. For a user QP, its
+ * process's namespace: that of the thread that made it (restrack holds a
+ * reference on it), or, once that thread has exited, of another thread of
+ * its process. The other threads are walked under RCU on the signal_struct's
+ * list, which the reference on the task keeps alive (it is freed with the
+ * last task reference). A kernel QP belongs to the initial namespace; so
+ * does an XRC target QP, which ib_create_qp_user() creates in ib_uverbs's
+ * name, without a task.
  */
 static bool qp_in_net(struct rdma_restrack_entry *res, const struct net *net)
 {
-	struct task_struct *task = res->task;
-	struct nsproxy *ns;
-	bool in;
+	struct task_struct *task = res->task, *t;
+	int in;
 
 	if (!res->user)
 		return net_eq(net, &init_net);
 	if (!task)
 		return false;
-	task_lock(task);
-	ns = task->nsproxy;
-	in = ns && net_eq(ns->net_ns, net);
-	task_unlock(task);
-	return in;
+	in = task_in_net(task, net);
+	if (in >= 0)
+		return in;
+	rcu_read_lock();
+	for_each_thread(task, t) {
+		in = task_in_net(t, net);
+		if (in >= 0)
+			break;
+	}
+	rcu_read_unlock();
+	return in > 0;
 }
 
 static int put_av(struct sk_buff *skb, struct ib_device *dev,
@@ -124,8 +151,12 @@ static int put_qp_query(struct sk_buff *skb, struct ib_qp *qp)
 		goto out;
 	if (nla_put_u8(skb, RDMASTAT_QP_A_STATE, attr.qp_state))
 		return -EMSGSIZE;
-	/* Before RTR the peer is not set: the values are the driver's zeros. */
-	if (attr.qp_state < IB_QPS_RTR)
+	/*
+	 * Before RTR the peer is not set: the values are the driver's zeros.
+	 * So are they in ERR or SQE for a QP that never reached RTR (INIT to
+	 * ERR): QP number 0 is the peer of no connected QP.
+	 */
+	if (attr.qp_state < IB_QPS_RTR || !attr.dest_qp_num)
 		goto out;
 	if (nla_put_u32(skb, RDMASTAT_QP_A_DEST_NUM, attr.dest_qp_num) ||
 	    (attr.path_mtu &&
@@ -174,8 +205,11 @@ int rdmastat_qp_dump_device(struct sk_buff *skb, struct netlink_callback *cb,
 			    const struct rdmastat_caller *caller,
 			    struct ib_device *dev, unsigned long *next_id)
 {
-	/* RDMASTAT_CMD_QP_GET is GENL_ADMIN_PERM; never a driver call otherwise. */
-	if (WARN_ON_ONCE(!caller->net_admin))
+	/*
+	 * RDMASTAT_CMD_QP_GET is GENL_ADMIN_PERM, but a dump's later rounds run
+	 * in whoever reads the socket: never a driver call for one without it.
+	 */
+	if (!caller->net_admin)
 		return -EPERM;
 	return rdmastat_restrack_dump(skb, cb, caller, dev, RDMA_RESTRACK_QP,
 				      rdmastat_qp_fill, next_id);

@@ -450,8 +450,13 @@ TEST_CASE("fabric: verbs ends join by GID and QP number, or probably by numbers 
 
     // An end in ERR disagrees with its partner.
     VerbsFabric broken = verbs_fabric();
-    broken.in.hosts[1].connections.front().qp->state = QpState::err;
-    CHECK(join_fabric(broken.in).of(FabricStatus::disagree) >= 1);
+    Connection& failed = broken.in.hosts[1].connections.front();
+    failed.qp->state = QpState::err;
+    FabricView with_err = join_fabric(broken.in);
+    CHECK(with_err.of(FabricStatus::disagree) == view.of(FabricStatus::disagree) + 1);
+    for (const FabricRow& r : with_err.rows)
+        if (r.ends.size() == 2 && r.ends[1].connection == &failed)
+            CHECK(r.status == FabricStatus::disagree);
 
     // Without the module's paths: the same pairs by numbers, each probable.
     VerbsFabric bare = verbs_fabric();
@@ -506,4 +511,61 @@ TEST_CASE("fabric: a verbs end whose partner is gone is half-open where its GID'
         REQUIRE(back);
         CHECK(*back == c);
     }
+}
+
+TEST_CASE("fabric: a self-connected QP, link-local GIDs and an ambiguous end", "[fabric]") {
+    auto verbs = [](const char* local, std::uint32_t qpn, const char* peer, std::uint32_t rqpn) {
+        Connection c;
+        c.device = "mlx5_0";
+        c.transport = Transport::roce;
+        c.via = Via::verbs;
+        c.qp = Qp{qpn, QpType::rc, QpState::rts, rqpn, std::nullopt};
+        if (local) c.local = Endpoint{*IpAddress::parse(local), 0};
+        if (peer) c.peer = Endpoint{*IpAddress::parse(peer), 0};
+        return c;
+    };
+    // A QP whose peer is itself: one row, established, its own host its peer.
+    FabricInput self{
+        FabricOrigin::files, {FabricHost{"a", {verbs("10.0.0.1", 7, "10.0.0.1", 7)}, {}}}, {}};
+    FabricView one = join_fabric(self);
+    REQUIRE(one.rows.size() == 1);
+    CHECK(one.rows[0].status == FabricStatus::established);
+    CHECK(one.rows[0].ends.size() == 1);
+    CHECK(one.rows[0].peer_host == &self.hosts[0]);
+
+    // Link-local GIDs (RoCE v1 or InfiniBand) pair across hosts, and a lone
+    // end finds the host of its peer's GID among the port addresses.
+    FabricInput ll{FabricOrigin::files,
+                   {FabricHost{"a", {verbs("fe80::1", 17, "fe80::2", 40)}, {}},
+                    FabricHost{"b", {verbs("fe80::2", 40, "fe80::1", 17)}, {}}},
+                   {}};
+    FabricView pair = join_fabric(ll);
+    REQUIRE(pair.rows.size() == 1);
+    CHECK(pair.rows[0].status == FabricStatus::established);
+    CHECK_FALSE(pair.rows[0].probable);
+    ll.hosts[1].connections.clear();
+    ll.hosts[1].addresses = {*IpAddress::parse("fe80::2")};
+    FabricView lone = join_fabric(ll);
+    REQUIRE(lone.rows.size() == 1);
+    CHECK(lone.rows[0].status == FabricStatus::half_open);
+    CHECK(lone.rows[0].peer_host == &ll.hosts[1]);
+
+    // An end with a path, and two hosts without the module whose QPs both
+    // cross its numbers: no partner, and no claim that its peer is gone.
+    FabricInput amb{
+        FabricOrigin::files,
+        {FabricHost{"a", {verbs("10.0.0.1", 17, "10.0.0.2", 40)}, {}},
+         FabricHost{"b", {verbs(nullptr, 40, nullptr, 17)}, {*IpAddress::parse("10.0.0.2")}},
+         FabricHost{"c", {verbs(nullptr, 40, nullptr, 17)}, {}}},
+        {}};
+    FabricView ambiguous = join_fabric(amb);
+    CHECK(ambiguous.rows.size() == 3);
+    CHECK(ambiguous.of(FabricStatus::unobserved) == 3);
+    CHECK(ambiguous.of(FabricStatus::half_open) == 0);
+    // With one of them gone, the other is its probable partner.
+    amb.hosts.pop_back();
+    FabricView probable = join_fabric(amb);
+    REQUIRE(probable.rows.size() == 1);
+    CHECK(probable.rows[0].probable);
+    CHECK(probable.rows[0].status == FabricStatus::established);
 }

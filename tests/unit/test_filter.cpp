@@ -487,7 +487,8 @@ TEST_CASE("gid, src and dst select a verbs connection by its path", "[filter]") 
     yes(v, {"gid ::ffff:10.9.0.1", "gid 10.9.0.1", "gid 0000:0000:0000:0000:0000:ffff:0a09:0001",
             "gid fe80::5054:ff:fe12:3456", "src 10.9.0.1", "src 10.9.0.0/24", "dst fe80::/64",
             "gid 10.9.0.1 and rqpn 18"});
-    no(v, {"gid 10.9.0.2", "gid ::1", "dst 10.9.0.1", "src 10.9.0.1:7174"});
+    no(v, {"gid 10.9.0.2", "gid ::1", "dst 10.9.0.1", "src 10.9.0.1:7174", "src 10.9.0.1:0",
+           "sport 0", "dport lt 1024", "sport ge 0"});
     Connection unknown = v;
     unknown.qp->path.reset();
     unknown.local.reset();

@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <map>
 #include <set>
+#include <sys/socket.h>
 
 using namespace rdmastat;
 using namespace rdmastat::test;
@@ -29,8 +30,10 @@ struct FakeSystem final : System {
         processes_error, counters_error, sockets_fallback;
 
     int module_calls = 0, counter_calls = 0, module_qp_calls = 0;
-    // The module's QP dump: these records, or the kernel's EPERM to the unprivileged.
-    std::vector<ModuleQpRecord> module_qp_records;
+    // The module's QP dump: these records (by default, one for each connected
+    // QP of the NLDEV data, its path on rxe0's GID 10.9.0.2), or the kernel's
+    // EPERM to the unprivileged.
+    std::optional<std::vector<ModuleQpRecord>> module_qp_records;
     bool module_qps_refused = false;
     std::vector<std::pair<bool, bool>> nldev_calls; // (with_cm_ids, with_qps)
     std::vector<bool> resources_calls;              // with_qps
@@ -49,7 +52,22 @@ struct FakeSystem final : System {
         ++module_qp_calls;
         if (module_qps_refused) return Failure{"module qp dump: Operation not permitted", EPERM};
         if (!module_loaded) return std::optional<std::vector<ModuleQpRecord>>();
-        return std::optional(module_qp_records);
+        if (module_qp_records) return module_qp_records;
+        std::vector<ModuleQpRecord> out;
+        for (const QpRecord& q : data.qps) {
+            if (!q.type || !connected_type(static_cast<QpType>(*q.type))) continue;
+            ModuleQpRecord r;
+            r.device_index = q.device_index;
+            r.device_name = q.device_name;
+            r.number = q.number;
+            r.type = q.type;
+            r.remote_number = q.remote_number;
+            r.owner.pid = q.owner.pid;
+            r.path.emplace();
+            r.path->sgid = r.path->dgid = IpAddress::parse("::ffff:10.9.0.2");
+            out.push_back(r);
+        }
+        return std::optional(out);
     }
     Result<std::optional<NldevData>> nldev(bool with_cm_ids, bool with_qps) override {
         nldev_calls.emplace_back(with_cm_ids, with_qps);
@@ -545,15 +563,22 @@ TEST_CASE("pipeline: verbs connections take their peers from the module's QP dum
           "[pipeline]") {
     FakeSystem sys;
     sys.module_loaded = true;
+    sys.module_qp_records.emplace(); // the module answers, with no QP
     Collection plain = run_on(sys, SourceChoice::automatic);
     const Connection* loose = nullptr;
     for (const Connection& c : plain.snapshot.connections)
         if (c.via == Via::verbs && c.qp->type && connected_type(*c.qp->type)) loose = &c;
     REQUIRE(loose);
     CHECK(sys.module_qp_calls == 1);
-    // The module answered, but not for this QP: no peer, and no warning either.
+    // The module answered, but not for this QP: no peer, and a warning says so
+    // when NLDEV gave it a peer QP number.
     CHECK_FALSE(loose->peer);
-    CHECK(plain.warnings.empty());
+    if (loose->qp->remote_number) {
+        REQUIRE(plain.warnings.size() == 1);
+        CHECK_THAT(plain.warnings[0], Catch::Contains("not in rdmastat.ko's QP dump"));
+    } else {
+        CHECK(plain.warnings.empty());
+    }
 
     ModuleQpRecord r;
     r.device_name = loose->device;
@@ -565,9 +590,9 @@ TEST_CASE("pipeline: verbs connections take their peers from the module's QP dum
     r.path->dgid = IpAddress::parse("::ffff:10.9.0.3");
     r.path->sgid_index = 1;
     r.path->mtu = 1024;
-    ModuleQpRecord other_type = r; // the same number, reused by a UD QP between the dumps
-    other_type.device_name = "other";
-    sys.module_qp_records = {r, other_type};
+    ModuleQpRecord other_device = r; // the same number on another device: another QP
+    other_device.device_name = "other";
+    sys.module_qp_records = std::vector<ModuleQpRecord>{r, other_device};
     auto find = [&](const Collection& c) {
         for (const Connection& x : c.snapshot.connections)
             if (x.via == Via::verbs && x.device == loose->device && x.qp->number == r.number)
@@ -582,10 +607,23 @@ TEST_CASE("pipeline: verbs connections take their peers from the module's QP dum
     // NLDEV's rqpn stands; the module's fills in only when NLDEV had none.
     CHECK(joined.qp->remote_number == loose->qp->remote_number.value_or(99));
 
-    // A QP of another type under that number is another QP: not joined.
-    sys.module_qp_records[0].type = static_cast<std::uint8_t>(QpType::ud);
+    // A QP of another type under that number (reused between the dumps) is
+    // another QP: not joined; nor is one of another process.
+    (*sys.module_qp_records)[0].type = static_cast<std::uint8_t>(QpType::ud);
     CHECK_FALSE(find(run_on(sys, SourceChoice::automatic)).peer);
-    sys.module_qp_records[0] = r;
+    (*sys.module_qp_records)[0] = r;
+    if (loose->owner.pid) {
+        (*sys.module_qp_records)[0].owner.pid = *loose->owner.pid + 1;
+        CHECK_FALSE(find(run_on(sys, SourceChoice::automatic)).peer);
+        (*sys.module_qp_records)[0] = r;
+    }
+    // A path whose GIDs are zero (INIT to ERR) names no address.
+    (*sys.module_qp_records)[0].path->dgid = IpAddress{AF_INET6, {}};
+    (*sys.module_qp_records)[0].path->sgid = IpAddress{AF_INET6, {}};
+    Connection zero = find(run_on(sys, SourceChoice::automatic));
+    CHECK_FALSE(zero.peer);
+    CHECK_FALSE(zero.local);
+    (*sys.module_qp_records)[0] = r;
 
     sys.module_qps_refused = true;
     Collection refused = run_on(sys, SourceChoice::automatic);

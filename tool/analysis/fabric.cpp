@@ -95,7 +95,8 @@ std::string verbs_side(const IpAddress& a, std::uint32_t qpn) {
 // by QP numbers alone where that pair is the only candidate. Rows go to rows.
 void join_verbs(const FabricInput& in, const Holders& holders, std::vector<FabricRow>& rows) {
     std::vector<FabricEnd> ends;
-    // Which host holds each GID a verbs end uses: GIDs are global.
+    // Which host holds each GID's address: those its verbs ends use, then its
+    // ports' addresses, as they are (GIDs are global, link-local ones too).
     std::map<IpAddress, const FabricHost*> gid_holders;
     for (const FabricHost& h : in.hosts)
         for (const Connection& c : h.connections)
@@ -103,6 +104,9 @@ void join_verbs(const FabricInput& in, const Holders& holders, std::vector<Fabri
                 ends.push_back(FabricEnd{&h, &c});
                 if (c.local) gid_holders.emplace(unmapped(c.local->address), &h);
             }
+    for (const FabricHost& h : in.hosts)
+        for (const IpAddress& a : h.addresses)
+            gid_holders.emplace(unmapped(a), &h);
     const auto qpn = [&](std::size_t i) { return ends[i].connection->qp->number; };
     const auto rqpn = [&](std::size_t i) { return *ends[i].connection->qp->remote_number; };
     const auto addressed = [&](std::size_t i) {
@@ -111,6 +115,8 @@ void join_verbs(const FabricInput& in, const Holders& holders, std::vector<Fabri
     std::vector<bool> used(ends.size(), false);
     std::vector<std::optional<std::size_t>> partner(ends.size());
     std::vector<bool> probable(ends.size(), false);
+    // Ends with candidates by numbers but no single one: their peer is unknown.
+    std::vector<bool> ambiguous(ends.size(), false);
 
     std::map<std::string, std::size_t> exact;
     for (std::size_t i = 0; i < ends.size(); ++i)
@@ -125,7 +131,8 @@ void join_verbs(const FabricInput& in, const Holders& holders, std::vector<Fabri
         const Connection& c = *ends[i].connection;
         auto it = exact.find(verbs_side(c.peer->address, rqpn(i)) + ' ' +
                              verbs_side(c.local->address, qpn(i)));
-        if (it == exact.end() || it->second == i || used[it->second]) continue;
+        if (it == exact.end() || used[it->second]) continue;
+        // A QP connected to itself (its own GID and number) is its own partner.
         used[i] = used[it->second] = true;
         partner[i] = it->second;
     }
@@ -155,7 +162,10 @@ void join_verbs(const FabricInput& in, const Holders& holders, std::vector<Fabri
     for (std::size_t i = 0; i < ends.size(); ++i) {
         if (used[i]) continue;
         auto mine = candidates(i);
-        if (mine.size() != 1 || candidates(mine[0]) != std::vector<std::size_t>{i}) continue;
+        if (mine.size() != 1 || candidates(mine[0]) != std::vector<std::size_t>{i}) {
+            ambiguous[i] = !mine.empty();
+            continue;
+        }
         used[i] = used[mine[0]] = true;
         partner[i] = mine[0];
         probable[i] = true;
@@ -167,14 +177,17 @@ void join_verbs(const FabricInput& in, const Holders& holders, std::vector<Fabri
         listed[i] = true;
         const Connection& c = *ends[i].connection;
         FabricRow row{FabricStatus::unobserved, {ends[i]}};
-        if (partner[i]) {
+        if (partner[i] == i) {
+            row.peer_host = ends[i].host;
+            row.status = verbs_up(c) ? FabricStatus::established : FabricStatus::disagree;
+        } else if (partner[i]) {
             listed[*partner[i]] = true;
             row.ends.push_back(ends[*partner[i]]);
             row.probable = probable[i];
             const Connection& d = *row.ends[1].connection;
             row.status =
                 verbs_up(c) && verbs_up(d) ? FabricStatus::established : FabricStatus::disagree;
-        } else if (c.peer) {
+        } else if (c.peer && !ambiguous[i]) {
             const IpAddress peer = unmapped(c.peer->address);
             if (auto g = gid_holders.find(peer); g != gid_holders.end()) {
                 row.peer_host = g->second;

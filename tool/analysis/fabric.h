@@ -70,9 +70,11 @@ struct FabricView {
 /// pair across hosts whatever their prefix. Ends left without a partner then
 /// pair by QP numbers alone, when their transports agree, their known
 /// addresses do not contradict it, and the pair is the only candidate for
-/// both: such a row is probable. A verbs end alone is half_open when its
-/// peer's address is held by a host of the view (a port address or another
-/// verbs end's GID), else unobserved.
+/// both: such a row is probable. A QP connected to itself is a row of one
+/// end, its own peer. A verbs end alone is half_open when its peer's address
+/// is held by a host of the view (another verbs end's GID or a port address,
+/// link-local ones too), else unobserved; so is an end with several
+/// candidates by numbers.
 /// Rows are ordered by status, then by their first end's host and local
 /// address. in must outlive the view.
 FabricView join_fabric(const FabricInput& in, const FabricQuery& query = {});

@@ -229,7 +229,9 @@ class FilterParser {
         } else if (kw == "gid") {
             std::size_t at = value("a GID");
             auto gid = IpAddress::parse(toks_[at]);
-            if (!gid) fail("'" + toks_[at] + "' is not a GID", at, "; expected IPv6 form");
+            if (!gid)
+                fail("'" + toks_[at] + "' is not a GID", at,
+                     "; expected IPv6 form, or an IPv4 address for its mapped GID");
             n.kind = Kind::gid;
             n.address = unmapped(*gid);
         } else if (kw == "pid") {
@@ -399,13 +401,14 @@ bool Filter::eval(std::size_t index, const Connection& c) const {
     case K::state:
         if (c.via == Via::verbs) return n.qp_state && c.qp && c.qp->state == n.qp_state;
         return n.state && c.state == n.state;
+    // A verbs connection's ends are GIDs: they have no port to match.
     case K::src:
     case K::dst:
-        if (!ep || (n.has_port && ep->port != n.port)) return false;
+        if (!ep || (n.has_port && (c.via == Via::verbs || ep->port != n.port))) return false;
         return n.any_address || ep->address.in_prefix(n.address, n.prefix);
     case K::sport:
     case K::dport:
-        return ep && (static_cast<unsigned>(n.op) & rel(ep->port)) != 0;
+        return ep && c.via == Via::cm && (static_cast<unsigned>(n.op) & rel(ep->port)) != 0;
     case K::dev:
         return c.device == n.text;
     case K::pid:

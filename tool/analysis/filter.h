@@ -13,8 +13,9 @@
 ///             | "gid" GID                                its path's local or peer GID (IPv6
 ///                                                        text; an IPv4 address is its
 ///                                                        IPv4-mapped GID)
-///             | ("src" | "dst") ADDR_SPEC                 src = local, dst = peer endpoint
-///             | ("sport" | "dport") [OP] PORT             PORT is "7174" or ":7174"
+///             | ("src" | "dst") ADDR_SPEC                 src = local, dst = peer endpoint (a
+///                                                        verbs end: its GID's address, no port)
+///             | ("sport" | "dport") [OP] PORT             PORT is "7174" or ":7174"; cm ids only
 ///             | "dev" NAME | "pid" NUMBER | "comm" NAME
 ///             | "user" (NAME | UID) | "transport" NAME
 ///             | "container" (ID_PREFIX | RUNTIME)        the owner's container

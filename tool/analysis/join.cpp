@@ -206,12 +206,14 @@ std::size_t add_verbs_paths(Snapshot& snap, const std::vector<ModuleQpRecord>& q
             r = nullptr;
         if (r && r->path) {
             c.qp->path = r->path;
-            if (r->path->sgid) c.local = Endpoint{unmapped(*r->path->sgid), 0};
-            if (r->path->dgid) c.peer = Endpoint{unmapped(*r->path->dgid), 0};
+            if (r->path->sgid && !r->path->sgid->is_any())
+                c.local = Endpoint{unmapped(*r->path->sgid), 0};
+            if (r->path->dgid && !r->path->dgid->is_any())
+                c.peer = Endpoint{unmapped(*r->path->dgid), 0};
         }
         if (r && !c.qp->remote_number && r->remote_number && *r->remote_number)
             c.qp->remote_number = r->remote_number;
-        if (!c.peer) ++unknown;
+        if (!c.peer && c.qp->remote_number) ++unknown;
     }
     return unknown;
 }

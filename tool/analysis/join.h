@@ -53,8 +53,10 @@ void add_verbs_connections(Snapshot& snap, const std::vector<QpRecord>& qps, con
 /// type and owning process where both sides know them: a number reused between
 /// the two dumps is another QP): qp.path, local and peer as the addresses of
 /// the path's source and destination GIDs (an IPv4-mapped GID as IPv4), port 0,
-/// and the remote QP number when NLDEV sent none. Returns how many connections
-/// of a connected type were left without a peer address.
+/// and the remote QP number when NLDEV sent none. An all-zero GID (a QP that
+/// went from INIT to ERR) is no address. Returns how many connections of a
+/// connected type that have a remote QP number were left without a peer
+/// address: QPs the second dump did not find as they were in the first.
 std::size_t add_verbs_paths(Snapshot& snap, const std::vector<ModuleQpRecord>& qps);
 
 /// The claims of the module's ids (the QPs it joined, not those it names

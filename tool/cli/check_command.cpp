@@ -8,7 +8,7 @@ namespace rdmastat {
 
 int run_check(const CommonOptions& o, std::ostream& out, std::ostream& err) {
     const auto w = writer_for(output_of(o).take());
-    Collection c = collect(o, Needs{.host_sockets = true, .processes = true});
+    Collection c = collect(o, Needs{.host_sockets = true, .processes = true, .verbs_peers = false});
     require_all(c);
     if (ends_on_no_devices(c, *w, out, err)) return 0;
     CheckReport report = check_ports(c.snapshot);

@@ -17,6 +17,8 @@ std::string render_scrape(const ExportOptions& o, std::map<std::string, std::uin
     Collection s = collect(o, Needs{.host_sockets = true,
                                     .counters = true,
                                     .addresses = o.per_connection,
+                                    // Only the per-connection series carry them.
+                                    .verbs_peers = o.per_connection,
                                     .deadline = deadline});
     for (const PartError& e : s.errors)
         ++errors[name_of(e.part)];

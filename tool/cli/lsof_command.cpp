@@ -178,8 +178,10 @@ int run_lsof(const std::vector<std::string>& args, const CommonOptions& inherite
     const auto w = writer_for(output.value());
     if (a.terse && w->document()) return usage_error("lsof: -t and -j exclude each other");
 
-    Collection c =
-        collect(o, Needs{.host_sockets = a.selectors.inet(), .processes = true, .resources = true});
+    Collection c = collect(o, Needs{.host_sockets = a.selectors.inet(),
+                                    .processes = true,
+                                    .resources = true,
+                                    .verbs_peers = false});
     require_all(c);
     if (c.no_devices && (w->document() || a.terse))
         say(err, "", *c.no_devices);

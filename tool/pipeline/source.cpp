@@ -34,7 +34,7 @@ class SystemSource final : public Source {
         std::optional<NldevData> nldev;
         OwnerMap owners;
         if (!module_ids(c, nldev)) nldev_ids(c, nldev, owners);
-        if (needs.verbs_peers) verbs_peers(c);
+        if (needs.verbs_peers) verbs_peers(c, needs);
         if (needs.resources && in_time(c, needs, Part::resources))
             resources(c, nldev, std::move(owners));
         workloads(c);
@@ -115,12 +115,17 @@ class SystemSource final : public Source {
     // The address vectors of verbs connections, from the module's QP dump,
     // asked only when a connection of a connected type needs one. Without
     // it, one warning says what keeps the peers unknown.
-    void verbs_peers(Collection& c) {
+    void verbs_peers(Collection& c, const Needs& needs) {
         auto needs_path = [](const Connection& x) {
             return x.via == Via::verbs && x.qp && x.qp->type && connected_type(*x.qp->type);
         };
         if (std::none_of(c.snapshot.connections.begin(), c.snapshot.connections.end(), needs_path))
             return;
+        if (needs.deadline && std::chrono::steady_clock::now() >= *needs.deadline) {
+            c.warnings.push_back("verbs connections: peer addresses skipped: the scrape timeout "
+                                 "had passed");
+            return;
+        }
         const std::string nldev_only = "verbs connections: NLDEV reports their peers' QP numbers "
                                        "but not their addresses";
         if (choice_ == SourceChoice::nldev) {
@@ -141,7 +146,11 @@ class SystemSource final : public Source {
             c.warnings.push_back(nldev_only + " (rdmastat.ko does, to root: modprobe rdmastat)");
             return;
         }
-        add_verbs_paths(c.snapshot, *qps.value());
+        if (std::size_t missed = add_verbs_paths(c.snapshot, *qps.value()))
+            c.warnings.push_back("verbs connections: " + std::to_string(missed) +
+                                 " with a peer QP number are not in rdmastat.ko's QP dump (made "
+                                 "or changed between the dumps): their peers' addresses are "
+                                 "unknown");
     }
 
     void nldev_ids(Collection& c, std::optional<NldevData>& nldev, OwnerMap& owners) {

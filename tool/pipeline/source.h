@@ -37,6 +37,8 @@ struct Needs {
     bool gids = false;         ///< each port's GID table (Port::gids)
     /// Verbs connections' paths and peer addresses (rdmastat.ko's QP dump,
     /// CAP_NET_ADMIN only; otherwise a warning says why they are unknown).
+    /// Each connected QP it reports is a driver query: commands that show no
+    /// peers turn it off.
     bool verbs_peers = true;
     /// When set, a part not begun by then is skipped and fails as timed out
     /// (serve under Prometheus's scrape timeout); the cm_ids are always read.

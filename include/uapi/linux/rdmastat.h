@@ -40,7 +40,11 @@
  *   A dump (NLM_F_DUMP) of every connected QP (RC, UC, XRC initiator and
  *   target; UD QPs have no peer) the caller's network namespace holds, on the
  *   devices RDMASTAT_CMD_CONN_GET walks: the QPs of processes in that
- *   namespace, and kernel QPs for callers in the initial namespace. Only for
+ *   namespace, and kernel QPs for callers in the initial namespace (XRC
+ *   target QPs among them: the kernel creates a process's in its own name,
+ *   without a task). A QP that never reached RTR (from INIT to ERR) is sent
+ *   without RDMASTAT_QP_A_DEST_NUM, RDMASTAT_QP_A_PATH_MTU and
+ *   RDMASTAT_QP_A_AV. Only for
  *   callers with CAP_NET_ADMIN (-EPERM otherwise), since every message asks
  *   the QP's driver (ib_query_qp(), as NLDEV's QP dump does, under a restrack
  *   reference the QP's destruction waits for). The request carries no
