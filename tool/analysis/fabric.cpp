@@ -2,6 +2,7 @@
 #include "analysis/fabric.h"
 
 #include "analysis/ports.h"
+#include "analysis/select.h"
 
 #include <algorithm>
 #include <map>
@@ -26,8 +27,7 @@ bool is_end(const Connection& c) {
 
 // A verbs end: a connected QP that knows its peer's QP number.
 bool is_verbs_end(const Connection& c) {
-    return c.via == Via::verbs && c.qp && c.qp->type && connected_type(*c.qp->type) &&
-           c.qp->remote_number;
+    return c.via == Via::verbs && has_peer(c) && c.qp->remote_number;
 }
 
 bool is_listener(const Connection& c) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "analysis/join.h"
 
+#include "analysis/select.h"
 #include "model/names.h"
 
 #include <map>
@@ -198,7 +199,7 @@ std::size_t add_verbs_paths(Snapshot& snap, const std::vector<ModuleQpRecord>& q
         by_qp[{r.device_name, r.number}] = &r;
     std::size_t unknown = 0;
     for (Connection& c : snap.connections) {
-        if (c.via != Via::verbs || !c.qp || !c.qp->type || !connected_type(*c.qp->type)) continue;
+        if (c.via != Via::verbs || !has_peer(c)) continue;
         auto it = by_qp.find({c.device, c.qp->number});
         const ModuleQpRecord* r = it == by_qp.end() ? nullptr : it->second;
         if (r && ((r->type && static_cast<QpType>(*r->type) != *c.qp->type) ||

@@ -5,6 +5,7 @@
 
 #include "analysis/join.h"
 #include "analysis/qp_state.h"
+#include "analysis/select.h"
 #include "collect/netlink.h"
 #include "collect/nldev_parse.h"
 #include "collect/procfs.h"
@@ -116,9 +117,7 @@ class SystemSource final : public Source {
     // asked only when a connection of a connected type needs one. Without
     // it, one warning says what keeps the peers unknown.
     void verbs_peers(Collection& c, const Needs& needs) {
-        auto needs_path = [](const Connection& x) {
-            return x.via == Via::verbs && x.qp && x.qp->type && connected_type(*x.qp->type);
-        };
+        auto needs_path = [](const Connection& x) { return x.via == Via::verbs && has_peer(x); };
         if (std::none_of(c.snapshot.connections.begin(), c.snapshot.connections.end(), needs_path))
             return;
         if (needs.deadline && std::chrono::steady_clock::now() >= *needs.deadline) {

@@ -16,8 +16,8 @@ namespace {
 class LiveSystem final : public System {
   public:
     Result<std::optional<ModuleDump>> module_ids() override {
-        auto module = ModuleSource::open();
-        if (!module) return Failure{"module source: " + module.error(), module.error_code()};
+        auto module = open_module();
+        if (!module) return module.failure();
         if (!module.value()) return std::optional<ModuleDump>();
         auto records = module.value()->collect();
         if (!records) return records.failure();
@@ -26,8 +26,8 @@ class LiveSystem final : public System {
     }
 
     Result<std::optional<std::vector<ModuleQpRecord>>> module_qps() override {
-        auto module = ModuleSource::open();
-        if (!module) return Failure{"module source: " + module.error(), module.error_code()};
+        auto module = open_module();
+        if (!module) return module.failure();
         if (!module.value()) return std::optional<std::vector<ModuleQpRecord>>();
         auto records = module.value()->collect_qps();
         if (!records) return records.failure();
@@ -77,6 +77,18 @@ class LiveSystem final : public System {
     Status gid_tables(std::vector<Device>& devices) override { return collect_gid_tables(devices); }
 
   private:
+    // The module's family, resolved on first use and kept: its cm_id and QP
+    // dumps share one socket.
+    Result<ModuleSource*> open_module() {
+        if (!module_opened_) {
+            auto m = ModuleSource::open();
+            if (!m) return Failure{"module source: " + m.error(), m.error_code()};
+            if (m.value()) module_.emplace(std::move(*m.value()));
+            module_opened_ = true;
+        }
+        return module_ ? &*module_ : nullptr;
+    }
+
     // Opened on first use and kept: one socket serves every dump of a collection.
     Result<NldevSource*> open_nldev() {
         if (!opened_) {
@@ -90,6 +102,8 @@ class LiveSystem final : public System {
 
     bool opened_ = false;
     std::optional<NldevSource> nldev_;
+    bool module_opened_ = false;
+    std::optional<ModuleSource> module_;
 };
 
 } // namespace
