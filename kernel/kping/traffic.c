@@ -113,8 +113,20 @@ static void kping_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 		kping_wc_error(kping_cq_run(cq), wc, "memory registration");
 }
 
+/*
+ * Once connected, a post to a queue pair that has left RTS fails with
+ * ENOTCONN (siw does so while rxe flushes instead): like a flush, that is the
+ * peer leaving, which kping_thread() names, not a failure of the post itself.
+ * start_ns is written by this thread only, so it needs no lock here.
+ */
 static int kping_posted(struct kping_run *run, int ret, const char *what)
 {
+	if (ret && run->st.start_ns &&
+	    (ret == -ENOTCONN || READ_ONCE(run->disconnected))) {
+		WRITE_ONCE(run->disconnected, true);
+		wake_up(&run->wq);
+		return -ENOTCONN;
+	}
 	if (ret)
 		kping_fail(run, -ret, what);
 	return ret;
