@@ -32,6 +32,10 @@ EventKind kind_of(TraceKind k) {
     case TraceKind::no_listener:
         return EventKind::no_listener;
     case TraceKind::connect_started: // no line of its own
+    case TraceKind::qp_made:         // QpTracker's
+    case TraceKind::qp_modified:
+    case TraceKind::qp_destroyed:
+    case TraceKind::qp_async:
         break;
     }
     return EventKind::cm_event;
@@ -81,6 +85,19 @@ std::optional<std::string> cm_status_reason(const TraceEvent& e, Transport trans
     return std::nullopt;
 }
 
+std::chrono::system_clock::time_point trace_wall_time(std::uint64_t ns,
+                                                      std::chrono::system_clock::duration offset) {
+    return std::chrono::system_clock::time_point(
+        std::chrono::duration_cast<std::chrono::system_clock::duration>(
+            std::chrono::nanoseconds(ns)) +
+        offset);
+}
+
+Transport CmTracker::transport_of(const std::string& device, Transport fallback) const {
+    auto t = transports_.find(device);
+    return t == transports_.end() || device.empty() ? fallback : t->second;
+}
+
 void CmTracker::seed(const Snapshot& snapshot) {
     for (const Device& d : snapshot.devices)
         transports_[d.name] = d.transport;
@@ -113,13 +130,9 @@ std::optional<ConnectionEvent> CmTracker::add(const TraceEvent& e,
     out.connection = e.connection;
     out.cm_event = e.event;
     out.other_family = e.other_family;
-    out.time = std::chrono::system_clock::time_point(
-        std::chrono::duration_cast<std::chrono::system_clock::duration>(
-            std::chrono::nanoseconds(e.time_ns)) +
-        offset);
+    out.time = trace_wall_time(e.time_ns, offset);
     Connection& c = out.connection;
-    if (auto t = transports_.find(c.device); t != transports_.end() && !c.device.empty())
-        c.transport = t->second;
+    c.transport = transport_of(c.device, c.transport);
     if (e.status) out.status = e.status;
     out.reason = cm_status_reason(e, c.transport);
 

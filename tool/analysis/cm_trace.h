@@ -22,6 +22,11 @@
 
 namespace rdmastat {
 
+/// A record's time (the kernel's CLOCK_MONOTONIC, ns) as wall time; offset is
+/// the wall clock's lead on the monotonic one.
+std::chrono::system_clock::time_point trace_wall_time(std::uint64_t ns,
+                                                      std::chrono::system_clock::duration offset);
+
 /// A status as the kernel means it for this event and transport: for a
 /// REJECTED on InfiniBand or RoCE, a positive status is an IB CM reject reason
 /// ("CONSUMER_DEFINED"); a negative one is an errno ("ECONNREFUSED"); 0 is none.
@@ -47,6 +52,9 @@ class CmTracker {
     /// after the seed (a RoCE one is otherwise taken for InfiniBand). Asked
     /// once per name: learn() records it even if the list lacks it.
     bool new_device(const std::string& device) const;
+    /// The device's transport as the device lists tell it (RoCE apart from
+    /// InfiniBand), else fallback (the record's, from its node type).
+    Transport transport_of(const std::string& device, Transport fallback) const;
     /// A fresh device list, after new_device(asked).
     void learn(const Snapshot& devices, const std::string& asked);
     /// The event e becomes (kind, connection, time, decoded status, handshake,

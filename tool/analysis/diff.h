@@ -20,7 +20,9 @@
 namespace rdmastat {
 
 /// appeared, changed and closed come from polling (closed also from the
-/// cm_id_destroy tracepoint); the others only from the tracepoints.
+/// cm_id_destroy tracepoint, and changed and closed of a verbs QP from its
+/// programs); the others only from the tracepoints (qp_created also from a
+/// verbs QP's).
 enum class EventKind {
     appeared,
     changed,
@@ -32,10 +34,12 @@ enum class EventKind {
     disconnect_sent,
     rtu_sent,
     no_listener,
+    qp_event, ///< a driver's asynchronous event on a verbs QP (reason: its name)
 };
 
 RDMASTAT_NAMES(EventKind, "event", false, "appeared", "changed", "closed", "cm_event", "qp_created",
-               "reject_sent", "connect_failed", "disconnect_sent", "rtu_sent", "no_listener");
+               "reject_sent", "connect_failed", "disconnect_sent", "rtu_sent", "no_listener",
+               "qp_event");
 
 struct ConnectionEvent {
     EventKind kind = EventKind::appeared;

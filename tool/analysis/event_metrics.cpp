@@ -70,6 +70,9 @@ void EventMetrics::add(const ConnectionEvent& e) {
     }
     if (e.kind == EventKind::closed && c.state != CmState::listen && has_peer(c))
         ++closed_[c.device];
+    if (e.kind == EventKind::changed && c.via == Via::verbs && c.qp && c.qp->state)
+        ++qp_transitions_[{c.device, name_of(*c.qp->state)}];
+    if (e.kind == EventKind::qp_event && e.reason) ++qp_events_[{c.device, *e.reason}];
 }
 
 std::vector<MetricFamily> EventMetrics::families() const {
@@ -85,6 +88,12 @@ std::vector<MetricFamily> EventMetrics::families() const {
                           {"device"}));
     out.push_back(counter("rdmastat_connections_closed_total",
                           "Connection ends destroyed, by device", closed_, {"device"}));
+    out.push_back(counter("rdmastat_qp_transitions_total",
+                          "Verbs QPs moved to a state, by device and the state", qp_transitions_,
+                          {"device", "state"}));
+    out.push_back(counter("rdmastat_qp_async_events_total",
+                          "Asynchronous events drivers raised on verbs QPs, by device and event",
+                          qp_events_, {"device", "event"}));
     MetricFamily h{"rdmastat_handshake_seconds",
                    "Handshake latency: address resolved (active) or connect request "
                    "(passive) to established",

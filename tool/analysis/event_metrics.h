@@ -28,7 +28,8 @@ class EventMetrics {
     /// UNREACHABLE, an address, route or connect error, a connect that failed
     /// before any event) by device and reason (the decoded status, else the
     /// event's name); a handshake by device and transport; a closed
-    /// connection by device.
+    /// connection by device; a verbs QP's move by device and new state; a
+    /// driver's asynchronous event on one by device and event.
     void add(const ConnectionEvent& e);
     /// The tracer's count of records lost so far (it only grows).
     void set_lost(std::uint64_t lost) { lost_ = std::max(lost_, lost); }
@@ -37,6 +38,8 @@ class EventMetrics {
     /// rdmastat_connect_failures_total{device,reason},
     /// rdmastat_connections_established_total{device},
     /// rdmastat_connections_closed_total{device},
+    /// rdmastat_qp_transitions_total{device,state},
+    /// rdmastat_qp_async_events_total{device,event},
     /// rdmastat_handshake_seconds{device,transport} (histogram),
     /// rdmastat_events_lost_total.
     std::vector<MetricFamily> families() const;
@@ -48,7 +51,7 @@ class EventMetrics {
         double sum = 0;
     };
     using Pair = std::pair<std::string, std::string>;
-    std::map<Pair, std::uint64_t> cm_events_, failures_;
+    std::map<Pair, std::uint64_t> cm_events_, failures_, qp_transitions_, qp_events_;
     std::map<std::string, std::uint64_t> established_, closed_;
     std::map<Pair, Histogram> handshakes_;
     std::uint64_t lost_ = 0;

@@ -16,7 +16,9 @@
 #include <algorithm>
 #include <atomic>
 #include <functional>
+#include <iomanip>
 #include <mutex>
+#include <sstream>
 #include <sys/socket.h>
 #include <thread>
 
@@ -87,6 +89,19 @@ void trace_events(Tracer& tracer, const CommonOptions& common, double duration,
     follow(feed, *options_source(common), clock, duration, h);
 }
 
+// --stats: the programs' kernel time per run, when the kernel counts it.
+void say_costs(std::ostream& err, const char* context, const Tracer& tracer) {
+    const auto costs = tracer.costs();
+    if (!costs) return;
+    std::ostringstream line;
+    line << std::fixed << std::setprecision(3) << "stats: programs in the kernel:";
+    for (auto [name, c] : {std::pair{"rdma_cm", costs->cm}, std::pair{"QP", costs->qp}})
+        line << ' ' << name << ' ' << c.runs << " runs, "
+             << (c.runs ? static_cast<double>(c.ns) / static_cast<double>(c.runs) / 1000.0 : 0.0)
+             << " us a run" << (name[0] == 'r' ? ";" : "");
+    say(err, context, line.str());
+}
+
 // A connection, for the life view: an id with a peer that is not a listener.
 bool is_connection(const Connection& c) {
     return c.state != CmState::listen && has_peer(c);
@@ -120,7 +135,10 @@ std::optional<int> run_traced_events(const MonitorOptions& o, const CommonOption
     RunStats stats;
     trace_events(*tracer, common, o.duration, admit, emit, err, "-E", true,
                  o.trace.stats ? &stats : nullptr);
-    if (o.trace.stats) stats.say(err, "-E", "tracepoints", tracer->lost().total());
+    if (o.trace.stats) {
+        stats.say(err, "-E", "tracepoints", tracer->lost().total());
+        say_costs(err, "-E", *tracer);
+    }
     return 0;
 }
 

@@ -57,6 +57,28 @@ enum class TraceKind : std::uint8_t {
     /// rdma_connect() was called: the CM exchange starts (no line of its own;
     /// the start of ConnectionEvent::connect).
     connect_started,
+    // A QP's life (trace/bpf/qp.bpf.c), any QP's, rdma_cm's or raw verbs'.
+    qp_made,      ///< ib_create_qp_user() or ib_create_qp_kernel() made a QP
+    qp_modified,  ///< a state change asked of a QP (qp_change says which)
+    qp_destroyed, ///< ib_destroy_qp_user(): the QP is being destroyed
+    qp_async,     ///< the driver raised an asynchronous event on a process's QP
+};
+
+/// What a QP record adds to its QP's number, type, port and owner.
+struct QpChange {
+    std::optional<QpState> state; ///< qp_modified: the state asked for
+    /// qp_modified: the peer's QP number, when the change sets it (to RTR)
+    std::optional<std::uint32_t> remote_number;
+    /// qp_modified with a path that has a GRH (all RoCE): its destination
+    /// GID, and its source GID when the change succeeded
+    std::optional<IpAddress> dgid, sgid;
+    /// qp_modified: the attributes were rdma_init_qp_attr()'s, asked just
+    /// before by the same thread: the QP is an rdma_cm id's (cm_id: its
+    /// number, when the kernel had numbered it)
+    bool cm = false;
+    std::optional<std::uint32_t> cm_id;
+    /// qp_async: the event, enum ib_event_type (IB_EVENT_QP_FATAL is 1)
+    std::optional<std::uint32_t> async_event;
 };
 
 /// How an id's life ended, from its last telling event (the life view's END).
@@ -90,6 +112,9 @@ struct TraceEvent {
     /// An address family other than AF_UNSPEC, AF_INET and AF_INET6 (AF_IB is
     /// 27), whose address is then absent from local or peer.
     std::optional<std::uint16_t> other_family;
+    /// The qp_* kinds: connection is the QP (via verbs: device, port, qp's
+    /// number and type, owner) and this is what the record adds.
+    std::optional<QpChange> qp_change;
 };
 
 /// Tracepoint records the kernel could not deliver.

@@ -59,6 +59,31 @@ std::string ib_cm_reject_reason_name(std::int32_t reason) {
                                                                 : std::to_string(reason);
 }
 
+std::string ib_event_name(std::uint32_t event) {
+    static constexpr std::array<std::string_view, 21> names = {"CQ_ERR",
+                                                               "QP_FATAL",
+                                                               "QP_REQ_ERR",
+                                                               "QP_ACCESS_ERR",
+                                                               "COMM_EST",
+                                                               "SQ_DRAINED",
+                                                               "PATH_MIG",
+                                                               "PATH_MIG_ERR",
+                                                               "DEVICE_FATAL",
+                                                               "PORT_ACTIVE",
+                                                               "PORT_ERR",
+                                                               "LID_CHANGE",
+                                                               "PKEY_CHANGE",
+                                                               "SM_CHANGE",
+                                                               "SRQ_ERR",
+                                                               "SRQ_LIMIT_REACHED",
+                                                               "QP_LAST_WQE_REACHED",
+                                                               "CLIENT_REREGISTER",
+                                                               "GID_CHANGE",
+                                                               "WQ_FATAL",
+                                                               "DEVICE_SPEED_CHANGE"};
+    return event < names.size() ? std::string(names[event]) : std::to_string(event);
+}
+
 std::string state_name(const Connection& c) {
     if (c.via == Via::cm) return c.state ? name_of(*c.state) : "-";
     return c.qp && c.qp->state ? name_of(*c.qp->state) : "-";

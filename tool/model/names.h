@@ -152,6 +152,9 @@ std::string state_name(const Connection& c);
 /// enum ib_cm_rej_reason: "NO_QP" (1) ... "VENDOR_OPTION_NOT_SUPPORTED" (35),
 /// the kernel's names without "IB_CM_REJ_"; decimal text for other numbers.
 std::string ib_cm_reject_reason_name(std::int32_t reason);
+/// enum ib_event_type: "CQ_ERR" (0) ... "DEVICE_SPEED_CHANGE" (20), the
+/// kernel's names without "IB_EVENT_"; decimal text for other numbers.
+std::string ib_event_name(std::uint32_t event);
 /// "0002:c903:0000:1234": four groups of four hex digits, as iproute2 shows it.
 std::string guid_text(Guid guid);
 /// Inverse of guid_text; also takes fewer digits or groups, but never more than

@@ -2,6 +2,7 @@
 #include "pipeline/follow.h"
 
 #include "analysis/cm_trace.h"
+#include "analysis/qp_trace.h"
 #include "collect/cgroup.h"
 #include "pipeline/pipeline.h"
 
@@ -11,7 +12,11 @@ void follow(TraceFeed& feed, Source& source, RunClock& clock, double duration,
             const FollowHandlers& h) {
     // The feed is attached first, then the dump: an id made in between is in
     // both rather than in neither (its first record then tells whether it was
-    // born since).
+    // born since). A verbs QP's records from before the dump began are
+    // already in it (CLOCK_MONOTONIC, the records' clock).
+    const auto seed_ns = static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(clock.now().time_since_epoch())
+            .count());
     Collection seed = source.collect(Needs{});
     require(seed, Part::connections);
     // The ids born since the seed: their processes' containers and pods, for
@@ -19,6 +24,8 @@ void follow(TraceFeed& feed, Source& source, RunClock& clock, double duration,
     CgroupCache cgroups;
     CmTracker tracker([&cgroups](Owner& o) { cgroups.fill(o); });
     tracker.seed(seed.snapshot);
+    QpTracker qps([&cgroups](Owner& o) { cgroups.fill(o); });
+    qps.seed(seed.snapshot, seed_ns);
     if (h.started) h.started();
 
     const auto start = clock.now();
@@ -41,11 +48,21 @@ void follow(TraceFeed& feed, Source& source, RunClock& clock, double duration,
         if (const std::string& device = record.value().connection.device;
             tracker.new_device(device))
             tracker.learn(source.collect(Needs{}).snapshot, device);
-        std::optional<ConnectionEvent> e = tracker.add(record.value(), offset);
-        if (e && h.admit(*e)) {
-            batch.push_back(std::move(*e));
-            batch_ns.push_back(record.value().time_ns);
+        const TraceEvent& r = record.value();
+        auto take = [&](ConnectionEvent& e) {
+            if (!h.admit(e)) return;
+            batch.push_back(std::move(e));
+            batch_ns.push_back(r.time_ns);
+        };
+        if (r.qp_change) {
+            for (ConnectionEvent& e : qps.add(
+                     r, tracker.transport_of(r.connection.device, r.connection.transport), offset))
+                take(e);
+            return;
         }
+        // An id's QP is the id's, not a verbs connection.
+        if (r.tracked && r.connection.qp) qps.claim(r.connection.device, r.connection.qp->number);
+        if (std::optional<ConnectionEvent> e = tracker.add(r, offset)) take(*e);
     };
     bool more = true, last = false;
     while (more && !last) {

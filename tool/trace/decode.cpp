@@ -59,6 +59,43 @@ void decode_no_listener(const rdmastat_trace_record& r, Connection& c) {
     c.local = Endpoint{any, static_cast<std::uint16_t>(r.service_id & 0xffff)};
 }
 
+IpAddress gid_address(const std::uint8_t (&gid)[16]) {
+    IpAddress a;
+    a.family = AF_INET6;
+    std::memcpy(a.bytes.data(), gid, 16);
+    return a;
+}
+
+// A QP record: the QP is a verbs connection-to-be, with no cm_id fields.
+void decode_qp(const rdmastat_trace_record& r, TraceEvent& e) {
+    Connection& c = e.connection;
+    c.via = Via::verbs;
+    c.port_space.reset();
+    c.state.reset();
+    c.local.reset();
+    c.peer.reset();
+    c.cm_id.reset();
+    e.tracked = false;
+    Qp qp;
+    qp.number = r.qp_num;
+    qp.type = static_cast<QpType>(r.qp_type > 0xff ? 0xff : r.qp_type);
+    c.qp = qp;
+    QpChange& q = e.qp_change.emplace();
+    if (r.kind == RDMASTAT_TRACE_QP_ASYNC_EVENT)
+        q.async_event = static_cast<std::uint32_t>(r.event);
+    if (r.kind != RDMASTAT_TRACE_QP_MODIFIED) return;
+    if (r.qp_state <= static_cast<std::uint32_t>(QpState::err))
+        q.state = static_cast<QpState>(r.qp_state);
+    if (r.remote_qpn) q.remote_number = r.remote_qpn;
+    if (r.flags & RDMASTAT_TRACE_F_AV) {
+        static constexpr std::uint8_t zero[16] = {};
+        if (std::memcmp(r.gid, zero, 16) != 0) q.dgid = gid_address(r.gid);
+        if (std::memcmp(r.sgid, zero, 16) != 0) q.sgid = gid_address(r.sgid);
+    }
+    q.cm = r.flags & RDMASTAT_TRACE_F_CM;
+    if (q.cm && (r.flags & RDMASTAT_TRACE_F_TRACKED)) q.cm_id = r.cm_id;
+}
+
 } // namespace
 
 Result<TraceEvent> decode_trace_record(const void* data, std::size_t size) {
@@ -98,6 +135,18 @@ Result<TraceEvent> decode_trace_record(const void* data, std::size_t size) {
     case RDMASTAT_TRACE_DISCONNECT:
         e.kind = TraceKind::disconnect_sent;
         break;
+    case RDMASTAT_TRACE_QP_CREATED:
+        e.kind = TraceKind::qp_made;
+        break;
+    case RDMASTAT_TRACE_QP_MODIFIED:
+        e.kind = TraceKind::qp_modified;
+        break;
+    case RDMASTAT_TRACE_QP_DESTROYED:
+        e.kind = TraceKind::qp_destroyed;
+        break;
+    case RDMASTAT_TRACE_QP_ASYNC_EVENT:
+        e.kind = TraceKind::qp_async;
+        break;
     default:
         return Failure{"trace record: unknown kind " + std::to_string(r.kind)};
     }
@@ -125,6 +174,7 @@ Result<TraceEvent> decode_trace_record(const void* data, std::size_t size) {
         c.qp.emplace();
         c.qp->number = r.qp_num;
     }
+    if (r.kind >= RDMASTAT_TRACE_QP_CREATED) decode_qp(r, e);
     std::string name = name_in(r.name, sizeof(r.name));
     if (r.flags & RDMASTAT_TRACE_F_USER) {
         c.owner.pid = r.pid;

@@ -9,6 +9,7 @@
 #pragma GCC diagnostic pop
 #include "trace/bpf/record.h"
 
+#include <algorithm>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <cerrno>
@@ -82,6 +83,14 @@ Programs raw_programs(rdma_cm* s) {
     return {TRACEPOINT_PROGRAMS(raw, ), TRACEPOINT_PROGRAMS(raw, _again)};
 }
 
+// The QP programs (qp.bpf.c): optional as a group, since a kernel may refuse
+// one of them alone (ib_uverbs not loaded, say).
+Programs qp_programs(rdma_cm* s) {
+    auto& p = s->progs;
+    return {p.qp_create_user, p.qp_create_kernel, p.cm_init_qp_attr,
+            p.qp_modify,      p.qp_destroy,       p.qp_async_event};
+}
+
 // A second program: its misses lose nothing its first program did not record.
 bool is_second(const bpf_program* p) {
     return std::string_view(bpf_program__name(p)).ends_with("_again");
@@ -145,13 +154,16 @@ Tracer::~Tracer() = default;
 Result<std::unique_ptr<Tracer>> Tracer::open(const Options& options) {
     libbpf_set_print(remember_libbpf);
     std::string tried;
-    // The tracepoints BTF-typed, else raw; each with the fexit programs, else
-    // without them (their targets are resolved at load, and a kernel may
-    // refuse them alone).
+    // The tracepoints BTF-typed, else raw; each with the fexit programs and
+    // the QP programs, else without the QP programs, else without either
+    // (their targets are resolved at load, and a kernel may refuse them alone).
     struct Mode {
-        bool btf, fexit;
+        bool btf, fexit, qp;
     };
-    for (Mode mode : {Mode{true, true}, Mode{true, false}, Mode{false, true}, Mode{false, false}}) {
+    std::string qp_tried; // why the last mode with the QP programs failed
+    for (Mode mode : {Mode{true, true, true}, Mode{true, true, false}, Mode{true, false, true},
+                      Mode{true, false, false}, Mode{false, true, true}, Mode{false, true, false},
+                      Mode{false, false, true}, Mode{false, false, false}}) {
         const bool btf = mode.btf;
         {
             std::lock_guard<std::mutex> lock(libbpf_mutex);
@@ -160,9 +172,13 @@ Result<std::unique_ptr<Tracer>> Tracer::open(const Options& options) {
         auto state = std::make_unique<State>();
         state->kind = btf ? "tp_btf" : "raw_tp";
         auto fail = [&](const char* step, int err) {
-            tried += std::string(tried.empty() ? "" : "; ") + std::string(state->kind) +
-                     (mode.fexit ? "+fexit" : "") + ": " + step + ": " +
-                     std::strerror(err < 0 ? -err : err) + libbpf_said();
+            std::string why = std::string(state->kind) + (mode.fexit ? "+fexit" : "") +
+                              (mode.qp ? "+qp" : "") + ": " + step + ": " +
+                              std::strerror(err < 0 ? -err : err) + libbpf_said();
+            tried += std::string(tried.empty() ? "" : "; ") + why;
+            // The mode tried next is the same without them: its success
+            // says this failure was theirs.
+            if (mode.qp) qp_tried = why;
         };
         state->skel = rdma_cm__open();
         if (!state->skel) {
@@ -176,6 +192,9 @@ Result<std::unique_ptr<Tracer>> Tracer::open(const Options& options) {
             bpf_program__set_autoload(state->skel->progs.connect_entry, false);
             bpf_program__set_autoload(state->skel->progs.reject_exit, false);
         }
+        if (!mode.qp)
+            for (bpf_program* p : qp_programs(state->skel))
+                bpf_program__set_autoload(p, false);
         int err = bpf_map__set_max_entries(state->skel->maps.records,
                                            static_cast<__u32>(options.buffer_bytes));
         if (err) {
@@ -219,6 +238,25 @@ Result<std::unique_ptr<Tracer>> Tracer::open(const Options& options) {
             state->missing += x.what;
             state->missing += mode.fexit ? ": " + std::string(std::strerror(errno)) : ": " + tried;
         }
+        // All or none: a QP's life with a step missing would mislead.
+        std::string qp_why = mode.qp ? "" : qp_tried.empty() ? tried : qp_tried;
+        std::vector<bpf_link*> qp_links;
+        for (bpf_program* p : mode.qp ? qp_programs(state->skel) : Programs{}) {
+            bpf_link* link = bpf_program__attach(p);
+            if (!link) {
+                qp_why = bpf_program__section_name(p) + std::string(": ") + std::strerror(errno);
+                break;
+            }
+            qp_links.push_back(link);
+        }
+        if (!qp_why.empty()) {
+            for (bpf_link* link : qp_links)
+                bpf_link__destroy(link);
+            qp_links.clear();
+            if (!state->missing.empty()) state->missing += ", ";
+            state->missing += "verbs QP events (fexit/_ib_modify_qp and others): " + qp_why;
+        }
+        state->links.insert(state->links.end(), qp_links.begin(), qp_links.end());
         state->rb = ring_buffer__new(bpf_map__fd(state->skel->maps.records), on_record,
                                      &state->sink, nullptr);
         if (!state->rb) {
@@ -266,6 +304,28 @@ Tracer::Lost Tracer::lost() const {
     }
     lost.busy = misses > recovered ? misses - recovered : 0;
     return lost;
+}
+
+std::optional<Tracer::Costs> Tracer::costs() const {
+    Costs costs;
+    const Programs qp = qp_programs(state_->skel);
+    bpf_program* p = nullptr;
+    bpf_object__for_each_program(p, state_->skel->obj) {
+        bpf_prog_info info{};
+        std::uint32_t len = sizeof(info);
+        int fd = bpf_program__fd(p);
+        if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len)) continue;
+        Cost& c = std::find(qp.begin(), qp.end(), p) != qp.end() ? costs.qp : costs.cm;
+        // An event's cost is all its programs' time, over the runs of those
+        // that write a record: a tracepoint's second program and
+        // rdma_init_qp_attr's (which only notes a cm_id's attributes) add
+        // time, not runs.
+        if (!is_second(p) && p != state_->skel->progs.cm_init_qp_attr) c.runs += info.run_cnt;
+        c.ns += info.run_time_ns;
+    }
+    // The kernel counts only while kernel.bpf_stats_enabled is 1.
+    if (costs.cm.ns == 0 && costs.qp.ns == 0) return std::nullopt;
+    return costs;
 }
 
 Tracer::Lost Tracer::lost_recently() {

@@ -6,7 +6,9 @@
 /// cm_qp_create, cm_send_rej, cm_send_rtu, cm_disconnect and cm_id_destroy
 /// (and ib_cma's icm_no_listener_err),
 /// to the entry and exit of rdma_connect_locked() and the exit of
-/// rdma_reject(); their records read from a ring buffer.
+/// rdma_reject(), and (trace/bpf/qp.bpf.c) to the functions every QP's
+/// creation, state change and destruction pass through; their records read
+/// from a ring buffer.
 
 #include "common/error.h"
 #include "model/cm_event.h"
@@ -60,9 +62,21 @@ class Tracer {
     /// program's counters, so a loop that polls asks this each round.
     Lost lost_recently();
     static constexpr int lost_read_ms = 200;
+    /// The programs' time in the kernel: the rdma_cm programs' (cm) and the QP
+    /// programs' (qp), each the runs that may write a record and the
+    /// nanoseconds of all the group's programs, since they were loaded.
+    /// nullopt unless the kernel counts it (sysctl kernel.bpf_stats_enabled=1).
+    struct Cost {
+        std::uint64_t runs = 0, ns = 0;
+    };
+    struct Costs {
+        Cost cm, qp;
+    };
+    std::optional<Costs> costs() const;
     /// What this kernel does not let the tracer see, and why, or empty: where
     /// the fentry and fexit programs do not load or attach, connects that fail
-    /// before any event, iWARP rejects and connect_ms go unreported.
+    /// before any event, iWARP rejects and connect_ms go unreported; where
+    /// the QP programs do not, verbs QPs' lives.
     const std::string& missing() const;
 
   private:

@@ -2,7 +2,8 @@
 # -E from the kernel's rdma_cma tracepoints, judged on the host by the
 # [events] tests in tests/lab/judges/events.cpp: short rping connections on
 # siw and rxe, connects to a port with no listener, a server that rejects
-# (rdmastat-reject), with `rdma res show cm_id` taken around them. An
+# (rdmastat-reject), with `rdma res show cm_id` taken around them, and a
+# short raw-verbs ibv_rc_pingpong pair. An
 # unprivileged -E runs alongside: it polls every second and misses what lives
 # shorter than that.
 # shellcheck source=tests/lab/guest/lib.sh
@@ -91,6 +92,16 @@ timeout 20 rping -c -a 10.9.0.2 -p 7319 -C 1 >"$E/rping-c-7319.log" 2>&1 &&
 	echo "rping 7319: connected?"
 lab_reap "$_r" "$E/reject-7319.rc" 20
 "$LAB_RDMA" -j res show cm_id >"$E/cm_id-after.json"
+
+# Raw verbs: an ibv_rc_pingpong pair on rxe, 100 round trips, over well under
+# a second: its QPs' whole lives, made, INIT, RTR with the peer, RTS,
+# destroyed, which a poll every second does not see.
+ibv_rc_pingpong -d rxe0 -g 1 -n 100 -p 18540 >"$E/rcpp-s.log" 2>&1 &
+_s=$!
+lab_wait 10 sh -c "$LAB_SS -tln | grep -q ':18540 '" || echo "events: no ibv_rc_pingpong server"
+ibv_rc_pingpong -d rxe0 -g 1 -n 100 -p 18540 127.0.0.1 >"$E/rcpp-c.log" 2>&1 ||
+	echo "ibv_rc_pingpong client: $?"
+lab_reap "$_s" "$E/rcpp-s.rc" 20
 
 # Every id of the test destroyed and reported, then a last poll round.
 lab_wait 20 sh -c '! '"$LAB_RDMA"' res show cm_id | grep -q ":730[1-8] "'

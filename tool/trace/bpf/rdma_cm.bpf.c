@@ -104,6 +104,7 @@ struct ib_global_route {
 
 struct rdma_ah_attr {
 	struct ib_global_route grh;
+	__u8 ah_flags;
 } __attribute__((preserve_access_index));
 
 struct cm_av {
@@ -188,12 +189,27 @@ static __always_inline void put_device(struct rdmastat_trace_record *r,
 	bpf_core_read_str(r->device, sizeof(r->device), &dev->name);
 }
 
+/* The owner restrack recorded for an object when it was made. */
+static __always_inline void put_owner(struct rdmastat_trace_record *r,
+				      const struct rdma_restrack_entry *res)
+{
+	struct task_struct *task = BPF_CORE_READ(res, task);
+	const char *kern_name = BPF_CORE_READ(res, kern_name);
+
+	if (task) {
+		r->flags |= RDMASTAT_TRACE_F_USER;
+		r->pid = BPF_CORE_READ(task, tgid);
+		r->uid = BPF_CORE_READ(task, real_cred, euid.val);
+		bpf_core_read_str(r->name, sizeof(r->name), &task->comm);
+	} else if (kern_name) {
+		bpf_probe_read_kernel_str(r->name, sizeof(r->name), kern_name);
+	}
+}
+
 static __always_inline int emit(const struct rdma_id_private *id, __u16 kind,
 				__s32 event, __s32 status)
 {
 	struct rdmastat_trace_record *r;
-	struct task_struct *task;
-	const char *kern_name;
 
 	/* The verifier (6.12 and later) types a BTF-typed argument as possibly
 	 * NULL and refuses arithmetic on it before a check. */
@@ -217,19 +233,9 @@ static __always_inline int emit(const struct rdma_id_private *id, __u16 kind,
 	bpf_core_read(r->dst, sizeof(r->dst), &id->id.route.addr.dst_addr);
 
 	put_device(r, BPF_CORE_READ(id, id.device));
-
 	/* The owner as restrack recorded it when the id was made (a passive
 	 * side's id inherits its listener's), not the task running now. */
-	task = BPF_CORE_READ(id, res.task);
-	kern_name = BPF_CORE_READ(id, res.kern_name);
-	if (task) {
-		r->flags |= RDMASTAT_TRACE_F_USER;
-		r->pid = BPF_CORE_READ(task, tgid);
-		r->uid = BPF_CORE_READ(task, real_cred, euid.val);
-		bpf_core_read_str(r->name, sizeof(r->name), &task->comm);
-	} else if (kern_name) {
-		bpf_probe_read_kernel_str(r->name, sizeof(r->name), kern_name);
-	}
+	put_owner(r, &id->res);
 	submit(r);
 	return 0;
 }
@@ -410,3 +416,6 @@ int BPF_PROG(reject_exit, struct rdma_cm_id *cm_id, const void *data, __u8 len, 
 			    bpf_core_field_offset(struct rdma_id_private, id));
 	return emit(id, RDMASTAT_TRACE_SEND_REJ, 0, ret);
 }
+
+/* The QP programs share this object's ring buffer, maps and helpers. */
+#include "qp.bpf.c"

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR MIT) */
 /*
- * The records rdmastat's BPF programs (rdma_cm.bpf.c) put in their ring
- * buffer, one per rdma_cm tracepoint hit, and the tool decodes
+ * The records rdmastat's BPF programs (rdma_cm.bpf.c, qp.bpf.c) put in their
+ * ring buffer, one per rdma_cm tracepoint hit or QP function call, and the
+ * tool decodes
  * (trace/decode.cpp). Shared by both sides, so it is C that compiles for the
  * BPF target, as C90 and as C++.
  *
@@ -48,7 +49,30 @@ enum rdmastat_trace_kind {
 	 * device for a service (an rdma_cm port) nobody listens on, and the
 	 * kernel rejected it. No rdma_cm id exists: only device, service_id
 	 * and gid are set. */
-	RDMASTAT_TRACE_NO_LISTENER = 10
+	RDMASTAT_TRACE_NO_LISTENER = 10,
+	/* The records of a QP (qp.bpf.c), each from a function every QP of a
+	 * process (uverbs) and of the kernel passes through: no cm_id fields,
+	 * but qp_num, qp_type, port_num, device and the owner restrack
+	 * recorded for the QP. */
+	/* fexit of ib_create_qp_user() or ib_create_qp_kernel(): a QP was
+	 * made (failures are not reported). */
+	RDMASTAT_TRACE_QP_CREATED = 11,
+	/* fexit of _ib_modify_qp() (ib_modify_qp_with_udata(),
+	 * ib_modify_qp() and ib_drain_qp() call it) with IB_QP_STATE in the
+	 * mask: qp_state is the state asked for, status
+	 * the result (0 or -errno); remote_qpn when the mask has
+	 * IB_QP_DEST_QPN; gid (destination) and sgid when it has IB_QP_AV
+	 * and the path has a GRH (F_AV). F_CM when the attributes came from
+	 * a successful rdma_init_qp_attr() in this thread just before: the
+	 * QP is a cm_id's (cm_id, when numbered: F_TRACKED). */
+	RDMASTAT_TRACE_QP_MODIFIED = 12,
+	/* fentry of ib_destroy_qp_user() (ib_destroy_qp() too): the QP is
+	 * being destroyed. */
+	RDMASTAT_TRACE_QP_DESTROYED = 13,
+	/* fentry of ib_uverbs_qp_event_handler(): the driver raised an
+	 * asynchronous event on a process's QP; event is the enum
+	 * ib_event_type (IB_EVENT_QP_FATAL is 1). */
+	RDMASTAT_TRACE_QP_ASYNC_EVENT = 14
 };
 
 /* The tracepoints with programs (rdma_cm.bpf.c numbers them 0 to 6). */
@@ -75,6 +99,8 @@ struct rdmastat_trace_tp_state {
 #define RDMASTAT_TRACE_F_USER 0x1	/* a process owns the id: pid, uid, comm */
 #define RDMASTAT_TRACE_F_DEVICE 0x2	/* device and node_type are set */
 #define RDMASTAT_TRACE_F_TRACKED 0x4	/* restrack numbered the id: cm_id is set */
+#define RDMASTAT_TRACE_F_CM 0x8		/* QP_MODIFIED: a cm_id's attributes */
+#define RDMASTAT_TRACE_F_AV 0x10	/* QP_MODIFIED: gid and sgid are set */
 
 struct rdmastat_trace_record {
 	__u64 time_ns;		/* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
@@ -97,7 +123,13 @@ struct rdmastat_trace_record {
 	__u8 src[RDMASTAT_TRACE_ADDR_LEN];
 	__u8 dst[RDMASTAT_TRACE_ADDR_LEN];
 	__u64 service_id;	/* NO_LISTENER: the request's, in host order */
-	__u8 gid[16];		/* NO_LISTENER: the requester's GID */
+	__u8 gid[16];		/* NO_LISTENER: the requester's GID; QP_MODIFIED
+				 * (F_AV): the path's destination GID */
+	__u8 sgid[16];		/* QP_MODIFIED (F_AV): the path's source GID */
+	__u32 qp_type;		/* QP_*: enum ib_qp_type */
+	__u32 qp_state;		/* QP_MODIFIED: enum ib_qp_state asked for */
+	__u32 remote_qpn;	/* QP_MODIFIED: the peer's QP number, or 0 */
+	__u32 attr_mask;	/* QP_MODIFIED: enum ib_qp_attr_mask */
 };
 
 #endif /* RDMASTAT_TRACE_RECORD_H */
