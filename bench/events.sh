@@ -8,12 +8,17 @@
 # - `rdmastat -E -j --stats` polls every second (the unprivileged lab user),
 #   the mode it falls back to.
 # Each says on exit how many events, how many lost, the kernel-to-line delay
-# (tracepoints) and its CPU time. One row per run into $OUT/events.tsv:
+# (tracepoints) and its CPU time; the tracer also its programs' time in the
+# kernel per run (kernel.bpf_stats_enabled is set): the rdma_cm programs', and
+# the QP programs' (each connection's QP is made, moved and destroyed). One row
+# per run into $OUT/events.tsv:
 #   device rate started established failed skipped seconds
 #   tp_events tp_lost tp_p50_ms tp_p99_ms tp_cpu_s poll_events poll_cpu_s
+#   cm_runs cm_us qp_runs qp_us
 . "$LAB/lib.sh"
 RATES=${RATES:-0 50 100 200 400 800}
 lab_setup || exit 1
+sysctl -q -w kernel.bpf_stats_enabled=1 || exit 1
 : >"$OUT/events.tsv"
 
 # cpu LINE: user + system seconds of a --stats line.
@@ -34,11 +39,12 @@ for dev in "siw 10.9.0.1" "rxe 10.9.0.2"; do
 		churn=$(rdmastat-connchurn -a "$addr" -p 7400 -r "$rate" -t 20 -w 256)
 		wait "$tp"
 		wait "$poll"
-		t=$(grep "stats:" /tmp/tp.err)
+		t=$(grep "stats: [0-9]" /tmp/tp.err)
+		k=$(grep "stats: programs" /tmp/tp.err)
 		p=$(grep "stats:" /tmp/poll.err)
 		grep -v "stats:\|events lost" /tmp/tp.err >&2 || true
 		set -- $churn
-		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$rate" \
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$rate" \
 			"$2" "$4" "$6" "$8" "${10}" \
 			"$(field "$t" 'stats: \([0-9]*\) events')" \
 			"$(field "$t" ', \([0-9]*\) lost')" \
@@ -46,7 +52,11 @@ for dev in "siw 10.9.0.1" "rxe 10.9.0.2"; do
 			"$(field "$t" 'p99 \([0-9.]*\) ms')" \
 			"$(cpu "$t")" \
 			"$(field "$p" 'stats: \([0-9]*\) events')" \
-			"$(cpu "$p")" | tee -a "$OUT/events.tsv"
+			"$(cpu "$p")" \
+			"$(field "$k" 'rdma_cm \([0-9]*\) runs')" \
+			"$(field "$k" 'rdma_cm [0-9]* runs, \([0-9.]*\) us')" \
+			"$(field "$k" 'QP \([0-9]*\) runs')" \
+			"$(field "$k" 'QP [0-9]* runs, \([0-9.]*\) us')" | tee -a "$OUT/events.tsv"
 	done
 done
 exit 0

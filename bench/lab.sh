@@ -1,13 +1,16 @@
 # The scale benchmark's lab scenario (bench/run.sh prepends BENCH_N, BENCH_RUNS,
-# BENCH_PAIRS). For each N: N bound ids (10% bound only, 90% listening; 5000
-# ports per address, address aliases on both veths beyond 2 addresses), plus
-# BENCH_PAIRS connected pairs with traffic on siw and rxe; then BENCH_RUNS
+# BENCH_PAIRS, BENCH_VERBS_N). For each N: N bound ids (10% bound only, 90%
+# listening; 5000 ports per address, address aliases on both veths beyond 2
+# addresses), then for each V of BENCH_VERBS_N, V raw-verbs RC QPs connected in
+# pairs (rdmastat-verbsqps), each beside BENCH_PAIRS connected pairs with
+# traffic on siw and rxe; then BENCH_RUNS
 # rounds of every command: each run's wall time and peak RSS into $OUT/bench.tsv,
 # and each N's NLDEV dumps into $OUT/capture-N (rdmastat-capture).
 . "$LAB/lib.sh"
 N=${BENCH_N:-1000 10000}
 RUNS=${BENCH_RUNS:-5}
 PAIRS=${BENCH_PAIRS:-200}
+VERBS=${BENCH_VERBS_N:-10000}
 PER_ADDR=5000
 lab_setup || exit 1
 
@@ -31,6 +34,28 @@ addresses() {
 
 # up FILE PID: PID printed "ready" to FILE, or died (then FILE says why).
 up() { grep -q ready "$1" || ! kill -0 "$2" 2>/dev/null; }
+
+# ready FILE PID WHAT: wait for PID to print "ready" to FILE; else the bench
+# ends, saying why.
+ready() {
+	lab_wait 3600 up "$1" "$2"
+	grep -q ready "$1" && return 0
+	cat "$1"
+	echo "bench: $3 not ready"
+	exit 1
+}
+
+# rounds PID: RUNS rounds of every command, then PID (what they measured) ends.
+rounds() {
+	r=0
+	while [ "$r" -lt "$RUNS" ]; do
+		round
+		r=$((r + 1))
+		echo "  round $r of $RUNS done" | tee -a "$OUT/progress"
+	done
+	kill "$1"
+	wait "$1" 2>/dev/null
+}
 
 # one NAME CMD...: one run of CMD, a line "N CM_IDS NAME MICROSECONDS MAXRSS_KIB".
 one() {
@@ -76,12 +101,7 @@ for n in $N; do
 	t0=$(date +%s)
 	rdmastat-cmids "$@" -n "$n" -P 10000 -b 10 -t 36000 >"$OUT/cmids-$n.out" 2>&1 &
 	bulk=$!
-	lab_wait 3600 up "$OUT/cmids-$n.out" "$bulk"
-	if ! grep -q ready "$OUT/cmids-$n.out"; then
-		cat "$OUT/cmids-$n.out"
-		echo "bench: $n ids not ready"
-		exit 1
-	fi
+	ready "$OUT/cmids-$n.out" "$bulk" "$n ids"
 	ids=$(rdmastat -a -H | wc -l)
 	echo "N=$n: $ids cm_ids ($(($# / 2)) addresses, created in $(($(date +%s) - t0)) s)" | tee -a "$OUT/progress"
 	if [ "$ids" -lt "$n" ]; then
@@ -92,14 +112,27 @@ for n in $N; do
 	# The dumps themselves, for a profile on the host (rdmastat-replay).
 	mkdir -p "$OUT/capture-$n"
 	rdmastat-capture "$OUT/capture-$n" >/dev/null || rm -rf "$OUT/capture-$n"
-	r=0
-	while [ "$r" -lt "$RUNS" ]; do
-		round
-		r=$((r + 1))
-		echo "  round $r of $RUNS done" | tee -a "$OUT/progress"
-	done
-	kill "$bulk"
-	wait "$bulk" 2>/dev/null
+	rounds "$bulk"
+done
+# Raw-verbs connections: V RC QPs connected in pairs on rxe0 by one process,
+# with no cm_id, for each V in BENCH_VERBS_N, beside the pairs' ids.
+for v in $VERBS; do
+	t0=$(date +%s)
+	rdmastat-verbsqps -d rxe0 -g 1 -n "$v" -t 36000 >"$OUT/verbs-$v.out" 2>&1 &
+	bulk=$!
+	ready "$OUT/verbs-$v.out" "$bulk" "$v verbs QPs"
+	n=verbs$v
+	ids=$(rdmastat -a -H via verbs 2>/dev/null | wc -l)
+	echo "N=$n: $ids verbs connections (created in $(($(date +%s) - t0)) s)" | tee -a "$OUT/progress"
+	if [ "$ids" -lt "$v" ]; then
+		echo "bench: $ids verbs connections listed, expected at least $v"
+		exit 1
+	fi
+	ids=$(rdmastat -a -H 2>/dev/null | wc -l)
+	rdmastat -a -j >/tmp/saved.json 2>/dev/null
+	mkdir -p "$OUT/capture-$n"
+	rdmastat-capture "$OUT/capture-$n" >/dev/null || rm -rf "$OUT/capture-$n"
+	rounds "$bulk"
 done
 kill $pairs
 wait $pairs 2>/dev/null

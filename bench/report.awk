@@ -47,7 +47,7 @@ END {
 	for (s = 1; s <= ns; s++) {
 		n = order[s]
 		f = median[n, "floor"]; r = median[n, "rdma_cm_qp"]
-		printf "\nN=%s (%s cm_ids), median of %d runs\n", n, ids[n], count[n, "floor"] ? count[n, "floor"] : count[n, "host_text"]
+		printf "\nN=%s (%s %s), median of %d runs\n", n, ids[n], n ~ /^verbs/ ? "connections" : "cm_ids", count[n, "floor"] ? count[n, "floor"] : count[n, "host_text"]
 		printf "%-40s %10s %10s %9s %8s %8s\n", "command", "median ms", "best ms", "RSS MiB", "/floor", "/rdma"
 		m = split(substr(names[n], 2), list, " ")
 		for (i = 1; i <= m; i++) {
@@ -70,6 +70,15 @@ END {
 			target("N=10000: " label[c] " peak RSS < 32 MiB", rss[10000, c] < 32768,
 				sprintf("%.1f MiB", rss[10000, c] / 1024))
 	}
+	# Raw-verbs QPs: the listing's ratio to rdma stays at or under the cm_ids'.
+	if (("verbs10000", "rdmastat_ape") in median && (10000, "rdmastat_ape") in median) {
+		for (c in label) if (c == "rdmastat_ape" || c == "rdmastat_aj") {
+			vr = median["verbs10000", c] / median["verbs10000", "rdma_cm_qp"]
+			cr = median[10000, c] / median[10000, "rdma_cm_qp"]
+			target("N=verbs10000: " label[c] " /rdma <= N=10000's", vr <= cr,
+				sprintf("%.3fx against %.3fx", vr, cr))
+		}
+	}
 	if ((50000, "rdmastat_ape") in median) {
 		a = median[50000, "rdmastat_ape"]; f = median[50000, "floor"]
 		target("N=50000: rdmastat -a -p -e <= 1.1x raw cm_id+QP dumps", a <= 1.1 * f, ratio(a, f) "x")
@@ -90,7 +99,7 @@ END {
 		runs = ""
 		for (i = 1; i <= count[keys[k]]; i++) runs = runs (i > 1 ? ", " : "") times[keys[k], i]
 		printf "%s\n  {\"n\": %s, \"cm_ids\": %s, \"command\": \"%s\", \"label\": \"%s\", \"median_us\": %s, \"best_us\": %s, \"max_rss_kib\": %s, \"runs_us\": [%s]}", \
-			(k > 1 ? "," : ""), v[1], ids[v[1]], v[2], label[v[2]], median[keys[k]], best[keys[k]], rss[keys[k]], runs > json
+			(k > 1 ? "," : ""), v[1] ~ /^[0-9]+$/ ? v[1] : "\"" v[1] "\"", ids[v[1]], v[2], label[v[2]], median[keys[k]], best[keys[k]], rss[keys[k]], runs > json
 	}
 	printf "\n], \"targets\": [" > json
 	for (i = 1; i <= nt; i++)

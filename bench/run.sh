@@ -5,7 +5,8 @@
 # BENCH_HOST_CONNECTIONS connections. Prints the table and whether the targets
 # hold; keeps the results as JSON in $BUILD/bench/results.json.
 # Environment: BUILD (default build), BENCH_N (default "1000 10000"), BENCH_RUNS
-# (5), BENCH_PAIRS (200), BENCH_HOST_CONNECTIONS (sizes, default "1000000
+# (5), BENCH_PAIRS (200), BENCH_VERBS_N (raw-verbs QPs, default "10000"; ""
+# skips), BENCH_HOST_CONNECTIONS (sizes, default "1000000
 # 10000000"; 0 skips), BENCH_LAB
 # (1; 0 skips the lab), RDMASTAT_LAB_MEM (guest MiB), RDMASTAT_LAB_TIMEOUT.
 set -euo pipefail
@@ -13,14 +14,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=${BUILD:-build}
 out=$build/bench
 mkdir -p "$out"
-: "${BENCH_N:=1000 10000}" "${BENCH_RUNS:=5}" "${BENCH_PAIRS:=200}"
+: "${BENCH_N:=1000 10000}" "${BENCH_RUNS:=5}" "${BENCH_PAIRS:=200}" "${BENCH_VERBS_N:=10000}"
 : "${BENCH_HOST_CONNECTIONS:=1000000 10000000}" "${BENCH_LAB:=1}"
 
 if [ "$BENCH_LAB" = 1 ]; then
 	# The guest cannot see this environment: the parameters go into the scenario.
 	mkdir -p "$out/scenario"
 	{
-		printf 'BENCH_N="%s"\nBENCH_RUNS=%s\nBENCH_PAIRS=%s\n' "$BENCH_N" "$BENCH_RUNS" "$BENCH_PAIRS"
+		printf 'BENCH_N="%s"\nBENCH_RUNS=%s\nBENCH_PAIRS=%s\nBENCH_VERBS_N="%s"\n' "$BENCH_N" \
+			"$BENCH_RUNS" "$BENCH_PAIRS" "$BENCH_VERBS_N"
 		cat "$here/lab.sh"
 	} >"$out/scenario/bench.sh"
 	rm -rf "$out/lab/bench.tsv" "$out"/lab/capture-*
@@ -29,6 +31,7 @@ if [ "$BENCH_LAB" = 1 ]; then
 		"$here/../tests/lab/lab.sh" run --out "$out/lab" --bin "$build/rdmastat" \
 		--bin "$build/rdmastat-floor" --bin "$build/rdmastat-cmids" \
 		--bin "$build/rdmastat-timeit" --bin "$build/rdmastat-capture" \
+		--bin "$build/rdmastat-verbsqps" \
 		"$out/scenario/bench.sh" || {
 		cat "$out/lab/bench.log"
 		exit 1
