@@ -83,6 +83,7 @@ std::vector<ConnectionEvent> QpTracker::add(const TraceEvent& e, Transport trans
         // A number comes back once its QP is gone: the new QP is nobody's yet.
         claimed_.erase(key);
         lives_.erase(key);
+        destroyed_.erase(key);
         // rdma_create_qp() makes a kernel id's QP in rdma_cm's name.
         if (e.connection.owner.kernel == "rdma_cm")
             claimed_.insert(key);
@@ -90,7 +91,7 @@ std::vector<ConnectionEvent> QpTracker::add(const TraceEvent& e, Transport trans
             begin(e.time_ns);
         return out;
     case TraceKind::qp_modified: {
-        if (claimed_.count(key)) return out;
+        if (claimed_.count(key) || destroyed_.count(key)) return out;
         auto it = lives_.find(key);
         // librdmacm and rdma_cm move an id's QP with rdma_init_qp_attr()'s
         // attributes from INIT on; a QP already shown as verbs (an
@@ -151,6 +152,13 @@ std::vector<ConnectionEvent> QpTracker::add(const TraceEvent& e, Transport trans
         return out;
     }
     case TraceKind::qp_destroyed: {
+        if (destroyed_.insert(key).second) {
+            destroyed_order_.push_back(key);
+            if (destroyed_order_.size() > destroyed_kept) {
+                destroyed_.erase(destroyed_order_.front());
+                destroyed_order_.pop_front();
+            }
+        }
         if (claimed_.erase(key)) return out;
         auto it = lives_.find(key);
         if (it == lives_.end()) return out;

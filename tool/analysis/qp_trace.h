@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <optional>
@@ -68,6 +69,12 @@ class QpTracker {
     using Key = std::pair<std::string, std::uint32_t>;
     std::map<Key, Life> lives_;
     std::set<Key> claimed_;
+    /// QPs whose destruction began, until their number is made again (the
+    /// last few thousand): iw_cm moves an id's QP to ERR from the kernel
+    /// while siw's destroy waits for it, after the destroy's record.
+    std::set<Key> destroyed_;
+    std::deque<Key> destroyed_order_;
+    static constexpr std::size_t destroyed_kept = 4096;
     std::function<void(Owner&)> fill_owner_;
 };
 
