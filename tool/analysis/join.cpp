@@ -70,7 +70,7 @@ bool verbs_connection(const QpRecord& q) {
     const auto type = static_cast<QpType>(*q.type);
     const auto state = static_cast<QpState>(*q.state);
     if (state < QpState::rtr || state > QpState::err) return false;
-    return type == QpType::ud || connected_type(type);
+    return listed_type(type);
 }
 
 Qp qp_from(const ModuleRecord::QpPart& raw) {

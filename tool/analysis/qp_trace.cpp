@@ -8,9 +8,9 @@
 namespace rdmastat {
 namespace {
 
-// The QPs the listing lists once they are past INIT: connected ones and UD.
+// The QPs the listing lists once they are past INIT.
 bool followed_type(const Connection& c) {
-    return c.qp && c.qp->type && (*c.qp->type == QpType::ud || connected_type(*c.qp->type));
+    return c.qp && c.qp->type && listed_type(*c.qp->type);
 }
 
 // The asynchronous events that put a QP in error (the others, COMM_EST or

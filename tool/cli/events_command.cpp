@@ -93,12 +93,16 @@ void trace_events(Tracer& tracer, const CommonOptions& common, double duration,
 void say_costs(std::ostream& err, const char* context, const Tracer& tracer) {
     const auto costs = tracer.costs();
     if (!costs) return;
+    auto group = [](std::ostream& out, const char* name, const Tracer::Cost& c) {
+        out << name << ' ' << c.runs << " runs, "
+            << (c.runs ? static_cast<double>(c.ns) / static_cast<double>(c.runs) / 1000.0 : 0.0)
+            << " us a run";
+    };
     std::ostringstream line;
-    line << std::fixed << std::setprecision(3) << "stats: programs in the kernel:";
-    for (auto [name, c] : {std::pair{"rdma_cm", costs->cm}, std::pair{"QP", costs->qp}})
-        line << ' ' << name << ' ' << c.runs << " runs, "
-             << (c.runs ? static_cast<double>(c.ns) / static_cast<double>(c.runs) / 1000.0 : 0.0)
-             << " us a run" << (name[0] == 'r' ? ";" : "");
+    line << std::fixed << std::setprecision(3) << "stats: programs in the kernel: ";
+    group(line, "rdma_cm", costs->cm);
+    line << "; ";
+    group(line, "QP", costs->qp);
     say(err, context, line.str());
 }
 

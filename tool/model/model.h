@@ -63,6 +63,12 @@ inline bool connected_type(QpType t) {
     return t == QpType::rc || t == QpType::uc || t == QpType::xrc_ini || t == QpType::xrc_tgt;
 }
 
+/// Whether a QP of this type is a connection once it can carry traffic (past
+/// INIT): a connected type, or UD (listed as netstat lists UDP sockets).
+inline bool listed_type(QpType t) {
+    return t == QpType::ud || connected_type(t);
+}
+
 /// enum rdma_ucm_port_space.
 enum class PortSpace : std::uint32_t { ipoib = 0x0002, tcp = 0x0106, udp = 0x0111, ib = 0x013f };
 

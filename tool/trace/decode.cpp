@@ -33,22 +33,27 @@ std::string name_in(const char* field, std::size_t size) {
     return std::string(field, strnlen(field, size));
 }
 
+// A GID's 128 bits as an IPv6 address; nullopt for the zero GID, which says
+// nothing (a path without a GRH, as on InfiniBand within a subnet).
+std::optional<IpAddress> gid_address(const std::uint8_t (&gid)[16]) {
+    static constexpr std::uint8_t zero[16] = {};
+    if (std::memcmp(gid, zero, sizeof(zero)) == 0) return std::nullopt;
+    IpAddress a;
+    a.family = AF_INET6;
+    std::memcpy(a.bytes.data(), gid, 16);
+    return a;
+}
+
 // A request nobody took: the wildcard address and the port here, when the
 // service id is rdma_cm's (the port space, then the port), and the
-// requester's address from its GID (an IPv4-mapped GID is IPv4; a zero GID,
-// as without a GRH on InfiniBand, says nothing).
+// requester's address from its GID (an IPv4-mapped GID is IPv4).
 void decode_no_listener(const rdmastat_trace_record& r, Connection& c) {
-    static constexpr std::uint8_t v4_mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-    static constexpr std::uint8_t zero[16] = {};
-    IpAddress peer;
-    peer.family = AF_INET6;
-    if (std::memcmp(r.gid, v4_mapped, sizeof(v4_mapped)) == 0) {
-        peer.family = AF_INET;
-        std::memcpy(peer.bytes.data(), r.gid + 12, 4);
-    } else if (std::memcmp(r.gid, zero, sizeof(zero)) != 0) {
-        std::memcpy(peer.bytes.data(), r.gid, 16);
+    const std::optional<IpAddress> requester = gid_address(r.gid);
+    IpAddress peer{AF_INET6, {}};
+    if (requester) {
+        peer = unmapped(*requester);
+        c.peer = Endpoint{peer, 0};
     }
-    if (std::memcmp(r.gid, zero, sizeof(zero)) != 0) c.peer = Endpoint{peer, 0};
     auto ps = static_cast<PortSpace>((r.service_id >> 16) & 0xffff);
     bool rdma_cm = (r.service_id >> 32) == 0 && (ps == PortSpace::ipoib || ps == PortSpace::tcp ||
                                                  ps == PortSpace::udp || ps == PortSpace::ib);
@@ -57,13 +62,6 @@ void decode_no_listener(const rdmastat_trace_record& r, Connection& c) {
     IpAddress any;
     any.family = peer.family;
     c.local = Endpoint{any, static_cast<std::uint16_t>(r.service_id & 0xffff)};
-}
-
-IpAddress gid_address(const std::uint8_t (&gid)[16]) {
-    IpAddress a;
-    a.family = AF_INET6;
-    std::memcpy(a.bytes.data(), gid, 16);
-    return a;
 }
 
 // A QP record: the QP is a verbs connection-to-be, with no cm_id fields.
@@ -88,9 +86,8 @@ void decode_qp(const rdmastat_trace_record& r, TraceEvent& e) {
         q.state = static_cast<QpState>(r.qp_state);
     if (r.remote_qpn) q.remote_number = r.remote_qpn;
     if (r.flags & RDMASTAT_TRACE_F_AV) {
-        static constexpr std::uint8_t zero[16] = {};
-        if (std::memcmp(r.gid, zero, 16) != 0) q.dgid = gid_address(r.gid);
-        if (std::memcmp(r.sgid, zero, 16) != 0) q.sgid = gid_address(r.sgid);
+        q.dgid = gid_address(r.gid);
+        q.sgid = gid_address(r.sgid);
     }
     q.cm = r.flags & RDMASTAT_TRACE_F_CM;
     if (q.cm && (r.flags & RDMASTAT_TRACE_F_TRACKED)) q.cm_id = r.cm_id;

@@ -155,7 +155,7 @@ Result<std::unique_ptr<Tracer>> Tracer::open(const Options& options) {
     libbpf_set_print(remember_libbpf);
     std::string tried;
     // The tracepoints BTF-typed, else raw; each with the fexit programs and
-    // the QP programs, else without the QP programs, else without either
+    // the QP programs, else with one of the two groups, else with neither
     // (their targets are resolved at load, and a kernel may refuse them alone).
     struct Mode {
         bool btf, fexit, qp;
