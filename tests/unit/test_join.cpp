@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Joining captured cm_ids with captured QPs and /proc owners, judged by the referee.
 #include "analysis/join.h"
+#include "analysis/qp_state.h"
 #include "analysis/select.h"
 #include "catch_compat.hpp"
 #include "collect/module_parse.h"
@@ -45,6 +46,67 @@ TEST_CASE("join of each kernel's captured dumps agrees with rdma cm_id and qp li
         CHECK(c.transport == (c.device == "siw0" ? Transport::iwarp : Transport::roce));
         CHECK(c.owner.uid == 0u);
     }
+}
+
+TEST_CASE("a driver that reports its QPs in use as RESET has their states unknown", "[join]") {
+    FOR_EACH_FIXTURE_KERNEL();
+    NldevData data = fixture_nldev();
+    Snapshot snap = join(data, fixture_owners(fixture_path("owners.txt")));
+    // The referee's view: a device whose ids name a QP rdma reads as RESET.
+    std::map<std::pair<std::string, std::uint32_t>, std::string> referee_state;
+    for (const auto& q : json::parse(fixture_text("rdma-qp.json")))
+        referee_state[{q["ifname"], q["lqpn"]}] = q["state"];
+    std::set<std::string> expected;
+    for (const auto& id : json::parse(fixture_text("rdma-cm_id.json")))
+        if (id.contains("lqpn") && id["state"] != "LISTEN" &&
+            referee_state[{id["ifname"], id["lqpn"]}] == "RESET")
+            expected.insert(id["ifname"]);
+
+    auto marked = forget_unreported_qp_states(snap, data.qps);
+    CHECK(std::set<std::string>(marked.begin(), marked.end()) == expected);
+    std::size_t with_state = 0, without = 0;
+    for (const Device& d : snap.devices)
+        CHECK(d.qp_states_unreported == (expected.count(d.name) == 1));
+    for (const Connection& c : snap.connections) {
+        if (!c.qp) continue;
+        INFO(c.device << " qp " << c.qp->number);
+        if (expected.count(c.device)) {
+            CHECK(!c.qp->state);
+            ++without;
+        } else {
+            // Other devices keep what the referee says.
+            REQUIRE(c.qp->state);
+            CHECK(name_of(*c.qp->state) == referee_state[{c.device, c.qp->number}]);
+            ++with_state;
+        }
+    }
+    for (const QpRecord& q : data.qps)
+        CHECK(q.state.has_value() == (expected.count(q.device_name) == 0));
+    CHECK(with_state > 0);
+    CHECK((without > 0) == !expected.empty());
+    // Applying it again finds nothing left to forget.
+    CHECK(forget_unreported_qp_states(snap, data.qps).empty());
+}
+
+TEST_CASE("one QP in use read as RESET makes its device's states unknown, no other's", "[join]") {
+    NldevData data = fixture_nldev();
+    Snapshot snap = join(data, fixture_owners(fixture_path("owners.txt")));
+    Connection* id = nullptr;
+    for (Connection& c : snap.connections)
+        if (c.device == "rxe0" && c.qp && c.state != CmState::listen) id = &c;
+    REQUIRE(id);
+    for (Connection& c : snap.connections)
+        if (c.device == "siw0" && c.qp) c.qp->state = QpState::rts;
+    id->qp->state = QpState::reset;
+    CHECK(forget_unreported_qp_states(snap, data.qps) == std::vector<std::string>{"rxe0"});
+    for (const Connection& c : snap.connections)
+        if (c.qp) CHECK(c.qp->state.has_value() == (c.device == "siw0"));
+    // With every id's QP past RESET, nothing is marked.
+    Snapshot quiet = join(data, fixture_owners(fixture_path("owners.txt")));
+    for (Connection& c : quiet.connections)
+        if (c.qp) c.qp->state = QpState::rts;
+    std::vector<QpRecord> none;
+    CHECK(forget_unreported_qp_states(quiet, none).empty());
 }
 
 TEST_CASE("owner_pids lists each pid once", "[join]") {

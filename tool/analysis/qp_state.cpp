@@ -50,4 +50,23 @@ std::size_t fill_module_qp_states(std::vector<ModuleRecord>& records,
     return filled;
 }
 
+std::vector<std::string> forget_unreported_qp_states(Snapshot& snap, std::vector<QpRecord>& qps) {
+    std::set<std::string> silent;
+    for (const Connection& c : snap.connections)
+        if (c.via == Via::cm && c.state != CmState::listen && c.qp && c.qp->state == QpState::reset)
+            silent.insert(c.device);
+    std::vector<std::string> marked;
+    if (silent.empty()) return marked;
+    for (Device& d : snap.devices)
+        if (silent.count(d.name)) {
+            d.qp_states_unreported = true;
+            marked.push_back(d.name);
+        }
+    for (Connection& c : snap.connections)
+        if (c.qp && silent.count(c.device)) c.qp->state.reset();
+    for (QpRecord& q : qps)
+        if (silent.count(q.device_name)) q.state.reset();
+    return marked;
+}
+
 } // namespace rdmastat

@@ -6,9 +6,11 @@
 /// QP's destruction (a kernel id's own QP, for CAP_NET_ADMIN callers); every
 /// other joined QP's state comes from NLDEV's QP dump, which any user can read.
 
+#include "model/model.h"
 #include "model/records.h"
 
 #include <set>
+#include <string>
 #include <vector>
 
 namespace rdmastat {
@@ -30,5 +32,17 @@ std::set<std::uint32_t> qp_owner_pids(const std::vector<QpRecord>& qps);
 /// Returns how many states were filled.
 std::size_t fill_module_qp_states(std::vector<ModuleRecord>& records,
                                   const std::vector<QpRecord>& qps, const OwnerMap& owners);
+
+/// Finds the devices whose driver does not report QP states and forgets
+/// theirs. NLDEV asks the driver's query_qp for a QP's state from an attribute
+/// the kernel leaves unset, so such a driver's QPs all read as RESET (0 in a
+/// zeroed stack). It shows: a QP a cm id names was moved to INIT at least
+/// before the id learnt its number (rdma_create_qp() does it first; librdmacm
+/// before connecting or accepting), and the id dump comes before the QP dump.
+/// So a joined QP of a non-listening id read as RESET marks its device (siw
+/// before Linux 6.8 is one); the device gets qp_states_unreported, and the
+/// states of its connections' QPs and of its records in qps are cleared.
+/// Returns the names of the devices marked.
+std::vector<std::string> forget_unreported_qp_states(Snapshot& snap, std::vector<QpRecord>& qps);
 
 } // namespace rdmastat

@@ -157,6 +157,10 @@ struct Device {
     std::optional<std::string> firmware;
     std::optional<Guid> node_guid;
     std::vector<Port> ports;
+    /// The driver does not report its QPs' states: NLDEV says RESET for QPs
+    /// its ids have moved on, so every QP state of the device is unknown
+    /// (analysis/qp_state.h, forget_unreported_qp_states).
+    bool qp_states_unreported = false;
 
     bool operator==(const Device&) const = default;
 };

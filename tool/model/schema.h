@@ -204,6 +204,7 @@ void describe(S& d, V&& v) {
     v("firmware", d.firmware, Presence::optional);
     v("node_guid", d.node_guid, Presence::optional);
     v("ports", d.ports, Presence::defaulted);
+    v("qp_states_unreported", d.qp_states_unreported, Presence::if_true);
 }
 
 template <typename S, typename V>

@@ -35,6 +35,7 @@ class SystemSource final : public Source {
         std::optional<NldevData> nldev;
         OwnerMap owners;
         if (!module_ids(c, nldev)) nldev_ids(c, nldev, owners);
+        unreported_qp_states(c, nldev);
         if (needs.verbs_peers) verbs_peers(c, needs);
         if (needs.resources && in_time(c, needs, Part::resources))
             resources(c, nldev, std::move(owners));
@@ -169,6 +170,13 @@ class SystemSource final : public Source {
         if (c.snapshot.devices.empty()) c.no_devices = "no RDMA devices";
         // The QPs are joined; the resources below take them as they are.
         nldev->cm_ids.clear();
+    }
+
+    // States a driver leaves unset are unknown, in the connections and in the
+    // QPs the resources below reuse (analysis/qp_state.h). The devices say so.
+    static void unreported_qp_states(Collection& c, std::optional<NldevData>& nldev) {
+        std::vector<QpRecord> none;
+        forget_unreported_qp_states(c.snapshot, nldev ? nldev->qps : none);
     }
 
     // Each process-owned id's and resource's cgroup, and the container and

@@ -153,10 +153,11 @@ TEST_CASE("pair: rping, rdmastat ping, kping and NVMe over Fabrics cross hosts o
         CHECK(client[0]["state"] == "CONNECT");
         CHECK(owner_comm(server[0]) == "rping");
         CHECK(owner_comm(client[0]) == "rping");
-        // rxe's QPs reach RTS; siw's report RESET while they carry traffic.
-        if (std::string(p.device) == "rxe0") {
-            CHECK(server[0]["qp"]["state"] == "RTS");
-            CHECK(client[0]["qp"]["state"] == "RTS");
+        // rxe's QPs reach RTS; siw's too, where its driver reports a
+        // state at all (6.8 and later): before, unknown, never RESET.
+        for (const json* end : {&server[0], &client[0]}) {
+            if (std::string(p.device) == "rxe0" || (*end)["qp"].contains("state"))
+                CHECK((*end)["qp"]["state"] == "RTS");
         }
     }
     // The kernel's NVMe host on b, the target on a: an admin and an I/O

@@ -101,6 +101,9 @@ TEST_CASE("lab: a long ping is listed with both pids and its QP numbers", "[lab]
                 ++listeners;
                 continue;
             }
+            // Started as `rdmastat ping`, which execs rdmastat-full: the
+            // process keeps the name typed.
+            CHECK(c["owner"].value("comm", "") == "rdmastat");
             REQUIRE(c["qp"].is_object());
             const std::uint32_t qpn = c["qp"]["number"];
             if (pid == client) {
@@ -117,6 +120,16 @@ TEST_CASE("lab: a long ping is listed with both pids and its QP numbers", "[lab]
                 if (q["ifname"] == d.device && q["lqpn"] == qpn) {
                     found = true;
                     CHECK(tgid[q["pid"]] == pid);
+                    CHECK(q.value("comm", "") == "rdmastat");
+                    // A connected QP read as RESET is a driver that does not
+                    // report states (siw before 6.8): unknown, and the device
+                    // says so; any other state is shown as rdma shows it.
+                    const bool unreported = q["state"] == "RESET";
+                    CHECK(c["qp"].contains("state") == !unreported);
+                    if (!unreported) CHECK(c["qp"]["state"] == q["state"]);
+                    for (const auto& listed : listing["devices"])
+                        if (listed["name"] == d.device)
+                            CHECK(listed.value("qp_states_unreported", false) == unreported);
                 }
             CHECK(found);
         }
