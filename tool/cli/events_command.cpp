@@ -85,7 +85,12 @@ void trace_events(Tracer& tracer, const CommonOptions& common, double duration,
     };
     h.note = [&](const std::string& line) { say(err, context, line); };
     h.note_lost = own_signals;
-    if (own_signals) h.started = stop_on_signals;
+    // Every program is attached and the seed read: what happens from here on
+    // is reported, and the user (or a script) can start the workload.
+    h.started = [&] {
+        if (own_signals) stop_on_signals();
+        say(err, context, "ready: tracing; what happens from now on is reported");
+    };
     follow(feed, *options_source(common), clock, duration, h);
 }
 

@@ -90,22 +90,12 @@ lab_cm_connected() {
 	"$LAB_RDMA" res show cm_id | grep "state CONNECT " | grep -c -e "-addr [^ ]*:$1 "
 }
 
-# lab_tracer_attached FILE PORT...: a tracer (rdmastat -E or life from the
-# tracepoints) writing FILE is attached once it reports a listener closing (it
-# reports listeners only then): start and stop a sentinel rping listener on
-# each PORT in turn, on 10.9.0.2, until FILE mentions one.
-lab_tracer_attached() {
-	_f=$1
-	shift
-	for _p in "$@"; do
-		rping -s -a 10.9.0.2 -p "$_p" >/dev/null 2>&1 &
-		_s=$!
-		lab_wait 10 lab_cm_listening "$_p" || true
-		kill "$_s"
-		wait "$_s" 2>/dev/null || true
-		lab_wait 10 grep -q ":$_p" "$_f" && return 0
-	done
-	echo "lab: the tracer writing $_f never reported a sentinel" >&2
+# lab_tracer_ready FILE: wait (up to 60 s) until a tracer (rdmastat -E, life
+# or serve --events from the tracepoints), whose stderr goes to FILE, says it
+# is ready: every program attached and its seed read, as a user sees it.
+lab_tracer_ready() {
+	lab_wait_wall 60 grep -q ': ready: tracing' "$1" && return 0
+	echo "lab: the tracer writing $1 never said it was ready" >&2
 	return 1
 }
 

@@ -45,6 +45,17 @@ double prom_value(const std::string& exposition, const std::string& series) {
     return -1.0;
 }
 
+std::string without_ready(const std::string& err, const std::string& context) {
+    const std::string line =
+        "rdmastat: " + context + ": ready: tracing; what happens from now on is reported\n";
+    INFO(err);
+    const auto at = err.find(line);
+    CHECK(at != std::string::npos);
+    if (at == std::string::npos) return err;
+    CHECK(err.find(line, at + line.size()) == std::string::npos);
+    return err.substr(0, at) + err.substr(at + line.size());
+}
+
 unsigned event_port(const nlohmann::json& connection, const char* end) {
     return connection.contains(end) && connection[end].is_object()
                ? connection[end]["port"].get<unsigned>()

@@ -37,6 +37,11 @@ double prom_value(const std::string& exposition, const std::string& series);
 /// The port of an event's connection's "local" or "peer" end; 0 when absent.
 unsigned event_port(const nlohmann::json& connection, const char* end);
 
+/// A tracer's stderr less the one line that says it is ready ("rdmastat:
+/// CONTEXT: ready: ..."; -E, life and serve --events write it once every
+/// program is attached); CHECKs that the line is there, once.
+std::string without_ready(const std::string& err, const std::string& context);
+
 /// rping's verdict from its exit status and what it said. Its -V makes it fail
 /// on a mismatch ("data mismatch", "rping client failed"). Debian's rping
 /// (rdma-core 44) also races its CM thread against the channel's destruction at

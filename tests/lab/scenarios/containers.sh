@@ -66,8 +66,8 @@ e_all=$!
 rdmastat -E -j pod besteffort or sport 7347 or sport 7348 >/tmp/ce-pod.jsonl \
 	2>"$C/events-pod.err" &
 e_pod=$!
-lab_tracer_attached /tmp/ce-all.jsonl 7345 7346 || echo "containers: -E never attached"
-lab_tracer_attached /tmp/ce-pod.jsonl 7347 7348 || echo "containers: -E pod never attached"
+lab_tracer_ready "$C/events-all.err" || echo "containers: -E never ready"
+lab_tracer_ready "$C/events-pod.err" || echo "containers: -E pod never ready"
 # The clients ping until both tracers have written an ESTABLISHED of their
 # connection: each end's first record was read while its process lived.
 sh -c "echo \$\$ >$G/system.slice/docker-$d.scope/cgroup.procs &&

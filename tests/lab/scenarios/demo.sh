@@ -85,9 +85,11 @@ kill -INT "$ps"
 wait "$ps"
 
 lab_section "Monitoring: events while an rping comes and goes, and Prometheus metrics"
-rdmastat -E --interval 0.5 -j >/tmp/demo-events.jsonl 2>&1 &
+rdmastat -E --interval 0.5 -j >/tmp/demo-events.jsonl 2>/tmp/demo-events.err &
 ev=$!
-sleep 2
+# Started, it says on stderr when it is ready; the rping comes after that.
+lab_tracer_ready /tmp/demo-events.err || echo "demo: -E never said it was ready"
+cat /tmp/demo-events.err
 rping -s -a 10.9.0.2 -p 7220 -C 3 >/dev/null 2>&1 &
 lab_wait 10 lab_cm_listening 7220
 rping -c -a 10.9.0.2 -p 7220 -C 3 >/dev/null 2>&1

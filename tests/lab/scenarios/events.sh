@@ -23,9 +23,12 @@ rdmastat life >/tmp/life.txt 2>/tmp/life.err &
 life=$!
 rdmastat life -j >/tmp/life.jsonl 2>/tmp/life-j.err &
 lifej=$!
-# Both are running once both report a sentinel listener: the poller when it
-# appears (changes after its first round), the tracer when it closes (a
-# listener has no events before).
+# The tracers say when they are ready; the poller is running once it reports
+# a sentinel listener appearing (changes after its first round), which the
+# tracer reports too when it closes (a listener has no events before).
+for f in tp.err serve.err life.err life-j.err; do
+	lab_tracer_ready "/tmp/$f" || echo "events: $f: never ready"
+done
 seen=
 for port in 7300 7309 7310 7311 7312; do
 	rping -s -a 10.9.0.1 -p "$port" >/dev/null 2>&1 &
@@ -121,11 +124,26 @@ done
 # A bounded trace: -E --duration ends by itself, having seen a connection.
 rdmastat -E --duration 15 >"$E/bounded.txt" 2>&1 &
 bounded=$!
-lab_tracer_attached "$E/bounded.txt" 7323 7324 7325 ||
-	echo "bounded: the tracer never reported its sentinel"
+lab_tracer_ready "$E/bounded.txt" || echo "bounded: the tracer never said it was ready"
 short 10.9.0.2 7313
 lab_reap "$bounded" "$E/bounded.rc" 30
 echo "events: done"
+
+# Ready means ready: an -E that has said so on stderr sees the whole of a
+# connection made at once on siw and on rxe, its first event included; in
+# each of READY_ROUNDS runs.
+READY_ROUNDS=6
+for r in $(seq 1 "$READY_ROUNDS"); do
+	rdmastat -E -j >"$E/ready-$r.jsonl" 2>"$E/ready-$r.err" &
+	rtp=$!
+	lab_tracer_ready "$E/ready-$r.err" || echo "ready $r: -E never said it was ready"
+	short 10.9.0.1 $((7350 + r))
+	short 10.9.0.2 $((7360 + r))
+	lab_wait 10 sh -c "grep '\"event\":\"closed\"' $E/ready-$r.jsonl | grep -q '\"port\":$((7360 + r))'" || true
+	kill "$rtp" 2>/dev/null || echo "ready $r: -E had ended"
+	wait "$rtp" || echo "rdmastat -E (ready $r) exited $?"
+done
+echo "$READY_ROUNDS" >"$E/ready-rounds"
 
 # Churn: listening ids made and destroyed at up to 2,000 a second on each
 # device (siw makes fewer) for 20 s, under a tracer of listeners: every
@@ -133,8 +151,7 @@ echo "events: done"
 # makes 7,600 a second, more than -E -l writes under TCG.
 rdmastat -E -l >/tmp/churn.txt 2>/tmp/churn.err &
 churn=$!
-lab_tracer_attached /tmp/churn.txt 7314 7315 7316 7317 7318 ||
-	echo "churn: the tracer never reported its sentinel"
+lab_tracer_ready /tmp/churn.err || echo "churn: the tracer never said it was ready"
 rdmastat-cmids -a 10.9.0.1 -n 100 -t 20 -c -r 2000 >"$E/churn-siw" 2>&1 &
 c1=$!
 rdmastat-cmids -a 10.9.0.2 -n 100 -t 20 -c -r 2000 >"$E/churn-rxe" 2>&1 &

@@ -22,12 +22,13 @@ lab_setup
 
 rdmastat -E -j >/tmp/edge.jsonl 2>/tmp/edge.err &
 tp=$!
-# serve --events has attached once it answers; Prometheus scrapes it every
-# second.
+# serve --events follows the tracepoints once it says it is ready;
+# Prometheus scrapes it every second.
 rdmastat serve --events --per-connection --listen 127.0.0.1:9411 >/tmp/serve.out 2>/tmp/serve.err &
 serve=$!
 lab_wait 30 wget -q -O /dev/null http://127.0.0.1:9411/metrics ||
 	echo "eventsedge: serve --events never answered"
+lab_tracer_ready /tmp/serve.err || echo "eventsedge: serve --events never ready"
 mkdir -p /tmp/prom
 cat >/tmp/prom/prometheus.yml <<YML
 global:
@@ -44,7 +45,7 @@ prom=$!
 query() { wget -q -O - "http://127.0.0.1:9090/api/v1/query?query=$1"; }
 lab_wait 120 sh -c 'wget -q -O - "http://127.0.0.1:9090/api/v1/query?query=up" | grep -q "\"1\"\]"' ||
 	echo "eventsedge: Prometheus never scraped serve"
-lab_tracer_attached /tmp/edge.jsonl 7330 7331 7332 7333 || true
+lab_tracer_ready /tmp/edge.err || true
 
 # cmtime: client runs of one connection each, on each device. (A cmtime
 # server of rdma-core 44 accepts one connection: a new one for each run.
@@ -135,15 +136,14 @@ lab_wait 10 grep -q '"event":"closed".*:7338' /tmp/edge.jsonl || true
 
 # Overflow: one page of ring buffer, and a reader that stalls for 10 s from
 # the start of 5 s of churn of listening ids. The churn starts once the tracer
-# has reported a sentinel (tee keeps what came before the stall), then -E is
+# says it is ready (tee keeps what came before the stall), then -E is
 # stopped (SIGTERM) and the reader takes what it wrote.
 rm -f /tmp/small.go
 sh -c 'echo $$ >/tmp/small.pid; exec rdmastat -E -l --events-buffer 4 --stats' 2>/tmp/small.err |
 	tee /tmp/small.out |
 	(until [ -e /tmp/small.go ]; do sleep 0.2; done && sleep 10 && wc -l >/tmp/small.lines) &
 small=$!
-lab_tracer_attached /tmp/small.out 7326 7327 7328 ||
-	echo "overflow: the tracer never reported its sentinel"
+lab_tracer_ready /tmp/small.err || echo "overflow: the tracer never said it was ready"
 touch /tmp/small.go
 rdmastat-cmids -a 10.9.0.2 -n 100 -t 5 -c >"$E/overflow-created" 2>&1 ||
 	echo "rdmastat-cmids (overflow): $?"
