@@ -64,6 +64,27 @@ TEST_CASE("lab: a server's -C serves that many pings and leaves", "[lab][pingopt
     }
 }
 
+TEST_CASE("lab: rping's client always ends against a server with its own -C", "[lab][pingopts]") {
+    const int runs = std::stoi(ev.text("same-runs"));
+    REQUIRE(runs > 0);
+    for (const std::string dev : devices) {
+        int ended = 0;
+        std::string hung;
+        for (int k = 1; k <= runs; ++k) {
+            const std::string name = dev + "-same-" + std::to_string(k);
+            // lab_reap kills a client still there after 15 s (137).
+            if (rping_client_ok(name + ".client") && ev.rc(name + ".server") == 0 &&
+                has(ev.text(name + ".server"), "completed 20 "))
+                ++ended;
+            else
+                hung += "\n" + name + " (client " + std::to_string(ev.rc(name + ".client")) +
+                        "): " + ev.text(name + ".client") + ev.text(name + ".server");
+        }
+        INFO(dev << ": " << ended << " of " << runs << " ended" << hung);
+        CHECK(ended == runs);
+    }
+}
+
 TEST_CASE("lab: -S at rping's limits, validated with -V", "[lab][pingopts]") {
     for (std::string dev : devices) {
         INFO(dev << "\n" << ev.text(dev + "-smin-c2r.client") << ev.text(dev + "-smax-r2c.server"));

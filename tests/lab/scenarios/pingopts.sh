@@ -24,6 +24,7 @@ pair() {
 }
 
 lab_setup || exit 1
+SAME_RUNS=10
 p=7800
 for dev in siw rxe; do
 	a=10.9.0.1
@@ -61,5 +62,15 @@ for dev in siw rxe; do
 	lab_cm_listening $q && echo listening >"$R/$dev-P.after" || echo gone >"$R/$dev-P.after"
 	kill -INT $ps_
 	lab_reap $ps_ "$R/$dev-P.server.rc" 15
+	# -C on both ends, the same count: rping's client ends every time (it
+	# used to hang, now and then, when our server left first), SAME_RUNS
+	# times on each device, each on a port of its own.
+	k=1
+	while [ "$k" -le "$SAME_RUNS" ]; do
+		pair "$dev-same-$k" $((q + 100 + k)) "rdmastat ping -s -a $a -C 20" \
+			"rping -c -a $a -C 20 -V"
+		k=$((k + 1))
+	done
 	p=$((p + 20))
 done
+echo "$SAME_RUNS" >"$R/same-runs"
