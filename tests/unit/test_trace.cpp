@@ -328,7 +328,8 @@ TEST_CASE("event metrics count events, failures by reason, handshakes and closes
     feed(record(RDMASTAT_TRACE_DESTROY, 150, 7, 40000, 7175));
     feed(cm_event(200, 8, CmEventType::rejected, 28));
     feed(cm_event(300, 9, CmEventType::unreachable, -110));
-    m.set_lost(5);
+    m.set_lost(TraceLost{3, 2});
+    m.set_lost(TraceLost{1, 1}); // counts only grow
     std::map<std::string, double> series;
     for (const MetricFamily& f : m.families())
         for (const Sample& s : f.samples) {
@@ -355,7 +356,8 @@ TEST_CASE("event metrics count events, failures by reason, handshakes and closes
     CHECK(v("rdmastat_handshake_seconds_count,device=rxe0,transport=roce") == 1);
     CHECK(v("rdmastat_handshake_seconds_sum,device=rxe0,transport=roce") ==
           Approx(0.003).margin(1e-9));
-    CHECK(v("rdmastat_events_lost_total") == 5);
+    CHECK(v("rdmastat_events_lost_total,cause=ring_buffer_full") == 3);
+    CHECK(v("rdmastat_events_lost_total,cause=program_busy") == 2);
     std::ostringstream text;
     write_prometheus(text, m.families());
     CHECK(text.str().find("# TYPE rdmastat_handshake_seconds histogram\n") != std::string::npos);

@@ -116,10 +116,12 @@ std::vector<MetricFamily> EventMetrics::families() const {
     out.push_back(std::move(h));
     out.push_back(
         MetricFamily{"rdmastat_events_lost_total",
-                     "Tracepoint records lost: the ring buffer was full, or the kernel skipped a "
-                     "program already running on the CPU",
+                     "Tracepoint records lost, by cause: the ring buffer was full "
+                     "(ring_buffer_full), or the kernel skipped a program already running on the "
+                     "CPU (program_busy)",
                      MetricType::counter,
-                     {Sample{{}, static_cast<double>(lost_), ""}}});
+                     {Sample{{{"cause", "ring_buffer_full"}}, static_cast<double>(lost_.full), ""},
+                      Sample{{{"cause", "program_busy"}}, static_cast<double>(lost_.busy), ""}}});
     return out;
 }
 

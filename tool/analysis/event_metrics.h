@@ -8,6 +8,7 @@
 
 #include "analysis/diff.h"
 #include "analysis/metrics.h"
+#include "model/cm_event.h"
 
 #include <array>
 #include <cstdint>
@@ -31,8 +32,11 @@ class EventMetrics {
     /// connection by device; a verbs QP's move by device and new state; a
     /// driver's asynchronous event on one by device and event.
     void add(const ConnectionEvent& e);
-    /// The tracer's count of records lost so far (it only grows).
-    void set_lost(std::uint64_t lost) { lost_ = std::max(lost_, lost); }
+    /// The tracer's counts of records lost so far, by cause (they only grow).
+    void set_lost(const TraceLost& lost) {
+        lost_.full = std::max(lost_.full, lost.full);
+        lost_.busy = std::max(lost_.busy, lost.busy);
+    }
 
     /// rdmastat_cm_events_total{device,event},
     /// rdmastat_connect_failures_total{device,reason},
@@ -41,7 +45,7 @@ class EventMetrics {
     /// rdmastat_qp_transitions_total{device,state},
     /// rdmastat_qp_async_events_total{device,event},
     /// rdmastat_handshake_seconds{device,transport} (histogram),
-    /// rdmastat_events_lost_total.
+    /// rdmastat_events_lost_total{cause} (ring_buffer_full, program_busy).
     std::vector<MetricFamily> families() const;
 
   private:
@@ -54,7 +58,7 @@ class EventMetrics {
     std::map<Pair, std::uint64_t> cm_events_, failures_, qp_transitions_, qp_events_;
     std::map<std::string, std::uint64_t> established_, closed_;
     std::map<Pair, Histogram> handshakes_;
-    std::uint64_t lost_ = 0;
+    TraceLost lost_;
 };
 
 } // namespace rdmastat

@@ -236,7 +236,7 @@ EventCollector::EventCollector(const CommonOptions& common, const TraceOptions& 
             return false; // counted: nothing to emit
         };
         auto keep = [s](std::vector<ConnectionEvent>&) {
-            const std::uint64_t lost = s->tracer->lost_recently().total();
+            const TraceLost lost = s->tracer->lost_recently();
             std::lock_guard<std::mutex> lock(s->mutex);
             s->metrics.set_lost(lost);
             return !s->stop.load();

@@ -310,7 +310,8 @@ TEST_CASE("lab: a real Prometheus scrapes serve --events: the series it stores a
     std::string text = ev.text("metrics.prom");
     auto value = [&](const std::string& series) { return prom_value(text, series); };
     CHECK(value("rdmastat_events_up") == 1);
-    CHECK(value("rdmastat_events_lost_total") == 0);
+    CHECK(value("rdmastat_events_lost_total{cause=\"ring_buffer_full\"}") == 0);
+    CHECK(value("rdmastat_events_lost_total{cause=\"program_busy\"}") == 0);
     // serve's collector and -E's, side by side, counted the same handshakes:
     // cmtime's connections, both ends on this host (rdma-core 44's cmtime
     // makes one per run: five runs, ten ends), and the rping pair on rxe0
@@ -349,10 +350,10 @@ TEST_CASE("lab: a real Prometheus scrapes serve --events: the series it stores a
         const json& result = answer["data"]["result"];
         CHECK(!result.empty());
         for (const json& r : result) {
-            // Prometheus' labels in the exposition's order: device, event,
-            // transport, le (serve writes them sorted, as here).
+            // Prometheus' labels in the exposition's order: cause, device,
+            // event, transport, le (serve writes them sorted, as here).
             std::string labels;
-            for (const char* l : {"device", "event", "transport", "le"})
+            for (const char* l : {"cause", "device", "event", "transport", "le"})
                 if (r["metric"].contains(l))
                     labels += std::string(labels.empty() ? "" : ",") + l + "=\"" +
                               r["metric"][l].get<std::string>() + "\"";
