@@ -50,11 +50,18 @@ std::size_t fill_module_qp_states(std::vector<ModuleRecord>& records,
     return filled;
 }
 
-std::vector<std::string> forget_unreported_qp_states(Snapshot& snap, std::vector<QpRecord>& qps) {
-    std::set<std::string> silent;
+std::vector<std::string> forget_unreported_qp_states(Snapshot& snap, std::vector<QpRecord>& qps,
+                                                     const std::set<std::string>& known) {
+    std::set<std::string> silent = known;
     for (const Connection& c : snap.connections)
         if (c.via == Via::cm && c.state != CmState::listen && c.qp && c.qp->state == QpState::reset)
             silent.insert(c.device);
+    // A state other than RESET is a driver that reports.
+    for (const Connection& c : snap.connections)
+        if (c.qp && c.qp->state && *c.qp->state != QpState::reset) silent.erase(c.device);
+    for (const QpRecord& q : qps)
+        if (q.state && *q.state != static_cast<std::uint8_t>(QpState::reset))
+            silent.erase(q.device_name);
     std::vector<std::string> marked;
     if (silent.empty()) return marked;
     for (Device& d : snap.devices)

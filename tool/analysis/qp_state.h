@@ -39,10 +39,15 @@ std::size_t fill_module_qp_states(std::vector<ModuleRecord>& records,
 /// zeroed stack). It shows: a QP a cm id names was moved to INIT at least
 /// before the id learnt its number (rdma_create_qp() does it first; librdmacm
 /// before connecting or accepting), and the id dump comes before the QP dump.
-/// So a joined QP of a non-listening id read as RESET marks its device (siw
-/// before Linux 6.8 is one); the device gets qp_states_unreported, and the
-/// states of its connections' QPs and of its records in qps are cleared.
-/// Returns the names of the devices marked.
-std::vector<std::string> forget_unreported_qp_states(Snapshot& snap, std::vector<QpRecord>& qps);
+/// So a device is marked (siw before Linux 6.8 is one) when a joined QP of a
+/// non-listening id reads RESET, or when it is in known (marked by an earlier
+/// collection: a round with no such id says nothing), and in both cases only
+/// if none of its QPs, in snap or in qps, reads another state: an application
+/// may name a QP it has not moved yet, or reset one, on a driver that reports.
+/// A marked device gets qp_states_unreported, and the states of its
+/// connections' QPs and of its records in qps are cleared. Returns the names
+/// of the devices marked.
+std::vector<std::string> forget_unreported_qp_states(Snapshot& snap, std::vector<QpRecord>& qps,
+                                                     const std::set<std::string>& known = {});
 
 } // namespace rdmastat

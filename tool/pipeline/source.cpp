@@ -14,6 +14,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <mutex>
+#include <set>
 
 namespace rdmastat {
 namespace {
@@ -174,9 +176,15 @@ class SystemSource final : public Source {
 
     // States a driver leaves unset are unknown, in the connections and in the
     // QPs the resources below reuse (analysis/qp_state.h). The devices say so.
+    // What one collection learnt holds for the next (-w, serve), where a
+    // round may have no id to tell by: the devices marked so far.
     static void unreported_qp_states(Collection& c, std::optional<NldevData>& nldev) {
+        static std::mutex lock;
+        static std::set<std::string> known;
         std::vector<QpRecord> none;
-        forget_unreported_qp_states(c.snapshot, nldev ? nldev->qps : none);
+        std::lock_guard<std::mutex> guard(lock);
+        auto marked = forget_unreported_qp_states(c.snapshot, nldev ? nldev->qps : none, known);
+        known = std::set<std::string>(marked.begin(), marked.end());
     }
 
     // Each process-owned id's and resource's cgroup, and the container and
