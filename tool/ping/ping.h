@@ -39,7 +39,8 @@ struct PingOptions {
     bool verbose = false, validate = false, persistent = false;
     bool self_qp = false;  ///< -q: create the QP with verbs and move it ourselves, as rping -q
     bool debug = false;    ///< -d: say each connection step, as rping -d
-    int timeout_ms = 5000; ///< --timeout: each rdma_cm step and each wait of the client
+    int timeout_ms = 5000; ///< --timeout: each rdma_cm step, each wait of the client, a
+                           ///< server's wait for its client to leave after -C (await_departure)
 };
 
 /// -S after defaults: the client's per mode, the server's buffer limit.

@@ -25,19 +25,6 @@ Status await_go_ahead(Session& s, const std::string& context) {
     return s.link.post_recv(*s.msg_in, advertisement_size);
 }
 
-// rping -s -C N: the Nth go-ahead is sent; the client leaves first, within
-// the timeout. Leaving first ourselves can hang rping's client (rdma-core 44
-// to 56, on siw and rxe): the go-ahead and our disconnect arrive together, its
-// main thread moves the QP to ERR while its CQ thread has consumed the last
-// receive and not posted the next, so nothing is flushed, and that thread,
-// which ends only on a flush, never does. rping's own server never leaves
-// first. A client that pings on (a larger -C) or stays past the timeout is
-// left as before; either way the run served what it was asked.
-Status await_departure(Session& s) {
-    (void)await_completion(s, IBV_WC_RECV, s.o.timeout_ms);
-    return Ok{};
-}
-
 // One ping after the other until the client leaves (a Failure with
 // ended_by_peer) or something fails.
 Status serve_pings(Session& s) {
@@ -69,7 +56,7 @@ Status serve_pings(Session& s) {
         s.r.completed = seq + 1;
         s.r.bytes += 2ull * len;
         s.r.seconds = std::chrono::duration<double>(Clock::now() - s.start).count();
-        if (s.count && s.r.completed >= s.count) return await_departure(s);
+        if (s.count && s.r.completed >= s.count) return Ok{}; // rping -s -C: served them all
     }
 }
 
@@ -111,6 +98,19 @@ Status prepare_rping_server(Session& s) {
     int access = IBV_ACCESS_LOCAL_WRITE;
     if (is_iwarp(s.link)) access |= IBV_ACCESS_REMOTE_WRITE;
     return register_buffers(s, access);
+}
+
+// rping -s -C N: the Nth go-ahead is sent; the client leaves first. Leaving
+// first ourselves can hang rping's client (rdma-core 44 to 56, on siw and
+// rxe): the go-ahead and our disconnect arrive together, its main thread
+// moves the QP to ERR while its CQ thread has consumed the last receive and
+// not posted the next, so nothing is flushed, and that thread, which ends
+// only on a flush, never does. rping's own server never leaves first. A
+// client that pings on (a larger -C) is left at its next message, one that
+// stays at the timeout; a signal meanwhile is not noted (the run is over).
+void await_departure(Session& s) {
+    if (s.r.mode != Mode::rping || !s.r.server || !s.count || s.r.completed < s.count) return;
+    (void)await_completion(s, IBV_WC_RECV, s.o.timeout_ms);
 }
 
 // A client may leave at any point of the cycle (rping after its count, a

@@ -85,6 +85,7 @@ Status accept_and_serve(Link& link, const Hello& hello, const PingOptions& o, co
     s.start = s.last_progress = Clock::now();
     Status st = run_session(s);
     r.seconds = std::chrono::duration<double>(Clock::now() - s.start).count();
+    if (st) await_departure(s);
     link.disconnect();
     return st;
 }

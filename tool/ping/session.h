@@ -54,6 +54,11 @@ std::uint32_t inline_bytes(Mode m, std::uint32_t size);
 /// The mode and side of s.r, prepared and run.
 Status prepare_session(Session& s);
 Status run_session(Session& s);
+/// A server in rping mode that served its -C pings waits, up to the timeout,
+/// for the client to leave first (rping_mode.cpp says why); called after
+/// the run's figures are taken, before the server disconnects. Returns at
+/// once in every other case.
+void await_departure(Session& s);
 
 // One per mode (rping_mode.cpp, perf_modes.cpp).
 Status prepare_rping_client(Session& s);
