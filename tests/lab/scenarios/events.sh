@@ -139,7 +139,9 @@ for r in $(seq 1 "$READY_ROUNDS"); do
 	lab_tracer_ready "$E/ready-$r.err" || echo "ready $r: -E never said it was ready"
 	short 10.9.0.1 $((7350 + r))
 	short 10.9.0.2 $((7360 + r))
-	lab_wait 10 sh -c "grep '\"event\":\"closed\"' $E/ready-$r.jsonl | grep -q '\"port\":$((7360 + r))'" || true
+	for port in $((7350 + r)) $((7360 + r)); do
+		lab_wait 10 sh -c "grep '\"event\":\"closed\"' $E/ready-$r.jsonl | grep -q '\"port\":$port'" || true
+	done
 	kill "$rtp" 2>/dev/null || echo "ready $r: -E had ended"
 	wait "$rtp" || echo "rdmastat -E (ready $r) exited $?"
 done
