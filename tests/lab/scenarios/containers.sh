@@ -60,11 +60,10 @@ lab_capture "$C" lsof.json rdmastat lsof -j
 
 # -E follows ids born while it traces: a client in the docker container
 # connects to the server there, one in the plain cgroup to the cri-o pod's.
-# One -E sees everything, one only the besteffort pod (and its sentinels).
+# One -E sees everything, one only the besteffort pod.
 rdmastat -E -j >/tmp/ce-all.jsonl 2>"$C/events-all.err" &
 e_all=$!
-rdmastat -E -j pod besteffort or sport 7347 or sport 7348 >/tmp/ce-pod.jsonl \
-	2>"$C/events-pod.err" &
+rdmastat -E -j pod besteffort >/tmp/ce-pod.jsonl 2>"$C/events-pod.err" &
 e_pod=$!
 lab_tracer_ready "$C/events-all.err" || echo "containers: -E never ready"
 lab_tracer_ready "$C/events-pod.err" || echo "containers: -E pod never ready"
