@@ -23,8 +23,8 @@ declare -gA _rdmastat_opts=(
 	[rdmastat kping show]="-h --help -j --json --pretty"
 	[rdmastat check]="-h --help -j --json --pretty -H --no-header --input --source"
 	[rdmastat export]="-h --help --input --source --per-process --per-container --per-connection"
-	[rdmastat fabric]="-h --help --prometheus --timeout -a --all --port -e --extend -j --json
-		--pretty -H --no-header"
+	[rdmastat fabric]="-h --help --prometheus --timeout --http.config.file -a --all --port -e
+		--extend -j --json --pretty -H --no-header"
 	[rdmastat life]="-h --help -j --json -H --no-header -4 --ipv4 -6 --ipv6 --count --duration
 		--interval --events-buffer --stats --source"
 	[rdmastat serve]="-h --help --input --source --per-process --per-container --per-connection
@@ -51,7 +51,7 @@ declare -gA _rdmastat_valued=(
 		--timeout --wait-timeout"
 	[rdmastat check]="--input --source"
 	[rdmastat export]="--input --source"
-	[rdmastat fabric]="--prometheus --timeout --port"
+	[rdmastat fabric]="--prometheus --timeout --http.config.file --port"
 	[rdmastat life]="--count --duration --interval --events-buffer --source"
 	[rdmastat serve]="--input --source --events-buffer --listen --web.config.file --web.max-requests
 		--web.max-connections --web.max-connections-per-client --web.idle-timeout --web.request-timeout"
@@ -99,7 +99,7 @@ _rdmastat() {
 			[ "$path" = "rdmastat ping" ] && return 0 # ping's -I/--source is an address
 			COMPREPLY=($(compgen -W "auto nldev module" -- "$cur"))
 			;;
-		*:--input | *:--web.config.file) _rdmastat_files "$cur" ;;
+		*:--input | *:--web.config.file | *:--http.config.file) _rdmastat_files "$cur" ;;
 		"rdmastat kping start:--mode") COMPREPLY=($(compgen -W "ping write-lat write-bw read-lat" -- "$cur")) ;;
 		"rdmastat kping start:--mem") COMPREPLY=($(compgen -W "frwr-local frwr-remote dma" -- "$cur")) ;;
 		"rdmastat lsof:-u") COMPREPLY=($(compgen -u -- "$cur")) ;;

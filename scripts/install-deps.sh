@@ -9,7 +9,7 @@ packages=(
 	build-essential cmake pkg-config ninja-build
 	libmnl-dev nlohmann-json3-dev catch2 libcli11-dev libfmt-dev
 	libibverbs-dev librdmacm-dev rdma-core
-	libmicrohttpd-dev libgnutls28-dev libyaml-cpp-dev libcrypt-dev prometheus curl jq iproute2
+	libmicrohttpd-dev libgnutls28-dev libyaml-cpp-dev libcrypt-dev libcurl4-gnutls-dev prometheus curl jq iproute2
 	openssl apache2-utils
 	libbpf-dev bpftool
 	groff man-db

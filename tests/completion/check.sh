@@ -37,7 +37,8 @@ table() { # ARRAY PATH: the completion's table entry, one word per line
 	bash -c '. "$0"; eval "v=\${$1[\$2]:-}"; for w in $v; do printf "%s\n" "$w"; done' "$comp" "$1" "rdmastat${2:+ $2}" | sort -u
 }
 
-for path in "" devices lsof ping kping "kping start" "kping stop" "kping show" check export serve; do
+for path in "" devices lsof ping kping "kping start" "kping stop" "kping show" check export serve \
+	fabric life; do
 	# shellcheck disable=SC2086 # the path is words
 	want=$(help_options $path)
 	[ -n "$want" ] || fail "rdmastat $path --help lists no options"
@@ -54,7 +55,7 @@ for path in "" kping; do
 	[ "$want" = "$got" ] || fail "subcommands of 'rdmastat $path': --help has $(echo $want), completion $(echo $got)"
 done
 # Options that take a value are options of that command.
-for path in "" devices lsof ping "kping start" check export serve; do
+for path in "" devices lsof ping "kping start" check export serve fabric life; do
 	for o in $(table _rdmastat_valued "$path"); do
 		table _rdmastat_opts "$path" | grep -qx -- "$o" || fail "valued option $o is not an option of 'rdmastat $path'"
 	done

@@ -101,7 +101,7 @@ enter rdmastat ping --help >"$out/ping-help.txt" 2>&1 ||
 	{ cat "$out/ping-help.txt"; fail "rdmastat ping --help (through /usr/libexec/rdmastat/rdmastat-full)"; }
 grep -q '^Usage: rdmastat ping' "$out/ping-help.txt" || fail "rdmastat ping --help printed no usage"
 needed=$(enter ldd /usr/sbin/rdmastat)
-! grep -Eq 'libgnutls|libmicrohttpd|libyaml-cpp|libibverbs|librdmacm|libbpf|libelf|libz' <<<"$needed" || fail "/usr/sbin/rdmastat needs: $needed"
+! grep -Eq 'libgnutls|libcurl|libmicrohttpd|libyaml-cpp|libibverbs|librdmacm|libbpf|libelf|libz' <<<"$needed" || fail "/usr/sbin/rdmastat needs: $needed"
 echo "ping through rdmastat-full; /usr/sbin/rdmastat needs $(grep -c '=>' <<<"$needed") libraries"
 
 unit=$(enter sh -c 'ls /usr/lib/systemd/system/rdmastat-serve.service /lib/systemd/system/rdmastat-serve.service 2>/dev/null | head -n1')

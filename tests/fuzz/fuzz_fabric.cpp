@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: MIT
-// libFuzzer target: a Prometheus server's answer, as `rdmastat fabric
-// --prometheus` reads it (a hostile or broken server is a peer like any
-// other). What parses is joined and rendered as text and JSON; every
+// libFuzzer target: a Prometheus server's answer body, as `rdmastat fabric
+// --prometheus` reads it once libcurl has it (a hostile or broken server is a
+// peer like any other). What parses is joined and rendered as text and JSON; every
 // connection read from labels must write the labels it was read from.
 #include "analysis/fabric.h"
-#include "collect/http_client.h"
 #include "collect/prometheus_api.h"
 #include "model/schema_labels.h"
 #include "render/fabric.h"
@@ -18,10 +17,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace rdmastat;
-    auto response =
-        parse_http_response(std::string_view(reinterpret_cast<const char*>(data), size));
-    if (!response) return 0;
-    auto series = parse_query_response(response.value().body);
+    auto series = parse_query_response(std::string_view(reinterpret_cast<const char*>(data), size));
     if (!series) return 0;
     // The same answer stands for both queries: its address labels count too.
     FabricInput in = fabric_from_series(series.value(), series.value());

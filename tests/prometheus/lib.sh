@@ -12,14 +12,19 @@ free_port() {
 	fail "no free port"
 }
 
-# start_prometheus DIR: Prometheus with DIR/prometheus.yml on a free loopback
-# port, its storage and log in DIR; sets api to its query API's base URL.
+# start_prometheus DIR [WEBCONFIG]: Prometheus with DIR/prometheus.yml on a
+# free loopback port, its storage and log in DIR, and its own web config (TLS,
+# basic auth) when given; sets api to its query API's base URL.
 start_prometheus() {
-	local port
+	local port web=() scheme=http
 	port=$(free_port)
+	if [ -n "${2:-}" ]; then
+		web=(--web.config.file="$2")
+		scheme=https
+	fi
 	prometheus --config.file="$1/prometheus.yml" --storage.tsdb.path="$1/data" \
-		--web.listen-address="127.0.0.1:$port" >"$1/prometheus.log" 2>&1 &
+		--web.listen-address="127.0.0.1:$port" "${web[@]}" >"$1/prometheus.log" 2>&1 &
 	pids+=("$!")
 	# shellcheck disable=SC2034 # api: for the caller
-	api="http://127.0.0.1:$port/api/v1"
+	api="$scheme://127.0.0.1:$port/api/v1"
 }

@@ -164,8 +164,9 @@ int run_check(const CommonOptions& o, std::ostream& out, std::ostream& err);
 
 /// `rdmastat fabric`'s options (cli/fabric_command.cpp).
 struct FabricOptions : CommonOptions {
-    std::optional<std::string> prometheus; ///< --prometheus URL
-    std::vector<std::string> files;        ///< [NAME=]FILE...
+    std::optional<std::string> prometheus;  ///< --prometheus URL
+    std::optional<std::string> http_config; ///< --http.config.file FILE
+    std::vector<std::string> files;         ///< [NAME=]FILE...
     double timeout = 10;                   ///< --timeout SECONDS, per query
     bool all = false;                      ///< -a: listeners too
     bool extended = false;                 ///< -e: containers and pods
@@ -178,5 +179,13 @@ CLI::App* add_fabric_command(CLI::App& app, FabricOptions& o);
 /// `rdmastat fabric`: exit 0 when every connection has both ends up, 1 when a
 /// row is half-open or its ends disagree, 2 on an error.
 int run_fabric(const FabricOptions& o, std::ostream& out, std::ostream& err);
+
+/// `rdmastat fabric --prometheus`, its options checked: in rdmastat-full
+/// (cli/fabric_query_command.cpp; libcurl); `rdmastat` execs that for it.
+int run_fabric_query(const FabricOptions& o, std::ostream& out, std::ostream& err);
+
+/// The fabric of in, its warnings on err, as o asks; run_fabric's exit code.
+int show_fabric(const FabricOptions& o, const FabricInput& in, std::ostream& out,
+                std::ostream& err);
 
 } // namespace rdmastat

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
-// ping, serve, -E and life as the `rdmastat` binary runs them: it execs
-// rdmastat-full, the same tool with these commands' code and libraries (verbs
-// for ping; HTTP, TLS and compression for serve; libbpf for -E), so every
-// other command starts without loading them. rdmastat-full and the tests link
-// the real commands instead (cli/ping_command.cpp, cli/serve_command.cpp,
-// cli/events_command.cpp).
+// ping, serve, -E, life and fabric --prometheus as the `rdmastat` binary runs
+// them: it execs rdmastat-full, the same tool with these commands' code and
+// libraries (verbs for ping; HTTP, TLS and compression for serve; libbpf for
+// -E; libcurl for fabric's queries), so every other command starts without
+// loading them. rdmastat-full and the tests link the real commands instead
+// (cli/ping_command.cpp, cli/serve_command.cpp, cli/events_command.cpp,
+// cli/fabric_query_command.cpp).
 #include "cli/commands.h"
 #include "cli/monitor.h"
 #include "cli/say.h"
@@ -68,7 +69,7 @@ int run_helper(std::ostream& out, std::ostream& err) {
     out.flush();
     execv(path.c_str(), argv.data());
     return say_failed(err, path, std::strerror(errno),
-                      " (rdmastat-full runs ping, serve, -E and life)");
+                      " (rdmastat-full runs ping, serve, -E, life and fabric --prometheus)");
 }
 
 } // namespace
@@ -83,6 +84,10 @@ int run_serve(const ServeOptions&, std::ostream& out, std::ostream& err) {
 }
 
 int run_life(const LifeOptions&, std::ostream& out, std::ostream& err) {
+    return run_helper(out, err);
+}
+
+int run_fabric_query(const FabricOptions&, std::ostream& out, std::ostream& err) {
     return run_helper(out, err);
 }
 

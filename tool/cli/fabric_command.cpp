@@ -16,6 +16,9 @@ CLI::App* add_fabric_command(CLI::App& app, FabricOptions& o) {
     cmd->add_option("--prometheus", o.prometheus,
                     "Read every host's rdmastat_connection_info from this Prometheus server")
         ->type_name("URL");
+    cmd->add_option("--http.config.file", o.http_config,
+                    "With --prometheus: TLS, authentication and proxy (Prometheus http_config)")
+        ->type_name("FILE");
     cmd->add_option("--timeout", o.timeout, "Seconds each Prometheus query may take (default 10)")
         ->type_name("SECONDS")
         ->check(CLI::Range(0.1, 3600.0).description(""));
@@ -41,18 +44,23 @@ int run_fabric(const FabricOptions& o, std::ostream& out, std::ostream& err) {
     if (o.prometheus.has_value() == !o.files.empty())
         return usage(o.prometheus ? "give --prometheus or snapshot files, not both"
                                   : "give --prometheus URL or one snapshot file per host");
+    if (o.http_config && !o.prometheus) return usage("--http.config.file needs --prometheus");
     auto output = output_of(o);
     if (!output) return usage(output.error());
+    if (o.prometheus) return run_fabric_query(o, out, err);
 
-    FabricRequest request{o.prometheus, o.files,
-                          std::chrono::milliseconds(static_cast<long>(o.timeout * 1000))};
-    auto in = load_fabric(request);
+    auto in = load_fabric_files(o.files);
     if (!in) return say_failed(err, "fabric", in.error());
-    for (const std::string& w : in.value().warnings)
+    return show_fabric(o, in.value(), out, err);
+}
+
+int show_fabric(const FabricOptions& o, const FabricInput& in, std::ostream& out,
+                std::ostream& err) {
+    for (const std::string& w : in.warnings)
         say(err, "warning: fabric", w);
-    const FabricView view = join_fabric(in.value(), FabricQuery{o.all, o.port});
-    writer_for(output.value())
-        ->fabric(out, in.value(), view, FabricTextOptions{!o.no_header, o.extended});
+    const FabricView view = join_fabric(in, FabricQuery{o.all, o.port});
+    auto output = output_of(o);
+    writer_for(output.value())->fabric(out, in, view, FabricTextOptions{!o.no_header, o.extended});
     return view.of(FabricStatus::half_open) || view.of(FabricStatus::disagree) ? 1 : 0;
 }
 

@@ -1,214 +1,177 @@
 // SPDX-License-Identifier: MIT
 #include "collect/http_client.h"
 
-#include "common/text.h"
-
-#include <cerrno>
-#include <charconv>
-#include <cstring>
-#include <fcntl.h>
-#include <netdb.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
+#include <curl/curl.h>
+#include <memory>
+#include <mutex>
 
 namespace rdmastat {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-class Fd {
-  public:
-    explicit Fd(int fd) : fd_(fd) {}
-    ~Fd() {
-        if (fd_ >= 0) ::close(fd_);
-    }
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    int get() const { return fd_; }
-
-  private:
-    int fd_;
+struct Body {
+    std::string text;
+    std::size_t max_bytes = 0;
+    bool too_large = false;
 };
 
-// Waits for events on fd until deadline; false when it passed.
-bool wait_for(int fd, short events, Clock::time_point deadline) {
-    for (;;) {
-        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-        if (left.count() <= 0) return false;
-        pollfd p{fd, events, 0};
-        int n = ::poll(&p, 1, static_cast<int>(left.count()));
-        if (n > 0) return true;
-        if (n < 0 && errno != EINTR) return false;
+std::size_t on_data(char* data, std::size_t size, std::size_t count, void* user) {
+    auto* body = static_cast<Body*>(user);
+    const std::size_t n = size * count;
+    if (n > body->max_bytes - body->text.size()) {
+        body->too_large = true;
+        return 0; // curl ends the transfer with CURLE_WRITE_ERROR
     }
+    body->text.append(data, n);
+    return n;
 }
 
-Result<int> connect_to(const HttpUrl& url, Clock::time_point deadline) {
-    addrinfo hints{};
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    addrinfo* list = nullptr;
-    if (int rc = ::getaddrinfo(url.host.c_str(), url.port.c_str(), &hints, &list); rc != 0)
-        return Failure{url.host + ": " + gai_strerror(rc)};
-    std::string why = "no address";
-    int fd = -1;
-    for (const addrinfo* a = list; a && fd < 0; a = a->ai_next) {
-        fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
-        if (fd < 0) {
-            why = std::strerror(errno);
-            continue;
-        }
-        int err = 0;
-        if (::connect(fd, a->ai_addr, a->ai_addrlen) != 0) {
-            err = errno;
-            if (err == EINPROGRESS) {
-                socklen_t len = sizeof(err);
-                err = wait_for(fd, POLLOUT, deadline) &&
-                              ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0
-                          ? err
-                          : ETIMEDOUT;
-            }
-        }
-        if (err != 0) {
-            why = std::strerror(err);
-            ::close(fd);
-            fd = -1;
-        }
-    }
-    ::freeaddrinfo(list);
-    if (fd < 0) return Failure{"connect to " + url.host + " port " + url.port + ": " + why};
-    return fd;
+long tls_version(HttpTlsVersion v) {
+    static constexpr long versions[] = {CURL_SSLVERSION_TLSv1_0, CURL_SSLVERSION_TLSv1_1,
+                                        CURL_SSLVERSION_TLSv1_2, CURL_SSLVERSION_TLSv1_3};
+    return versions[static_cast<int>(v)];
 }
 
-// The chunked transfer coding's payload (RFC 9112, 7.1); trailers are ignored.
-Result<std::string> unchunk(std::string_view in) {
-    std::string out;
-    for (;;) {
-        std::size_t eol = in.find("\r\n");
-        if (eol == std::string_view::npos) return Failure{"truncated chunk size"};
-        std::size_t size = 0;
-        auto [end, ec] = std::from_chars(in.data(), in.data() + eol, size, 16);
-        if (ec != std::errc() || end == in.data()) return Failure{"malformed chunk size"};
-        in.remove_prefix(eol + 2);
-        if (size == 0) return out;
-        // No size + 2: a hostile size would wrap it.
-        if (size > in.size() || in.size() - size < 2) return Failure{"truncated chunk"};
-        if (in.substr(size, 2) != "\r\n") return Failure{"a chunk not followed by CRLF"};
-        out.append(in.substr(0, size));
-        in.remove_prefix(size + 2);
+// The options, in one place: curl_easy_setopt reports an option this libcurl
+// lacks, which must fail the request rather than quietly weaken it.
+class Options {
+  public:
+    explicit Options(CURL* curl) : curl_(curl) {}
+    template <typename T> Options& set(CURLoption option, T value) {
+        if (rc_ == CURLE_OK) rc_ = curl_easy_setopt(curl_, option, value);
+        return *this;
+    }
+    CURLcode result() const { return rc_; }
+
+  private:
+    CURL* curl_;
+    CURLcode rc_ = CURLE_OK;
+};
+
+CURLcode configure(CURL* curl, const std::string& url, const HttpClientConfig& c,
+                   std::chrono::milliseconds timeout, curl_slist* headers, Body& body,
+                   char* errors) {
+    Options o(curl);
+    o.set(CURLOPT_URL, url.c_str())
+        .set(CURLOPT_ERRORBUFFER, errors)
+        .set(CURLOPT_NOSIGNAL, 1L)
+        .set(CURLOPT_PROTOCOLS_STR, "http,https")
+        .set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        .set(CURLOPT_FOLLOWLOCATION, c.follow_redirects ? 1L : 0L)
+        .set(CURLOPT_MAXREDIRS, 10L)
+        .set(CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()))
+        .set(CURLOPT_USERAGENT, "rdmastat")
+        .set(CURLOPT_ACCEPT_ENCODING, "")
+        .set(CURLOPT_HTTPHEADER, headers)
+        .set(CURLOPT_WRITEFUNCTION, on_data)
+        .set(CURLOPT_WRITEDATA, &body)
+        .set(CURLOPT_HTTP_VERSION, c.enable_http2 ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_1_1);
+    if (c.username)
+        o.set(CURLOPT_HTTPAUTH, static_cast<long>(CURLAUTH_BASIC))
+            .set(CURLOPT_USERNAME, c.username->c_str())
+            .set(CURLOPT_PASSWORD, c.password.value_or("").c_str());
+    const HttpTls& tls = c.tls;
+    long version = tls_version(tls.min_version.value_or(HttpTlsVersion::tls12));
+    if (tls.max_version) version |= tls_version(*tls.max_version) << 16;
+    o.set(CURLOPT_SSLVERSION, version);
+    if (!tls.ca_file.empty()) o.set(CURLOPT_CAINFO, tls.ca_file.c_str());
+    if (!tls.cert_file.empty())
+        o.set(CURLOPT_SSLCERT, tls.cert_file.c_str()).set(CURLOPT_SSLKEY, tls.key_file.c_str());
+    if (tls.insecure_skip_verify) o.set(CURLOPT_SSL_VERIFYPEER, 0L).set(CURLOPT_SSL_VERIFYHOST, 0L);
+    // "" turns the environment's proxies off; NOPROXY "" keeps its no_proxy out.
+    if (c.proxy_url)
+        o.set(CURLOPT_PROXY, c.proxy_url->c_str()).set(CURLOPT_NOPROXY, c.no_proxy.c_str());
+    else if (!c.proxy_from_environment)
+        o.set(CURLOPT_PROXY, "");
+    return o.result();
+}
+
+std::string hint(CURLcode rc, const std::string& url, const HttpClientConfig& c) {
+    switch (rc) {
+    case CURLE_SEND_ERROR:
+    case CURLE_RECV_ERROR:
+        // TLS 1.3 servers refuse a missing client certificate after the
+        // handshake, so the client only sees its connection end.
+        if (url.starts_with("https:") && c.tls.cert_file.empty())
+            return " (the server ended the TLS session: does it require a client certificate? "
+                   "tls_config.cert_file and key_file in --http.config.file)";
+        return "";
+    case CURLE_PEER_FAILED_VERIFICATION:
+        return " (trust the server's CA with tls_config.ca_file in --http.config.file)";
+    case CURLE_SSL_CERTPROBLEM:
+        return " (tls_config.cert_file and key_file in --http.config.file)";
+    case CURLE_SSL_CACERT_BADFILE:
+        return " (tls_config.ca_file in --http.config.file)";
+    default:
+        return "";
     }
 }
 
 } // namespace
 
-Result<HttpUrl> parse_http_url(std::string_view text) {
-    const std::string_view scheme = "http://";
-    if (text.substr(0, 8) == "https://")
-        return Failure{"https is not supported: query a Prometheus server over plain http"};
-    if (text.substr(0, scheme.size()) != scheme)
-        return Failure{"'" + std::string(text) + "' is not an http:// URL"};
-    text.remove_prefix(scheme.size());
-    HttpUrl url;
-    std::size_t slash = text.find('/');
-    std::string_view authority = text.substr(0, slash);
-    if (slash != std::string_view::npos) url.prefix = text.substr(slash);
-    while (!url.prefix.empty() && url.prefix.back() == '/')
-        url.prefix.pop_back();
+Result<std::string> check_base_url(std::string_view text) {
+    std::size_t scheme = text.substr(0, 8) == "https://"  ? 8
+                         : text.substr(0, 7) == "http://" ? 7
+                                                          : 0;
+    if (scheme == 0)
+        return Failure{"'" + std::string(text) + "' is not an http:// or https:// URL"};
+    std::string_view rest = text.substr(scheme);
+    std::string_view authority = rest.substr(0, rest.find('/'));
     if (authority.find('@') != std::string_view::npos)
-        return Failure{"user information in the URL is not supported"};
-    // The prefix goes into the request line as it is: nothing that would end
-    // or change it.
+        return Failure{"user information in the URL is not supported: put credentials in "
+                       "--http.config.file (basic_auth), where other users cannot read them"};
+    if (authority.empty() || authority.front() == ':') return Failure{"the URL has no host"};
     for (char ch : text)
         if (static_cast<unsigned char>(ch) <= ' ' || ch == '?' || ch == '#' || ch == 0x7f)
             return Failure{"the URL has a space, control character, query or fragment"};
-    std::string_view port;
-    if (!authority.empty() && authority.front() == '[') {
-        std::size_t close = authority.find(']');
-        if (close == std::string_view::npos) return Failure{"unclosed '[' in the URL's host"};
-        url.host = authority.substr(1, close - 1);
-        std::string_view rest = authority.substr(close + 1);
-        if (!rest.empty()) {
-            if (rest.front() != ':') return Failure{"junk after the URL's IPv6 address"};
-            port = rest.substr(1);
-        }
-    } else {
-        std::size_t colon = authority.find(':');
-        url.host = authority.substr(0, colon);
-        if (colon != std::string_view::npos) port = authority.substr(colon + 1);
-    }
-    if (url.host.empty()) return Failure{"the URL has no host"};
-    if (!port.empty()) {
-        unsigned n = 0;
-        auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), n);
-        if (ec != std::errc() || end != port.data() + port.size() || n == 0 || n > 65535)
-            return Failure{"'" + std::string(port) + "' is not a port"};
-        url.port = std::to_string(n);
-    }
+    std::string url(text);
+    while (url.size() > scheme && url.back() == '/')
+        url.pop_back();
+    // curl's own parser judges the host and port.
+    std::unique_ptr<CURLU, decltype(&curl_url_cleanup)> u(curl_url(), curl_url_cleanup);
+    if (!u) return Failure{"out of memory"};
+    if (CURLUcode rc = curl_url_set(u.get(), CURLUPART_URL, url.c_str(), 0); rc != CURLUE_OK)
+        return Failure{"'" + url + "': " + curl_url_strerror(rc)};
     return url;
 }
 
-Result<HttpResponse> parse_http_response(std::string_view bytes) {
-    std::size_t head_end = bytes.find("\r\n\r\n");
-    if (head_end == std::string_view::npos)
-        return Failure{"no complete HTTP header in the response"};
-    std::string_view head = bytes.substr(0, head_end);
-    HttpResponse r;
-    // "HTTP/1.1 200 OK"
-    if (head.substr(0, 5) != "HTTP/" || head.size() < 12 || head[8] != ' ')
-        return Failure{"not an HTTP response"};
-    auto [end, ec] = std::from_chars(head.data() + 9, head.data() + 12, r.status);
-    if (ec != std::errc() || end != head.data() + 12) return Failure{"malformed HTTP status line"};
-    std::string_view body = bytes.substr(head_end + 4);
-    const std::string headers = lower(head);
-    if (headers.find("\r\ntransfer-encoding: chunked") != std::string::npos) {
-        auto decoded = unchunk(body);
-        if (!decoded) return Failure{"HTTP response: " + decoded.error()};
-        r.body = std::move(decoded.value());
-    } else {
-        r.body = body;
-    }
-    return r;
-}
-
-Result<HttpResponse> http_get(const HttpUrl& url, const std::string& target,
+Result<HttpResponse> http_get(const std::string& url, const HttpClientConfig& config,
                               std::chrono::milliseconds timeout, std::size_t max_bytes) {
-    const Clock::time_point deadline = Clock::now() + timeout;
-    auto fd = connect_to(url, deadline);
-    if (!fd) return fd.failure();
-    Fd sock(fd.value());
-    const bool v6 = url.host.find(':') != std::string::npos;
-    const std::string request = "GET " + url.prefix + target +
-                                " HTTP/1.0\r\nHost: " + (v6 ? "[" + url.host + "]" : url.host) +
-                                ":" + url.port +
-                                "\r\nAccept: application/json\r\nUser-Agent: rdmastat\r\n\r\n";
-    const std::string where = url.host + " port " + url.port;
-    for (std::size_t sent = 0; sent < request.size();) {
-        if (!wait_for(sock.get(), POLLOUT, deadline)) return Failure{where + ": timed out sending"};
-        ssize_t n = ::send(sock.get(), request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
-        if (n < 0 && errno != EAGAIN && errno != EINTR)
-            return Failure{where + ": send: " + std::strerror(errno)};
-        if (n > 0) sent += static_cast<std::size_t>(n);
+    static std::once_flag once;
+    static CURLcode init = CURLE_OK;
+    std::call_once(once, [] { init = curl_global_init(CURL_GLOBAL_DEFAULT); });
+    if (init != CURLE_OK) return Failure{std::string("libcurl: ") + curl_easy_strerror(init)};
+    std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl(curl_easy_init(), curl_easy_cleanup);
+    if (!curl) return Failure{"libcurl: cannot start a request"};
+    std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)> headers(nullptr,
+                                                                        curl_slist_free_all);
+    for (const std::string& h :
+         {std::string("Accept: application/json"),
+          config.authorization ? "Authorization: " + *config.authorization : std::string()}) {
+        if (h.empty()) continue;
+        curl_slist* more = curl_slist_append(headers.get(), h.c_str());
+        if (!more) return Failure{"out of memory"};
+        headers.release();
+        headers.reset(more);
     }
-    std::string bytes;
-    char buf[65536];
-    for (;;) {
-        if (!wait_for(sock.get(), POLLIN, deadline))
-            return Failure{where + ": no complete response within " +
-                           std::to_string(timeout.count()) + " ms"};
-        ssize_t n = ::recv(sock.get(), buf, sizeof(buf), 0);
-        if (n == 0) break;
-        if (n < 0) {
-            if (errno == EAGAIN || errno == EINTR) continue;
-            return Failure{where + ": recv: " + std::strerror(errno)};
-        }
-        bytes.append(buf, static_cast<std::size_t>(n));
-        if (bytes.size() > max_bytes)
-            return Failure{where + ": the response is larger than " + std::to_string(max_bytes) +
-                           " bytes"};
-    }
-    auto r = parse_http_response(bytes);
-    if (!r) return Failure{where + ": " + r.error()};
-    return r;
+    Body body{{}, max_bytes, false};
+    char errors[CURL_ERROR_SIZE] = "";
+    CURLcode rc = configure(curl.get(), url, config, timeout, headers.get(), body, errors);
+    if (rc != CURLE_OK)
+        return Failure{std::string("libcurl: an option this libcurl lacks: ") +
+                       curl_easy_strerror(rc)};
+    rc = curl_easy_perform(curl.get());
+    if (body.too_large)
+        return Failure{url + ": the response is larger than " + std::to_string(max_bytes) +
+                       " bytes"};
+    if (rc == CURLE_OPERATION_TIMEDOUT)
+        return Failure{url + ": no complete response within " + std::to_string(timeout.count()) +
+                       " ms"};
+    if (rc != CURLE_OK)
+        return Failure{url + ": " + (errors[0] ? std::string(errors) : curl_easy_strerror(rc)) +
+                       hint(rc, url, config)};
+    long status = 0;
+    curl_easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &status);
+    return HttpResponse{static_cast<int>(status), std::move(body.text)};
 }
 
 } // namespace rdmastat

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-/// A plain HTTP/1.0 GET, enough to ask a Prometheus server's HTTP API
-/// (collect/prometheus_api.h): no TLS, no redirects, no proxies.
+/// HTTP GET through libcurl, enough to ask a Prometheus server's HTTP API
+/// (collect/prometheus_api.h): http and https, basic auth or an Authorization
+/// header, a CA file and a client certificate, proxies and redirects, all as
+/// an HttpClientConfig (collect/http_config.h) says. Only `rdmastat-full`
+/// links it: the listing never loads libcurl or a TLS library.
 
+#include "collect/http_config.h"
 #include "common/error.h"
 
 #include <chrono>
@@ -13,31 +17,23 @@
 
 namespace rdmastat {
 
-/// "http://HOST[:PORT][/PREFIX]": HOST a name, an IPv4 address or a bracketed
-/// IPv6 one; PORT 80 when absent; PREFIX without its trailing slash.
-struct HttpUrl {
-    std::string host;
-    std::string port = "80";
-    std::string prefix;
-};
-
-/// The URL's parts; a failure names what is wrong ("https is not supported").
-Result<HttpUrl> parse_http_url(std::string_view text);
+/// "http[s]://HOST[:PORT][/PREFIX]" checked and returned without its trailing
+/// slashes: no user information (credentials belong in the config file, not
+/// on a command line every user can read), query, fragment, space or control
+/// character; a failure says what is wrong.
+Result<std::string> check_base_url(std::string_view text);
 
 struct HttpResponse {
     int status = 0;
-    std::string body;
+    std::string body; ///< decoded (gzip, deflate, ...) when the server compressed it
 };
 
-/// GET url.prefix + target from url's host, giving up once timeout has passed
-/// in all (connect, request and response; the name lookup before them counts
-/// against it but is not cut short) or the response passes max_bytes. A
-/// status other than 200 is a response, not a failure.
-Result<HttpResponse> http_get(const HttpUrl& url, const std::string& target,
+/// GET url, giving up once timeout has passed in all (lookup, connect, TLS,
+/// request, response and redirects) or the decoded body passes max_bytes. A
+/// status other than 200 is a response, not a failure. A failure names the
+/// URL and curl's reason, and says which key of the config would help when
+/// the server's certificate is not trusted.
+Result<HttpResponse> http_get(const std::string& url, const HttpClientConfig& config,
                               std::chrono::milliseconds timeout, std::size_t max_bytes);
-
-/// Splits a response's bytes: the status of its first line and the body after
-/// the blank line (decoded, when the server chose chunked transfer coding).
-Result<HttpResponse> parse_http_response(std::string_view bytes);
 
 } // namespace rdmastat

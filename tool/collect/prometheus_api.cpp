@@ -17,11 +17,27 @@ std::string host_of(const schema::LabelMap& labels) {
     return it == labels.end() ? std::string("-") : it->second;
 }
 
-Result<std::vector<PromSeries>> query(const HttpUrl& url, std::string_view expr,
-                                      std::chrono::milliseconds timeout) {
-    auto r = http_get(url, "/api/v1/query?query=" + std::string(expr), timeout, max_response);
+// A reason for a status the API does not answer in JSON (a proxy's, or the
+// server's own 401): the status and the body's first line.
+std::string status_reason(const HttpResponse& r) {
+    std::string line = r.body.substr(0, r.body.find('\n'));
+    if (line.size() > 120) line = line.substr(0, 120) + "...";
+    std::string why = "HTTP " + std::to_string(r.status);
+    if (!line.empty()) why += " (" + line + ")";
+    if (r.status == 401 || r.status == 403)
+        why += ": wrong or missing credentials (basic_auth or authorization in --http.config.file)";
+    return why;
+}
+
+Result<std::vector<PromSeries>> query(const std::string& url, const HttpClientConfig& config,
+                                      std::string_view expr, std::chrono::milliseconds timeout) {
+    auto r =
+        http_get(url + "/api/v1/query?query=" + std::string(expr), config, timeout, max_response);
     if (!r) return Failure{"prometheus: " + r.error()};
     auto series = parse_query_response(r.value().body);
+    // The API's own errors are JSON ("bad_data: ..."); anything else is the status's.
+    if (!series && r.value().status != 200 && !json::accept(r.value().body))
+        return Failure{"prometheus: " + url + ": " + status_reason(r.value())};
     if (!series)
         return Failure{"prometheus: " + std::string(expr) + ": HTTP " +
                        std::to_string(r.value().status) + ": " + series.error()};
@@ -111,10 +127,11 @@ FabricInput fabric_from_series(const std::vector<PromSeries>& connections,
     return in;
 }
 
-Result<FabricInput> query_fabric(const HttpUrl& url, std::chrono::milliseconds timeout) {
-    auto connections = query(url, "rdmastat_connection_info", timeout);
+Result<FabricInput> query_fabric(const std::string& url, const HttpClientConfig& config,
+                                 std::chrono::milliseconds timeout) {
+    auto connections = query(url, config, "rdmastat_connection_info", timeout);
     if (!connections) return connections.failure();
-    auto addresses = query(url, "rdmastat_port_address_info", timeout);
+    auto addresses = query(url, config, "rdmastat_port_address_info", timeout);
     if (!addresses) return addresses.failure();
     FabricInput in = fabric_from_series(connections.value(), addresses.value());
     if (in.hosts.empty())

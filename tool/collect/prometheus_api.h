@@ -32,7 +32,10 @@ Result<std::vector<PromSeries>> parse_query_response(std::string_view body);
 FabricInput fabric_from_series(const std::vector<PromSeries>& connections,
                                const std::vector<PromSeries>& addresses);
 
-/// Both queries against the server at url, each within timeout.
-Result<FabricInput> query_fabric(const HttpUrl& url, std::chrono::milliseconds timeout);
+/// Both queries against the server at url (check_base_url's), each within
+/// timeout, as config says; a status the API does not answer in JSON (401, a
+/// proxy's 502) is a failure naming it.
+Result<FabricInput> query_fabric(const std::string& url, const HttpClientConfig& config,
+                                 std::chrono::milliseconds timeout);
 
 } // namespace rdmastat

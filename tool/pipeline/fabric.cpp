@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "pipeline/fabric.h"
 
-#include "collect/prometheus_api.h"
 #include "collect/snapshot_file.h"
 
 #include <algorithm>
@@ -54,13 +53,8 @@ Result<FabricInput> from_files(const std::vector<std::string>& words) {
 
 } // namespace
 
-Result<FabricInput> load_fabric(const FabricRequest& request) {
-    if (request.prometheus) {
-        auto url = parse_http_url(*request.prometheus);
-        if (!url) return Failure{"--prometheus: " + url.error()};
-        return query_fabric(url.value(), request.timeout);
-    }
-    return from_files(request.files);
+Result<FabricInput> load_fabric_files(const std::vector<std::string>& files) {
+    return from_files(files);
 }
 
 } // namespace rdmastat

@@ -15,16 +15,22 @@
 
 namespace rdmastat {
 
-struct FabricRequest {
-    std::optional<std::string> prometheus; ///< the server's http:// URL
-    /// "NAME=PATH", or a PATH whose file name less ".json" names the host.
-    std::vector<std::string> files;
-    std::chrono::milliseconds timeout{10000}; ///< each Prometheus query
+struct PrometheusRequest {
+    std::string url;                          ///< the server's http:// or https:// URL
+    std::optional<std::string> http_config;   ///< --http.config.file
+    std::chrono::milliseconds timeout{10000}; ///< each query
 };
 
-/// The hosts, sorted by name. From files, a host's addresses are its ports'
-/// (in a snapshot that has them). Two files of one name, an unreadable file
-/// or an unreachable server are failures.
-Result<FabricInput> load_fabric(const FabricRequest& request);
+/// The hosts of saved snapshots, sorted by name: each word "NAME=PATH", or a
+/// PATH whose file name less ".json" names the host; a host's addresses are
+/// its ports' (in a snapshot that has them). Two files of one name or an
+/// unreadable file are failures.
+Result<FabricInput> load_fabric_files(const std::vector<std::string>& files);
+
+/// The hosts a Prometheus server knows, sorted by name
+/// (pipeline/fabric_query.cpp: it links libcurl, so only rdmastat-full has
+/// it). A bad URL or config file, or an unreachable server, is a failure; a
+/// config that turns certificate checks off is a warning.
+Result<FabricInput> load_fabric_prometheus(const PrometheusRequest& request);
 
 } // namespace rdmastat

@@ -3,27 +3,24 @@
 // GnuTLS (the library serve's TLS runs on, so what loads here loads there).
 #include "serve/web_config.h"
 
+#include "common/yaml_file.h"
 #include "serve/auth.h"
 
 #include <algorithm>
 #include <array>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
 #include <memory>
-#include <sstream>
 #include <yaml-cpp/yaml.h>
 
 namespace rdmastat {
 
 namespace {
 
-// Thrown inside this file only: parse_web_config turns it into a Failure.
-struct Refusal {
-    std::string key, reason;
-};
+using yaml::boolean;
+using yaml::entries;
+using yaml::Refusal;
+using yaml::scalar;
 
 struct Named {
     std::string_view name;
@@ -57,47 +54,6 @@ std::size_t index_of(const std::array<Named, N>& table, const std::string& name,
     for (const Named& n : table)
         known += (known.empty() ? "" : ", ") + std::string(n.name);
     throw Refusal{key, "'" + name + "' is not one of " + known};
-}
-
-std::string scalar(const YAML::Node& node, const std::string& key) {
-    if (node.IsNull()) return "";
-    if (!node.IsScalar()) throw Refusal{key, "expected a string"};
-    return node.Scalar();
-}
-
-bool boolean(const YAML::Node& node, const std::string& key) {
-    bool value = false;
-    if (!node.IsScalar() || !YAML::convert<bool>::decode(node, value))
-        throw Refusal{key, "expected true or false"};
-    return value;
-}
-
-// The keys of a map, each checked against the ones known here; a null node
-// (the key written with nothing after it) is an empty map.
-std::vector<std::pair<std::string, YAML::Node>> entries(const YAML::Node& node,
-                                                        const std::string& key) {
-    std::vector<std::pair<std::string, YAML::Node>> out;
-    if (node.IsNull()) return out;
-    if (!node.IsMap()) throw Refusal{key.empty() ? "the file" : key, "expected a map"};
-    for (const auto& kv : node) {
-        std::string name = scalar(kv.first, key.empty() ? "the file" : key);
-        // yaml-cpp keeps both of a repeated key; exporter-toolkit refuses it.
-        for (const auto& seen : out)
-            if (seen.first == name)
-                throw Refusal{key.empty() ? name : key + "." + name, "given twice"};
-        out.emplace_back(std::move(name), kv.second);
-    }
-    return out;
-}
-
-std::string read_file(const std::string& path, const std::string& key) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Refusal{key, path + ": " + std::strerror(errno)};
-    std::ostringstream text;
-    text << in.rdbuf();
-    // A directory opens, then reads nothing.
-    if (!in || text.str().empty()) throw Refusal{key, path + ": empty or unreadable"};
-    return std::move(text).str();
 }
 
 struct Credentials {
@@ -141,8 +97,7 @@ std::string pem(const std::map<std::string, YAML::Node>& keys, const std::string
     if (!text.empty() && !path.empty())
         throw Refusal{name, "given together with " + inline_key + ": name one"};
     if (path.empty()) return text;
-    if (path.front() != '/' && !dir.empty()) path = dir + "/" + path;
-    return read_file(path, name);
+    return yaml::read_file(yaml::resolve(path, dir), name);
 }
 
 TlsConfig read_tls(const YAML::Node& node, const std::string& dir) {
@@ -250,42 +205,43 @@ void read_users(const YAML::Node& node, WebConfig& config) {
 
 } // namespace
 
-Result<WebConfig> parse_web_config(std::string_view text, const std::string& name,
-                                   const std::string& dir) {
-    try {
-        YAML::Node root = YAML::Load(std::string(text));
-        WebConfig config;
-        for (auto& [key, value] : entries(root, "")) {
-            if (key == "tls_server_config") {
-                TlsConfig tls = read_tls(value, dir);
-                config.tls = std::move(tls);
-            } else if (key == "http_server_config") {
-                read_http(value, config);
-            } else if (key == "basic_auth_users") {
-                read_users(value, config);
-            } else if (key == "rate_limit") {
-                throw Refusal{key, "not supported by rdmastat serve (see --web.max-requests)"};
-            } else {
-                throw Refusal{key, "unknown key"};
-            }
+namespace {
+
+void read_web_config(const YAML::Node& root, const std::string& dir, WebConfig& config) {
+    for (auto& [key, value] : entries(root, "")) {
+        if (key == "tls_server_config") {
+            TlsConfig tls = read_tls(value, dir);
+            config.tls = std::move(tls);
+        } else if (key == "http_server_config") {
+            read_http(value, config);
+        } else if (key == "basic_auth_users") {
+            read_users(value, config);
+        } else if (key == "rate_limit") {
+            throw Refusal{key, "not supported by rdmastat serve (see --web.max-requests)"};
+        } else {
+            throw Refusal{key, "unknown key"};
         }
-        return config;
-    } catch (const Refusal& r) {
-        return Failure{name + ": " + r.key + ": " + r.reason};
-    } catch (const YAML::Exception& e) {
-        return Failure{name + ": line " + std::to_string(e.mark.line + 1) + ", column " +
-                       std::to_string(e.mark.column + 1) + ": " + e.msg};
     }
 }
 
+} // namespace
+
+Result<WebConfig> parse_web_config(std::string_view text, const std::string& name,
+                                   const std::string& dir) {
+    WebConfig config;
+    auto ok = yaml::parse(text, name,
+                          [&](const YAML::Node& root) { read_web_config(root, dir, config); });
+    if (!ok) return ok.failure();
+    return config;
+}
+
 Result<WebConfig> load_web_config(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return Failure{path + ": " + std::strerror(errno), errno};
-    std::ostringstream text;
-    text << in.rdbuf();
-    auto slash = path.rfind('/');
-    std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-    return parse_web_config(text.str(), path, dir);
+    WebConfig config;
+    std::string dir;
+    auto ok =
+        yaml::load(path, dir, [&](const YAML::Node& root) { read_web_config(root, dir, config); });
+    if (!ok) return ok.failure();
+    return config;
 }
 
 std::string gnutls_priorities(const TlsConfig& tls) {
