@@ -179,20 +179,11 @@ void read_http_config(const YAML::Node& root, const std::string& dir, HttpClient
 
 Result<HttpClientConfig> parse_http_config(std::string_view text, const std::string& name,
                                            const std::string& dir) {
-    HttpClientConfig config;
-    auto ok = yaml::parse(text, name,
-                          [&](const YAML::Node& root) { read_http_config(root, dir, config); });
-    if (!ok) return ok.failure();
-    return config;
+    return yaml::parse_as<HttpClientConfig>(text, name, dir, read_http_config);
 }
 
 Result<HttpClientConfig> load_http_config(const std::string& path) {
-    HttpClientConfig config;
-    std::string dir;
-    auto ok =
-        yaml::load(path, dir, [&](const YAML::Node& root) { read_http_config(root, dir, config); });
-    if (!ok) return ok.failure();
-    return config;
+    return yaml::load_as<HttpClientConfig>(path, read_http_config);
 }
 
 } // namespace rdmastat

@@ -50,4 +50,23 @@ Status parse(std::string_view text, const std::string& name,
 Status load(const std::string& path, std::string& dir,
             const std::function<void(const YAML::Node&)>& read);
 
+/// A T that read(root, dir, T&) fills from text, as parse() reads it.
+template <typename T, typename Read>
+Result<T> parse_as(std::string_view text, const std::string& name, const std::string& dir,
+                   Read read) {
+    T value{};
+    Status ok = parse(text, name, [&](const YAML::Node& root) { read(root, dir, value); });
+    if (!ok) return ok.failure();
+    return value;
+}
+
+/// The same from the file at path, its relative paths read from its directory.
+template <typename T, typename Read> Result<T> load_as(const std::string& path, Read read) {
+    T value{};
+    std::string dir;
+    Status ok = load(path, dir, [&](const YAML::Node& root) { read(root, dir, value); });
+    if (!ok) return ok.failure();
+    return value;
+}
+
 } // namespace rdmastat::yaml

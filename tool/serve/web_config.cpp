@@ -228,20 +228,11 @@ void read_web_config(const YAML::Node& root, const std::string& dir, WebConfig& 
 
 Result<WebConfig> parse_web_config(std::string_view text, const std::string& name,
                                    const std::string& dir) {
-    WebConfig config;
-    auto ok = yaml::parse(text, name,
-                          [&](const YAML::Node& root) { read_web_config(root, dir, config); });
-    if (!ok) return ok.failure();
-    return config;
+    return yaml::parse_as<WebConfig>(text, name, dir, read_web_config);
 }
 
 Result<WebConfig> load_web_config(const std::string& path) {
-    WebConfig config;
-    std::string dir;
-    auto ok =
-        yaml::load(path, dir, [&](const YAML::Node& root) { read_web_config(root, dir, config); });
-    if (!ok) return ok.failure();
-    return config;
+    return yaml::load_as<WebConfig>(path, read_web_config);
 }
 
 std::string gnutls_priorities(const TlsConfig& tls) {

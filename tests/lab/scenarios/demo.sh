@@ -1,6 +1,11 @@
-# Demo (make demo): ping traffic over soft iWARP (siw0) and soft RoCE (rxe0),
-# over IPv4 and IPv6, from rping and from rdmastat ping, and what rdmastat shows
-# of it next to the stock tools.
+# Demo (make demo): the story rdmastat was made for, on a real kernel RDMA
+# stack (soft iWARP siw0 on 10.9.0.1, soft RoCE rxe0 on 10.9.0.2). An iWARP
+# listener takes a TCP port from the host stack, and a TCP service cannot have
+# it: ss sees the port taken and no owner, rdmastat lsof -i names the holder,
+# rdmastat check explains the conflict. Then connections that come and go
+# (-E, with a refused client's reason, and life), a container's listener in
+# the listing, and the verdict as metrics. Each step is one screen at most,
+# with a line saying what to notice.
 . "$LAB/lib.sh"
 
 run() {
@@ -8,100 +13,87 @@ run() {
 	"$@"
 	r=$?
 	[ "$r" -lt 128 ] || { echo "demo: '$*' died (status $r)"; exit 1; }
+	return "$r"
 }
+notice() { echo "# $*"; }
 
 lab_setup || exit 1
-# The clients keep pinging while we look.
-export LAB_RPING_FREEZE=0
-lab_rping_all || exit 1
-# rdmastat's own generator: a persistent server on each device and a validated
-# rping-mode client to each, running while we look.
-rdmastat ping -s -P -a 10.9.0.1 -p 7200 --quiet >/tmp/demo-ping-s1.log 2>&1 &
-rdmastat ping -s -P -a 10.9.0.2 -p 7201 --quiet >/tmp/demo-ping-s2.log 2>&1 &
-lab_wait 10 lab_cm_listening 7200 && lab_wait 10 lab_cm_listening 7201 || exit 1
-rdmastat ping -c -a 10.9.0.1 -p 7200 -S 4096 -V --duration 600 >/tmp/demo-ping-c1.log 2>&1 &
-c1=$!
-rdmastat ping -c -a 10.9.0.2 -p 7201 -S 65535 -V --duration 600 >/tmp/demo-ping-c2.log 2>&1 &
-c2=$!
-lab_wait 20 lab_cm_connected_ge 7200 2 && lab_wait 20 lab_cm_connected_ge 7201 2 || exit 1
+# An rping server on siw's address, port 4567, with one client connected: an
+# application using RDMA over iWARP.
+rping -s -a 10.9.0.1 -p 4567 >/dev/null 2>&1 &
+echo "$!" >>/tmp/lab-rping.pids
+lab_wait 10 lab_cm_listening 4567 || exit 1
+rping -c -a 10.9.0.1 -p 4567 >/dev/null 2>&1 &
+client=$!
+echo "$client" >>/tmp/lab-rping.pids
+lab_wait 20 lab_cm_connected_ge 4567 2 || exit 1
+kill -STOP "$client"
 
-lab_section "RDMA devices"
-run rdmastat devices
+lab_section "1. A TCP service wants port 4567 on the iWARP address"
+notice "iWARP runs over TCP: siw's listener took 4567 from the host's TCP stack"
+run rdmastat-bind 10.9.0.1 4567
 
-lab_section "Every cm_id with owner, user, cm id, port space and QP"
-run rdmastat -a -p -e
+lab_section "2. ss: the port is taken, and no process owns it"
+notice "the RDMA side is invisible: a kernel socket, no users:(...)"
+run ss -tlnp 'sport = :4567'
 
-lab_section "Counts"
-run rdmastat -s
+lab_section "3. rdmastat lsof -i :4567 names every holder"
+notice "the rping server's pid, its cm_id, and the kernel socket iWARP holds for it"
+run rdmastat lsof -i :4567
 
-lab_section "Who listens"
-run rdmastat -l -p
+lab_section "4. rdmastat check explains it"
+notice "siw runs on the host's TCP stack, so the host knows the port: OK, and the reason"
+notice "names siw's kernel socket. On a hardware iWARP RNIC (cxgb4, irdma) a host socket on"
+notice "the port is a CONFLICT, exit status 1: both stacks claim it (the lab has no RNIC)"
+run rdmastat check
+echo "exit status $?"
 
-lab_section "A filter: iWARP connections to port 7174, as JSON"
-run rdmastat -j --pretty -p transport iwarp and dport = :7174
-
-lab_section "The same ids from rdmastat.ko: one record per id, QP state beside it"
-insmod /lib/modules/extra/rdmastat.ko || exit 1
-run rdmastat --source module -a -p -e
-echo "(an unprivileged user sees every id, but owners only of their own:)"
-run su lab -c "rdmastat --source module -a -p"
-rmmod rdmastat
-
-lab_section "rdmastat ping: what the generator itself measures"
-run rdmastat ping -c -a 10.9.0.2 -p 7201 --lat -S 64 -C 1000
-run rdmastat ping -c -a 10.9.0.2 -p 7201 --bw -S 65536 -C 500
-run rdmastat ping -c -a 10.9.0.1 -p 7200 -C 100 -V -j --pretty
-echo "(and against rping, in both directions:)"
-rping -s -a 10.9.0.2 -p 7202 >/dev/null 2>&1 &
-lab_wait 10 lab_cm_listening 7202
-run rdmastat ping -c -a 10.9.0.2 -p 7202 -C 100 -V
-run rping -c -a 10.9.0.1 -p 7200 -C 3 -V -v
-echo "(SIGINT: the long runs stop, tear down and report; then their servers)"
-kill -INT "$c1" "$c2"
-wait "$c1" "$c2"
-cat /tmp/demo-ping-c1.log /tmp/demo-ping-c2.log
-killall -INT rdmastat
-sleep 1
-cat /tmp/demo-ping-s1.log /tmp/demo-ping-s2.log
-
-lab_section "Kernel-owned connections: rdmastat_kping.ko, a kernel server pinged by rping"
-insmod /lib/modules/extra/rdmastat_kping.ko || exit 1
-run rdmastat kping start -s -a 10.9.0.1 -p 7210 --mem frwr-local
-lab_wait 10 lab_cm_listening 7210 || exit 1
-rping -c -a 10.9.0.1 -p 7210 -C 1000000 >/dev/null 2>&1 &
-kc=$!
-lab_wait 20 lab_cm_connected_ge 7210 2 || exit 1
-run rdmastat -p sport = :7210 or dport = :7210
-echo "(a kernel client's RDMA WRITE bandwidth against rdmastat ping's server)"
-rdmastat ping -s -P -a 10.9.0.2 -p 7211 --quiet >/dev/null 2>&1 &
-ps=$!
-lab_wait 10 lab_cm_listening 7211 || exit 1
-run rdmastat kping start -c -a 10.9.0.2 -p 7211 --mode write-bw -S 65536 -C 500 -w
-run rdmastat kping show
-kill "$kc"
-wait "$kc" 2>/dev/null
-run rdmastat kping stop 1
-kill -INT "$ps"
-wait "$ps"
-
-lab_section "Monitoring: events while an rping comes and goes, and Prometheus metrics"
-rdmastat -E --interval 0.5 -j >/tmp/demo-events.jsonl 2>/tmp/demo-events.err &
+lab_section "5. rdmastat -E: a refused client, and a connection that comes and goes"
+rdmastat -E >/tmp/demo-events.txt 2>/tmp/demo-events.err &
 ev=$!
-# Started, it says on stderr when it is ready; the rping comes after that.
-lab_tracer_ready /tmp/demo-events.err || echo "demo: -E never said it was ready"
-cat /tmp/demo-events.err
+rdmastat life >/tmp/demo-life.txt 2>/tmp/demo-life.err &
+lf=$!
+# Both say on stderr when they are ready; what happens after that is reported.
+lab_tracer_ready /tmp/demo-events.err && lab_tracer_ready /tmp/demo-life.err ||
+	echo "demo: -E or life never said it was ready"
+rdmastat-reject 10.9.0.2 7307 1 >/dev/null 2>&1 &
+rj=$!
+lab_wait 10 lab_cm_listening 7307
+timeout 20 rping -c -a 10.9.0.2 -p 7307 -C 1 >/dev/null 2>&1
+lab_reap "$rj" /tmp/demo-reject.rc 20
 rping -s -a 10.9.0.2 -p 7220 -C 3 >/dev/null 2>&1 &
 lab_wait 10 lab_cm_listening 7220
 rping -c -a 10.9.0.2 -p 7220 -C 3 >/dev/null 2>&1
-sleep 2
-kill "$ev"
-wait "$ev" 2>/dev/null
-grep -F ':7220' /tmp/demo-events.jsonl | cut -c1-200
-run sh -c "rdmastat export | grep -v '^#' | head -12"
+# The user-visible end: both tools have printed the short connection's close.
+lab_wait 20 grep -q ':7220 .*closed\|closed.*:7220' /tmp/demo-events.txt
+lab_wait 20 grep -q ':7220' /tmp/demo-life.txt
+kill "$ev" "$lf"
+wait "$ev" "$lf" 2>/dev/null
+notice "the reject on 7307 carries its reason; 7220 is seen from request to close"
+echo "\$ rdmastat -E"
+head -1 /tmp/demo-events.err
+# Without the date, so that a line fits a screen.
+grep -E ':(7307|7220)' /tmp/demo-events.txt | sed 's/^[0-9-]*T//' | cut -c1-190 | head -24
 
-lab_section "The same connections as iproute2 and ss see them"
-run rdma res show cm_id
-echo "(ss shows siw's kernel TCP sockets, but no process owns them:)"
-run ss -tanp
+lab_section "6. rdmastat life: a line per connection as it ends"
+notice "how long each handshake took, how long each lived, and how it ended (a reject: why)"
+echo "\$ rdmastat life"
+grep -E '^[A-Za-z]|:7220|:7307' /tmp/demo-life.txt | head -8
+
+lab_section "7. Containers: whose listener is it?"
+G=/sys/fs/cgroup
+grep -q " $G cgroup2 " /proc/mounts || mount -t cgroup2 none "$G"
+id=$(printf demo | sha256sum | cut -c1-64)
+mkdir -p "$G/system.slice/docker-$id.scope"
+sh -c "echo \$\$ >$G/system.slice/docker-$id.scope/cgroup.procs && exec rping -s -a 10.9.0.2 -p 7340" \
+	>/dev/null 2>&1 &
+echo "$!" >>/tmp/lab-rping.pids
+lab_wait 10 lab_cm_listening 7340 || exit 1
+notice "a server started in a docker container's cgroup: -e names the container"
+run rdmastat -a -e
+
+lab_section "8. rdmastat export: the same verdict as metrics for Prometheus"
+notice "rdmastat_port_checks{verdict=\"CONFLICT\"} is what the shipped alert rule watches"
+run sh -c "rdmastat export | grep -E '^rdmastat_(port_checks|connections)[{ ]' | head -12"
 
 lab_stop_pings
