@@ -20,6 +20,8 @@ work=$(mktemp -d)
 . "$here/../serve/lib.sh"
 fail() { echo "fabric: FAIL: $*" >&2; exit 1; }
 trap 'cp "$work"/*.log "$work"/*.err "$out"/ 2>/dev/null || true; cleanup' EXIT
+# Everything here is on loopback: a proxy from the environment would take it.
+unset http_proxy https_proxy HTTPS_PROXY all_proxy ALL_PROXY no_proxy NO_PROXY
 for c in prometheus openssl htpasswd curl jq ss; do
 	command -v "$c" >/dev/null || fail "$c is not installed (scripts/install-deps.sh installs it)"
 done

@@ -25,6 +25,13 @@ std::size_t on_data(char* data, std::size_t size, std::size_t count, void* user)
     return n;
 }
 
+// A libcurl built without HTTP/2 refuses CURL_HTTP_VERSION_2TLS.
+bool http2() {
+    static const bool has =
+        (curl_version_info(CURLVERSION_NOW)->features & CURL_VERSION_HTTP2) != 0;
+    return has;
+}
+
 long tls_version(HttpTlsVersion v) {
     static constexpr long versions[] = {CURL_SSLVERSION_TLSv1_0, CURL_SSLVERSION_TLSv1_1,
                                         CURL_SSLVERSION_TLSv1_2, CURL_SSLVERSION_TLSv1_3};
@@ -55,7 +62,8 @@ CURLcode configure(CURL* curl, const std::string& url, const HttpClientConfig& c
         .set(CURLOPT_ERRORBUFFER, errors)
         .set(CURLOPT_NOSIGNAL, 1L)
         .set(CURLOPT_PROTOCOLS_STR, "http,https")
-        .set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        // No redirect from https down to http.
+        .set(CURLOPT_REDIR_PROTOCOLS_STR, url.starts_with("https:") ? "https" : "http,https")
         .set(CURLOPT_FOLLOWLOCATION, c.follow_redirects ? 1L : 0L)
         .set(CURLOPT_MAXREDIRS, 10L)
         .set(CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()))
@@ -64,16 +72,22 @@ CURLcode configure(CURL* curl, const std::string& url, const HttpClientConfig& c
         .set(CURLOPT_HTTPHEADER, headers)
         .set(CURLOPT_WRITEFUNCTION, on_data)
         .set(CURLOPT_WRITEDATA, &body)
-        .set(CURLOPT_HTTP_VERSION, c.enable_http2 ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_1_1);
+        .set(CURLOPT_HTTP_VERSION,
+             static_cast<long>(c.enable_http2 && http2() ? CURL_HTTP_VERSION_2TLS
+                                                         : CURL_HTTP_VERSION_1_1));
     if (c.username)
         o.set(CURLOPT_HTTPAUTH, static_cast<long>(CURLAUTH_BASIC))
             .set(CURLOPT_USERNAME, c.username->c_str())
-            .set(CURLOPT_PASSWORD, c.password.value_or("").c_str());
+            .set(CURLOPT_PASSWORD, c.password ? c.password->c_str() : "");
     const HttpTls& tls = c.tls;
     long version = tls_version(tls.min_version.value_or(HttpTlsVersion::tls12));
     if (tls.max_version) version |= tls_version(*tls.max_version) << 16;
     o.set(CURLOPT_SSLVERSION, version);
-    if (!tls.ca_file.empty()) o.set(CURLOPT_CAINFO, tls.ca_file.c_str());
+    // The CA file replaces the system's trust, as in Prometheus: Debian's
+    // libcurl would otherwise still trust its CA path beside it.
+    if (!tls.ca_file.empty())
+        o.set(CURLOPT_CAINFO, tls.ca_file.c_str())
+            .set(CURLOPT_CAPATH, static_cast<const char*>(nullptr));
     if (!tls.cert_file.empty())
         o.set(CURLOPT_SSLCERT, tls.cert_file.c_str()).set(CURLOPT_SSLKEY, tls.key_file.c_str());
     if (tls.insecure_skip_verify) o.set(CURLOPT_SSL_VERIFYPEER, 0L).set(CURLOPT_SSL_VERIFYHOST, 0L);
@@ -140,8 +154,9 @@ Result<HttpResponse> http_get(const std::string& url, const HttpClientConfig& co
     static CURLcode init = CURLE_OK;
     std::call_once(once, [] { init = curl_global_init(CURL_GLOBAL_DEFAULT); });
     if (init != CURLE_OK) return Failure{std::string("libcurl: ") + curl_easy_strerror(init)};
-    std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl(curl_easy_init(), curl_easy_cleanup);
-    if (!curl) return Failure{"libcurl: cannot start a request"};
+    // Declared before the handle, which may use them until it is cleaned up.
+    Body body{{}, max_bytes, false};
+    char errors[CURL_ERROR_SIZE] = "";
     std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)> headers(nullptr,
                                                                         curl_slist_free_all);
     for (const std::string& h :
@@ -153,12 +168,11 @@ Result<HttpResponse> http_get(const std::string& url, const HttpClientConfig& co
         headers.release();
         headers.reset(more);
     }
-    Body body{{}, max_bytes, false};
-    char errors[CURL_ERROR_SIZE] = "";
+    std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl(curl_easy_init(), curl_easy_cleanup);
+    if (!curl) return Failure{"libcurl: cannot start a request"};
     CURLcode rc = configure(curl.get(), url, config, timeout, headers.get(), body, errors);
     if (rc != CURLE_OK)
-        return Failure{std::string("libcurl: an option this libcurl lacks: ") +
-                       curl_easy_strerror(rc)};
+        return Failure{std::string("libcurl refuses an option: ") + curl_easy_strerror(rc)};
     rc = curl_easy_perform(curl.get());
     if (body.too_large)
         return Failure{url + ": the response is larger than " + std::to_string(max_bytes) +

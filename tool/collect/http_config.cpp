@@ -106,8 +106,9 @@ HttpTls read_tls(const YAML::Node& node, const std::string& dir) {
         tls.insecure_skip_verify = boolean(it->second, k + ".insecure_skip_verify");
     tls.min_version = version(keys, "min_version", k);
     tls.max_version = version(keys, "max_version", k);
-    if (tls.min_version && tls.max_version && *tls.max_version < *tls.min_version)
-        throw Refusal{k + ".max_version", "below min_version"};
+    if (tls.max_version && *tls.max_version < tls.min_version.value_or(HttpTlsVersion::tls12))
+        throw Refusal{k + ".max_version", tls.min_version ? "below min_version"
+                                                          : "below the default min_version, TLS12"};
     return tls;
 }
 
@@ -156,8 +157,12 @@ void read_http_config(const YAML::Node& root, const std::string& dir, HttpClient
         read_authorization(it->second, dir, c);
     if (auto it = keys.find("tls_config"); it != keys.end()) c.tls = read_tls(it->second, dir);
     if (std::string url = text_of(keys, "proxy_url", ""); !url.empty()) {
-        if (url.find("://") == std::string::npos)
-            throw Refusal{"proxy_url", "'" + url + "' has no scheme (http://HOST:PORT)"};
+        const std::string scheme = url.substr(0, url.find("://"));
+        if (scheme == url || (scheme != "http" && scheme != "https" && scheme != "socks5"))
+            throw Refusal{"proxy_url",
+                          "'" + url + "' is not an http://, https:// or socks5:// URL"};
+        // Go's socks5 resolves names through the proxy: curl calls that socks5h.
+        if (scheme == "socks5") url.insert(6, "h");
         c.proxy_url = url;
     }
     c.no_proxy = text_of(keys, "no_proxy", "");

@@ -4,7 +4,9 @@
 /// How rdmastat's HTTP client reaches a server (`fabric --http.config.file`):
 /// the http_config block Prometheus uses for its own clients (scrape configs,
 /// promtool's --http.config.file), so a block copied from prometheus.yml works
-/// unchanged. What rdmastat supports:
+/// unchanged (relative paths are read from the file's directory, as in
+/// prometheus.yml; promtool reads them from the directory above). What
+/// rdmastat supports:
 ///
 ///   basic_auth:            username (or username_file), password (or password_file)
 ///   authorization:         type (default Bearer), credentials (or credentials_file)
@@ -13,7 +15,8 @@
 ///     cert_file, key_file  PEM: a client certificate and its key
 ///     insecure_skip_verify bool (default false): trust any server certificate
 ///     min_version, max_version   TLS10 .. TLS13
-///   proxy_url              http://, https:// or socks5:// proxy
+///   proxy_url              http://, https:// or socks5:// proxy (socks5 resolves
+///                          names through the proxy, as Go's does: curl's socks5h)
 ///   no_proxy               hosts reached directly, comma separated (with proxy_url)
 ///   proxy_from_environment bool: see below
 ///   follow_redirects       bool (default true), http and https only, 10 at most

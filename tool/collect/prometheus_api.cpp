@@ -22,6 +22,9 @@ std::string host_of(const schema::LabelMap& labels) {
 std::string status_reason(const HttpResponse& r) {
     std::string line = r.body.substr(0, r.body.find('\n'));
     if (line.size() > 120) line = line.substr(0, 120) + "...";
+    // The server's text goes to a terminal: nothing that could drive it.
+    for (char& ch : line)
+        if (static_cast<unsigned char>(ch) < ' ' || ch == 0x7f) ch = '?';
     std::string why = "HTTP " + std::to_string(r.status);
     if (!line.empty()) why += " (" + line + ")";
     if (r.status == 401 || r.status == 403)

@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -66,6 +67,10 @@ Status parse(std::string_view text, const std::string& name,
 
 Status load(const std::string& path, std::string& dir,
             const std::function<void(const YAML::Node&)>& read) {
+    // A directory opens, reads as nothing, and would be an empty config.
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        return Failure{path + ": " + std::strerror(EISDIR), EISDIR};
     std::ifstream in(path, std::ios::binary);
     if (!in) return Failure{path + ": " + std::strerror(errno), errno};
     std::ostringstream text;
