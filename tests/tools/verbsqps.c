@@ -6,7 +6,9 @@
  * would over a TCP exchange: INIT, then RTR with the partner's QP number and
  * the port's GID at index GIDX (-g) as destination, then RTS. No traffic
  * flows. It prints "ready N" and holds them for SECONDS (-t, default 3600)
- * or until SIGTERM.
+ * or until SIGTERM. With -k, a QP the kernel refuses (an rdma cgroup's
+ * limit) ends the making: it prints "refused QP I: REASON", keeps what it
+ * made (an even number of them connected) and holds it as before.
  */
 #include <errno.h>
 #include <infiniband/verbs.h>
@@ -71,7 +73,7 @@ static int to_rts(struct ibv_qp *qp, uint32_t peer, const union ibv_gid *gid, in
 int main(int argc, char **argv)
 {
 	const char *dev_name = "rxe0";
-	int n = 1000, gidx = 1, seconds = 3600, opt, i, count;
+	int n = 1000, gidx = 1, seconds = 3600, keep = 0, opt, i, count;
 	struct ibv_device **list;
 	struct ibv_context *ctx = NULL;
 	struct ibv_qp **qps;
@@ -79,14 +81,16 @@ int main(int argc, char **argv)
 	struct ibv_cq *cq;
 	union ibv_gid gid;
 
-	while ((opt = getopt(argc, argv, "d:n:g:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:n:g:t:k")) != -1) {
 		switch (opt) {
 		case 'd': dev_name = optarg; break;
 		case 'n': n = atoi(optarg); break;
 		case 'g': gidx = atoi(optarg); break;
 		case 't': seconds = atoi(optarg); break;
+		case 'k': keep = 1; break;
 		default:
-			fprintf(stderr, "usage: %s [-d DEV] [-n N] [-g GIDX] [-t SECONDS]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-d DEV] [-n N] [-g GIDX] [-t SECONDS] [-k]\n",
+				argv[0]);
 			return 2;
 		}
 	}
@@ -121,6 +125,13 @@ int main(int argc, char **argv)
 		};
 
 		qps[i] = ibv_create_qp(pd, &init);
+		if (!qps[i] && keep) {
+			printf("refused QP %d: %s\n", i, strerror(errno));
+			if (i % 2)
+				ibv_destroy_qp(qps[--i]);
+			n = i;
+			break;
+		}
 		if (!qps[i] || to_init(qps[i])) {
 			fprintf(stderr, "rdmastat-verbsqps: QP %d of %d: %s\n", i, n, strerror(errno));
 			return 1;

@@ -122,6 +122,16 @@ struct FakeSystem final : System {
         }
         return out;
     }
+    // The docker container's cgroup, at its QP limit on rxe0.
+    std::vector<CgroupRdma> rdma_cgroups(const std::set<std::string>& paths) override {
+        std::vector<CgroupRdma> out;
+        for (const std::string& path : paths)
+            out.push_back(CgroupRdma{path,
+                                     workload_of(path).container,
+                                     std::nullopt,
+                                     {CgroupRdmaDevice{"rxe0", 1, 4, std::nullopt, 4}}});
+        return out;
+    }
     UserMap users(const std::set<std::uint32_t>& uids) override {
         UserMap out;
         for (std::uint32_t uid : uids)

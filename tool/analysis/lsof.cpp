@@ -292,4 +292,15 @@ LsofResult select_lsof(const Snapshot& snap, const LsofSelectors& sel) {
     return out;
 }
 
+std::vector<CgroupRdma> holders_rdma_cgroups(const Snapshot& snap, const LsofResult& r) {
+    std::vector<CgroupRdma> out;
+    for (const CgroupRdma& c : snap.rdma_cgroups)
+        for (const LsofHolder& h : r.holders)
+            if (h.cgroup && (*h.cgroup == c.path || h.cgroup->starts_with(c.path + "/"))) {
+                out.push_back(c);
+                break;
+            }
+    return out;
+}
+
 } // namespace rdmastat

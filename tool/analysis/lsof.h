@@ -84,4 +84,9 @@ LsofResult select_lsof(const Snapshot& snap, const LsofSelectors& sel);
 /// True for the RDMA character devices lsof lists: "/dev/infiniband/...".
 bool is_rdma_chardev(const std::string& target);
 
+/// The rdma cgroups of snap (Snapshot::rdma_cgroups) that the holders of r
+/// are in, or that are ancestors of theirs: where their RDMA use is counted
+/// and limited.
+std::vector<CgroupRdma> holders_rdma_cgroups(const Snapshot& snap, const LsofResult& r);
+
 } // namespace rdmastat

@@ -186,6 +186,33 @@ MetricFamily port_addresses(const Snapshot& snap) {
                     "IP addresses of each RDMA port's network device, value 1");
 }
 
+// The rdma cgroup controller's use and limits of each accounted cgroup.
+void rdma_cgroups(const Snapshot& snap, std::vector<MetricFamily>& out) {
+    Tally usage, limit;
+    for (const CgroupRdma& c : snap.rdma_cgroups) {
+        if (!c.accounted()) continue;
+        for (const CgroupRdmaDevice& d : c.devices)
+            for (const auto& [resource, now, max] :
+                 {std::tuple{"hca_handle", d.hca_handle, d.hca_handle_max},
+                  std::tuple{"hca_object", d.hca_object, d.hca_object_max}}) {
+                Labels labels{{"cgroup", c.path},
+                              {"runtime", c.container ? name_of(c.container->runtime) : ""},
+                              {"container", c.container ? c.container->id : ""},
+                              {"pod", c.pod ? c.pod->uid : ""},
+                              {"device", d.device},
+                              {"resource", resource}};
+                usage.add(labels, static_cast<double>(now));
+                if (max) limit.add(std::move(labels), static_cast<double>(*max));
+            }
+    }
+    out.push_back(usage.family("rdmastat_cgroup_rdma_usage",
+                               "HCA handles and objects a cgroup and its descendants hold on a "
+                               "device (rdma.current)"));
+    out.push_back(limit.family("rdmastat_cgroup_rdma_limit",
+                               "HCA handles and objects a cgroup may hold on a device (rdma.max; "
+                               "no series when unlimited)"));
+}
+
 } // namespace
 
 std::vector<MetricFamily> build_metrics(const Snapshot& snap, const MetricsOptions& opts) {
@@ -201,6 +228,7 @@ std::vector<MetricFamily> build_metrics(const Snapshot& snap, const MetricsOptio
         out.push_back(connection_info(snap));
         out.push_back(port_addresses(snap));
     }
+    if (snap.rdma_cgroups_collected) rdma_cgroups(snap, out);
     return out;
 }
 

@@ -65,6 +65,9 @@ struct MetricsOptions {
 /// '_': device, cm_id, state, local_address, local_port, owner_pid, ...>} and
 /// rdmastat_port_address_info{device,port,netdev,address} (with per_connection;
 /// internal ids are left out),
+/// rdmastat_cgroup_rdma_usage{cgroup,runtime,container,pod,device,resource} and
+/// rdmastat_cgroup_rdma_limit{...} (when the snapshot has the rdma cgroups:
+/// each cgroup that holds or limits something; a limit only where set),
 /// then the scrape's own (scrape_metrics).
 /// An unknown label value (a cm_id without port space) is the empty string.
 std::vector<MetricFamily> build_metrics(const Snapshot& snap, const MetricsOptions& opts = {});

@@ -218,6 +218,8 @@ Result<Snapshot> parse_snapshot_json(std::istream& in, const std::string& name,
             snap.port_counters.push_back(read<PortCounters>(r));
         } else if (list == "qp_counters") {
             snap.qp_counters.push_back(read<QpCounters>(r));
+        } else if (list == "rdma_cgroups") {
+            snap.rdma_cgroups.push_back(read<CgroupRdma>(r));
         }
     };
     StreamedJson doc = parse_json_stream(in, max_snapshot_depth, max_snapshot_object_keys,
@@ -234,7 +236,7 @@ Result<Snapshot> parse_snapshot_json(std::istream& in, const std::string& name,
         if (doc.element_error) throw Error(*doc.element_error);
         // A list given as something else than an array (null means absent).
         for (const char* key : {"devices", "connections", "host_sockets", "processes", "resources",
-                                "port_counters", "qp_counters"})
+                                "port_counters", "qp_counters", "rdma_cgroups"})
             root.each(key, [](const Reader&) {});
         // Present only when the writer collected them (lsof, check).
         snap.host_sockets_collected = root.has("host_sockets");
@@ -242,6 +244,7 @@ Result<Snapshot> parse_snapshot_json(std::istream& in, const std::string& name,
         snap.resources_collected = root.has("resources");
         // Counters: written by the monitoring commands' snapshots (absent in older files).
         snap.counters_collected = root.has("port_counters");
+        snap.rdma_cgroups_collected = root.has("rdma_cgroups");
         return snap;
     } catch (const Error& e) {
         return Failure{name + ": " + e.what()};

@@ -186,6 +186,36 @@ struct Pod {
     bool operator==(const Pod&) const = default;
 };
 
+/// One device's line in a cgroup's rdma.current and rdma.max (the rdma cgroup
+/// controller): HCA handles are the device contexts its processes opened, HCA
+/// objects every verbs object (PD, CQ, QP, MR, ...) made through them. The
+/// counts are the cgroup's and its descendants'.
+struct CgroupRdmaDevice {
+    std::string device;
+    std::uint64_t hca_handle = 0, hca_object = 0;                ///< rdma.current
+    std::optional<std::uint64_t> hca_handle_max, hca_object_max; ///< rdma.max; unset: "max"
+
+    bool operator==(const CgroupRdmaDevice&) const = default;
+};
+
+/// A cgroup's RDMA accounting: an owner's own cgroup, or an ancestor of one
+/// that sets a limit or is a pod's.
+struct CgroupRdma {
+    std::string path; ///< from the cgroup v2 root, as /proc/PID/cgroup names it
+    std::optional<Container> container;
+    std::optional<Pod> pod;
+    std::vector<CgroupRdmaDevice> devices; ///< in rdma.current's order
+
+    /// Whether it holds anything or limits anything: the rows a listing and
+    /// the metrics show.
+    bool accounted() const {
+        for (const CgroupRdmaDevice& d : devices)
+            if (d.hca_handle || d.hca_object || d.hca_handle_max || d.hca_object_max) return true;
+        return false;
+    }
+    bool operator==(const CgroupRdma&) const = default;
+};
+
 struct Owner {
     std::optional<std::uint32_t> pid; ///< the process (thread group id)
     std::optional<std::uint32_t> tid; ///< the thread the kernel named, when not the main one
@@ -427,6 +457,11 @@ struct Snapshot {
     std::vector<PortCounters> port_counters;
     std::vector<QpCounters> qp_counters;
     bool counters_collected = false;
+    /// The rdma cgroup controller's accounting of the owners' cgroups (and
+    /// their limiting ancestors), sorted by path; absent from JSON when not
+    /// collected (a saved snapshot without it).
+    std::vector<CgroupRdma> rdma_cgroups;
+    bool rdma_cgroups_collected = false;
 };
 
 /// Takes a snapshot's connections one at a time, for a command that need not

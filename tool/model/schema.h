@@ -95,6 +95,25 @@ void describe(S& p, V&& v) {
     v("qos", p.qos, Presence::required);
 }
 
+template <typename S, typename V>
+requires is<S, CgroupRdmaDevice>
+void describe(S& d, V&& v) {
+    v("device", d.device, Presence::required);
+    v("hca_handle", d.hca_handle, Presence::required);
+    v("hca_object", d.hca_object, Presence::required);
+    v("hca_handle_max", d.hca_handle_max, Presence::optional);
+    v("hca_object_max", d.hca_object_max, Presence::optional);
+}
+
+template <typename S, typename V>
+requires is<S, CgroupRdma>
+void describe(S& c, V&& v) {
+    v("path", c.path, Presence::required);
+    v("container", c.container, Presence::optional);
+    v("pod", c.pod, Presence::optional);
+    v("devices", c.devices, Presence::defaulted);
+}
+
 /// A kernel owner is written as "kernel" alone, whatever else a file gave it.
 template <typename S, typename V>
 requires is<S, Owner>

@@ -187,9 +187,10 @@ class SystemSource final : public Source {
         known = std::set<std::string>(marked.begin(), marked.end());
     }
 
-    // Each process-owned id's and resource's cgroup, and the container and
-    // pod it names.
+    // Each process-owned id's and resource's cgroup, the container and pod
+    // it names, and the rdma controller's accounting of those cgroups.
     void workloads(Collection& c) {
+        c.snapshot.rdma_cgroups_collected = true;
         std::set<std::uint32_t> pids;
         for (const Connection& x : c.snapshot.connections)
             if (x.owner.pid) pids.insert(*x.owner.pid);
@@ -197,10 +198,14 @@ class SystemSource final : public Source {
             if (r.owner.pid) pids.insert(*r.owner.pid);
         if (pids.empty()) return;
         CgroupMap cgroups = system_.cgroups(pids);
+        std::set<std::string> paths;
+        for (const auto& [pid, cg] : cgroups)
+            paths.insert(cg.path);
         for (Connection& x : c.snapshot.connections)
             set_workload(x.owner, cgroups);
         for (Resource& r : c.snapshot.resources)
             set_workload(r.owner, cgroups);
+        c.snapshot.rdma_cgroups = system_.rdma_cgroups(paths);
     }
 
     // Every device's resources of each kind with their owners. The QPs

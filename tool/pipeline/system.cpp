@@ -7,6 +7,7 @@
 #include "collect/netlink.h"
 #include "collect/nldev.h"
 #include "collect/procfs.h"
+#include "collect/rdma_cgroup.h"
 
 #include <unistd.h>
 
@@ -61,6 +62,9 @@ class LiveSystem final : public System {
     UserMap users(const std::set<std::uint32_t>& uids) override { return resolve_users(uids); }
     CgroupMap cgroups(const std::set<std::uint32_t>& pids) override {
         return resolve_cgroups(pids);
+    }
+    std::vector<CgroupRdma> rdma_cgroups(const std::set<std::string>& paths) override {
+        return read_rdma_cgroups(paths);
     }
     Result<HostSockets> host_sockets() override { return collect_host_sockets(); }
     Result<std::vector<Process>> processes() override { return scan_processes(); }

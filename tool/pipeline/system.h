@@ -52,6 +52,9 @@ class System {
     virtual UserMap users(const std::set<std::uint32_t>& uids) = 0;
     /// Each pid's cgroup v2 path (collect/cgroup.h).
     virtual CgroupMap cgroups(const std::set<std::uint32_t>& pids) = 0;
+    /// The rdma controller's accounting of those cgroups and their limiting
+    /// ancestors (collect/rdma_cgroup.h); never fails: what is not there is left out.
+    virtual std::vector<CgroupRdma> rdma_cgroups(const std::set<std::string>& paths) = 0;
     /// Host TCP sockets, from sock_diag or its /proc/net fallback.
     virtual Result<HostSockets> host_sockets() = 0;
     /// Every process with the files rdmastat cares about.

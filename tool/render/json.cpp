@@ -18,6 +18,7 @@ template <typename V> void describe_host_data(const Snapshot& snap, V& v) {
         v("port_counters", snap.port_counters, Presence::required);
         v("qp_counters", snap.qp_counters, Presence::required);
     }
+    if (snap.rdma_cgroups_collected) v("rdma_cgroups", snap.rdma_cgroups, Presence::required);
 }
 
 // A member visitor that writes each member as schema::write writes a record's:

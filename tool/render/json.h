@@ -18,8 +18,8 @@ namespace rdmastat {
 
 /// {"version":1,"source":...,"devices":[...],"connections":[...]} with the given
 /// connections (the selection being shown) and all devices, then whichever of
-/// "host_sockets", "processes" and "resources" the snapshot collected (all of
-/// each; absent when not collected).
+/// "host_sockets", "processes", "resources", the counters and "rdma_cgroups"
+/// the snapshot collected (all of each; absent when not collected).
 void write_snapshot_json(std::ostream& out, const Snapshot& snap,
                          const std::vector<const Connection*>& connections, bool pretty);
 /// The same document written as its connections come (render/listing.h): the

@@ -6,6 +6,7 @@
 #include "render/json_writer.h"
 #include "render/kping.h"
 #include "render/ping.h"
+#include "render/text.h"
 #include "render/views.h"
 
 namespace rdmastat {
@@ -28,9 +29,11 @@ class TextWriter final : public Writer {
                bool header) const override {
         render_check(out, report, header);
     }
-    void lsof(std::ostream& out, const Snapshot&, const LsofResult& r,
+    void lsof(std::ostream& out, const Snapshot& snap, const LsofResult& r,
               const LsofTextOptions& text) const override {
-        if (!r.empty()) render_lsof(out, r, text);
+        if (r.empty()) return;
+        render_lsof(out, r, text);
+        render_rdma_cgroups(out, holders_rdma_cgroups(snap, r), text.header);
     }
     void fabric(std::ostream& out, const FabricInput&, const FabricView& view,
                 const FabricTextOptions& text) const override {

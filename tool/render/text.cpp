@@ -68,9 +68,29 @@ std::string user_text(const Owner& o, bool numeric) {
 
 } // namespace
 
+std::string container_text(const std::optional<Container>& c) {
+    if (!c) return "-";
+    return name_of(c->runtime) + ":" + c->id.substr(0, 12);
+}
+
 std::string container_text(const Owner& o) {
-    if (!o.container) return "-";
-    return name_of(o.container->runtime) + ":" + o.container->id.substr(0, 12);
+    return container_text(o.container);
+}
+
+void render_rdma_cgroups(std::ostream& out, const std::vector<CgroupRdma>& cgroups, bool header) {
+    Table table({"RDMA Cgroup", "Container", "Pod", "Device", "HCA-Handles", "HCA-Objects"});
+    const auto used = [](std::uint64_t now, const std::optional<std::uint64_t>& max) {
+        return std::to_string(now) + "/" + (max ? std::to_string(*max) : "max");
+    };
+    for (const CgroupRdma& c : cgroups)
+        for (const CgroupRdmaDevice& d : c.devices) {
+            if (!d.hca_handle && !d.hca_object && !d.hca_handle_max && !d.hca_object_max) continue;
+            table.add({c.path, container_text(c.container), c.pod ? c.pod->uid : "-", d.device,
+                       used(d.hca_handle, d.hca_handle_max), used(d.hca_object, d.hca_object_max)});
+        }
+    if (table.empty()) return;
+    out << '\n';
+    table.flush(out, header);
 }
 
 std::string pod_text(const Owner& o) {
@@ -167,7 +187,10 @@ class TextListing final : public ListingWriter {
         table_.end_row();
         if (table_.size() >= listing_block_rows) table_.flush(out_, opts_.header);
     }
-    void finish(const Snapshot&) override { table_.flush(out_, opts_.header); }
+    void finish(const Snapshot& snap) override {
+        table_.flush(out_, opts_.header);
+        if (opts_.extended) render_rdma_cgroups(out_, snap.rdma_cgroups, opts_.header);
+    }
 
   private:
     static std::vector<std::string> headers(const TextOptions& opts) {

@@ -48,8 +48,13 @@ std::string owner_text(const Owner& owner);
 /// "docker:0123456789ab": the runtime and the id's first 12 digits, as docker
 /// and crictl shorten ids; "-" outside a container.
 std::string container_text(const Owner& owner);
+std::string container_text(const std::optional<Container>& container);
 /// The Kubernetes pod's UID; "-" outside a pod.
 std::string pod_text(const Owner& owner);
+/// After a blank line, a line per device of each cgroup that holds or limits
+/// something on it: path, container, pod, device, and HCA handles and objects
+/// as "used/limit" ("max" for none). Nothing when no cgroup does.
+void render_rdma_cgroups(std::ostream& out, const std::vector<CgroupRdma>& cgroups, bool header);
 /// "10.9.0.1:7174", "[fd00:9::1]:7176"; "*:*" when the id has none.
 std::string endpoint_text(const std::optional<Endpoint>& e);
 /// A connection's local and peer ends as the listing shows them: a cm id's

@@ -329,6 +329,8 @@ inline auto lsof_document(const Snapshot& snap, const LsofResult& r) {
             o.pid = p->pid, o.comm = p->comm, o.uid = p->uid, o.user = p->user;
         }
         v("uninspected", uninspected, Presence::required);
+        if (snap.rdma_cgroups_collected)
+            v("rdma_cgroups", holders_rdma_cgroups(snap, r), Presence::required);
     });
 }
 

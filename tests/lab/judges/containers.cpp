@@ -218,3 +218,109 @@ TEST_CASE("lab: -E gives ids born while it traces their owners' containers and p
     }
     CHECK(pod_ends > 0);
 }
+
+namespace {
+
+// A cgroup's rdma.current or rdma.max as the kernel wrote it, read here on
+// its own: device → {"hca_handle": value, "hca_object": value}, values as
+// written ("max" included).
+std::map<std::string, std::map<std::string, std::string>> rdmacg_file(const std::string& name) {
+    std::map<std::string, std::map<std::string, std::string>> out;
+    std::istringstream in(ev.text(name));
+    std::string line;
+    while (std::getline(in, line)) {
+        std::istringstream words(line);
+        std::string device, kv;
+        words >> device;
+        while (words >> kv)
+            out[device][kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);
+    }
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("lab: a process at its rdma cgroup's limit: the cgroup, the limit and the owner",
+          "[lab][containers]") {
+    std::string path = ev.text("rdmacg-path");
+    path.erase(path.find_last_not_of('\n') + 1);
+    const std::string pid_text = ev.text("rdmacg-pid");
+    const unsigned pid = static_cast<unsigned>(std::stoul(pid_text));
+    // The kernel refused the process a QP: it is at its limit.
+    const std::string said = ev.text("rdmacg-verbsqps.out");
+    INFO(said);
+    REQUIRE(said.find("refused QP") != std::string::npos);
+    const unsigned held = static_cast<unsigned>(std::stoul(said.substr(said.find("ready ") + 6)));
+    auto current = rdmacg_file("rdmacg-current"), max = rdmacg_file("rdmacg-max");
+    REQUIRE(current == rdmacg_file("rdmacg-current-after")); // steady while rdmastat looked
+    REQUIRE(max.count("rxe0"));
+    CHECK(max["rxe0"]["hca_object"] == "4"); // as the scenario set it
+    CHECK(current["rxe0"]["hca_object"] == max["rxe0"]["hca_object"]);
+
+    // The listing's rdma_cgroups hold the files' numbers, a limit only where set.
+    REQUIRE(ev.rc("rdmacg.json") == 0);
+    const json doc = ev.json("rdmacg.json");
+    json cgroup;
+    for (const json& c : doc["rdma_cgroups"])
+        if (c["path"] == path) cgroup = c;
+    INFO(doc["rdma_cgroups"].dump());
+    REQUIRE(cgroup.is_object());
+    REQUIRE(cgroup["devices"].size() == current.size());
+    for (const json& d : cgroup["devices"]) {
+        const std::string dev = d["device"];
+        INFO(dev);
+        for (const char* r : {"hca_handle", "hca_object"}) {
+            CHECK(std::to_string(d[r].get<unsigned long>()) == current[dev][r]);
+            const std::string key = std::string(r) + "_max";
+            if (max[dev][r] == "max")
+                CHECK_FALSE(d.contains(key));
+            else
+                CHECK(std::to_string(d.value(key, 0ul)) == max[dev][r]);
+        }
+    }
+    // Its owner: the process's verbs connections, each of a QP it holds.
+    unsigned rows = 0;
+    for (const json& c : doc["connections"])
+        if (c["owner"].value("pid", 0u) == pid) {
+            CHECK(c["via"] == "verbs");
+            CHECK(c["owner"]["cgroup"] == path);
+            ++rows;
+        }
+    CHECK(rows == held);
+
+    // -e: the cgroup's line, used/limit.
+    const std::string text = ev.text("rdmacg.txt");
+    const std::string objects = current["rxe0"]["hca_object"] + "/" + max["rxe0"]["hca_object"];
+    const std::string handles = current["rxe0"]["hca_handle"] + "/" + max["rxe0"]["hca_handle"];
+    bool line = false;
+    std::istringstream lines(text);
+    for (std::string l; std::getline(lines, l);)
+        line = line ||
+               (l.starts_with(path + " ") && l.find(" rxe0 ") != std::string::npos &&
+                l.find(" " + handles + " ") != std::string::npos && l.ends_with(" " + objects));
+    INFO(text);
+    CHECK(line);
+
+    // lsof -p: the process in that cgroup, and the cgroup's accounting.
+    REQUIRE(ev.rc("rdmacg-lsof.json") == 0);
+    const json lsof = ev.json("rdmacg-lsof.json");
+    REQUIRE(lsof["processes"].size() == 1);
+    CHECK(lsof["processes"][0]["cgroup"] == path);
+    bool listed = false;
+    for (const json& c : lsof["rdma_cgroups"])
+        listed = listed || (c["path"] == path && c == cgroup);
+    CHECK(listed);
+
+    // export: usage and limit of each resource.
+    const std::string prom = ev.text("rdmacg.prom");
+    for (const char* r : {"hca_handle", "hca_object"}) {
+        const std::string labels = "{cgroup=\"" + path +
+                                   "\",runtime=\"\",container=\"\",pod=\"\",device=\"rxe0\","
+                                   "resource=\"" +
+                                   r + "\"}";
+        INFO(labels);
+        CHECK(prom_value(prom, "rdmastat_cgroup_rdma_usage" + labels) ==
+              std::stod(current["rxe0"][r]));
+        CHECK(prom_value(prom, "rdmastat_cgroup_rdma_limit" + labels) == std::stod(max["rxe0"][r]));
+    }
+}

@@ -5,7 +5,8 @@
 # port, cgroup path, runtime, id, pod UID, QoS) and what rdmastat said: the
 # JSON listing, -e, the filters, export with and without --per-container,
 # lsof -j, and -E of clients connecting from the docker container and from
-# the plain cgroup.
+# the plain cgroup; then a process at its rdma cgroup's limit (rdma.max) and
+# what rdmastat says of that cgroup.
 # [lab][containers] in tests/lab/judges/containers.cpp judges them.
 # shellcheck source=tests/lab/guest/lib.sh
 . "$LAB/lib.sh"
@@ -91,6 +92,33 @@ lab_reap "$e_all" "$C/events-all.rc"
 lab_reap "$e_pod" "$C/events-pod.rc"
 cp /tmp/ce-all.jsonl "$C/events-all.jsonl"
 cp /tmp/ce-pod.jsonl "$C/events-pod.jsonl"
+
+# The rdma cgroup controller: a cgroup whose rdma.max allows rxe0 two device
+# contexts and 4 objects. rdmastat-verbsqps in it opens rxe0 and makes a PD,
+# a CQ and QPs until the kernel refuses one, then holds what it made. The
+# cgroup's own files (rdma.current, rdma.max) are the referee.
+L=$G/lab.slice/limited.scope
+cp "$G/cgroup.controllers" "$C/rdmacg-controllers"
+{ echo +rdma >"$G/cgroup.subtree_control" && echo +rdma >"$G/lab.slice/cgroup.subtree_control" &&
+	mkdir -p "$L" && echo "rxe0 hca_handle=2 hca_object=4" >"$L/rdma.max"; } 2>"$C/rdmacg-setup.err" ||
+	echo "containers: cannot set up the rdma cgroup: $(cat "$C/rdmacg-setup.err")"
+echo /lab.slice/limited.scope >"$C/rdmacg-path"
+sh -c "echo \$\$ >$L/cgroup.procs && exec rdmastat-verbsqps -d rxe0 -n 8 -k -t 600" \
+	>"$C/rdmacg-verbsqps.out" 2>&1 &
+vq=$!
+echo "$vq" >"$C/rdmacg-pid"
+lab_wait 20 grep -q '^ready' "$C/rdmacg-verbsqps.out" ||
+	echo "containers: rdmastat-verbsqps never ready: $(cat "$C/rdmacg-verbsqps.out")"
+cp "$L/rdma.current" "$C/rdmacg-current"
+cp "$L/rdma.max" "$C/rdmacg-max"
+lab_capture "$C" rdmacg.json rdmastat -j -a
+lab_capture "$C" rdmacg.txt rdmastat -a -e
+lab_capture "$C" rdmacg-lsof.json rdmastat lsof -j -p "$vq"
+lab_capture "$C" rdmacg-lsof.txt rdmastat lsof -p "$vq"
+lab_capture "$C" rdmacg.prom rdmastat export
+cp "$L/rdma.current" "$C/rdmacg-current-after"
+kill "$vq" 2>/dev/null
+wait "$vq" 2>/dev/null
 
 for pid in $pids; do
 	kill "$pid" 2>/dev/null || true
