@@ -123,7 +123,9 @@ struct FakeSystem final : System {
         return out;
     }
     // The docker container's cgroup, at its QP limit on rxe0.
+    std::vector<std::set<std::string>> rdma_cgroups_asked;
     std::vector<CgroupRdma> rdma_cgroups(const std::set<std::string>& paths) override {
+        rdma_cgroups_asked.push_back(paths);
         std::vector<CgroupRdma> out;
         for (const std::string& path : paths)
             out.push_back(CgroupRdma{path,
@@ -216,6 +218,13 @@ TEST_CASE("pipeline: auto takes NLDEV's ids when the module is not registered", 
         }
     CHECK(named > 0);
     CHECK(c.snapshot.devices.size() == sys.data.devices.size());
+    // The rdma controller was asked once, about the owners' one cgroup.
+    CHECK(c.snapshot.rdma_cgroups_collected);
+    CHECK(sys.rdma_cgroups_asked ==
+          std::vector<std::set<std::string>>{
+              {"/system.slice/docker-" + std::string(64, 'a') + ".scope"}});
+    REQUIRE(c.snapshot.rdma_cgroups.size() == 1);
+    CHECK(c.snapshot.rdma_cgroups[0].container == c.snapshot.connections[0].owner.container);
 }
 
 TEST_CASE("pipeline: auto takes the module's ids, NLDEV's devices and QP states", "[pipeline]") {

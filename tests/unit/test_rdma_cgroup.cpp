@@ -71,7 +71,11 @@ TEST_CASE("rdma cgroup: the kernel's files, a line per device", "[cgroup]") {
 TEST_CASE("rdma cgroup: an owner's cgroup and the ancestors that limit it", "[cgroup]") {
     Tree t;
     t.add("/lab.slice/limited.scope", current, max);
-    t.add_idle("/lab.slice");
+    // An ancestor that limits siw0 only: read, as its limit binds its children.
+    t.add("/lab.slice", "siw0 hca_handle=0 hca_object=0 \nrxe0 hca_handle=1 hca_object=4 \n",
+          "siw0 hca_handle=1 hca_object=max \nrxe0 hca_handle=max hca_object=max \n");
+    t.add_idle("/idle.slice");
+    t.add_idle("/idle.slice/owner.scope");
     // A pod's cgroup, with a limit, over a container of its; a QoS slice without.
     const std::string pod = "/kubepods.slice/kubepods-besteffort.slice/"
                             "kubepods-besteffort-pod5f0c9a7e_8b1d_4c2e_9f3a_0d4b6c8e1a27.slice";
@@ -81,23 +85,40 @@ TEST_CASE("rdma cgroup: an owner's cgroup and the ancestors that limit it", "[cg
     t.add(pod, "rxe0 hca_handle=1 hca_object=2 \n", "rxe0 hca_handle=max hca_object=10 \n");
     t.add(ctr, "rxe0 hca_handle=1 hca_object=2 \n", "rxe0 hca_handle=max hca_object=max \n");
 
-    std::vector<CgroupRdma> got =
-        read_rdma_cgroups({"/lab.slice/limited.scope", ctr, "/gone.scope"}, t.root.string());
+    std::vector<CgroupRdma> got = read_rdma_cgroups(
+        {"/lab.slice/limited.scope", ctr, "/gone.scope", "/idle.slice/owner.scope"},
+        t.root.string());
     std::vector<std::string> paths;
     for (const CgroupRdma& c : got)
         paths.push_back(c.path);
-    // The owners' own cgroups and the pod's, by path; not the slices above,
-    // which limit nothing, nor a cgroup without the files.
-    CHECK(paths == std::vector<std::string>{pod, ctr, "/lab.slice/limited.scope"});
+    // The owners' own cgroups (an idle one too), the pod's and the limiting
+    // slice's, by path; not the slices that limit nothing, nor a cgroup
+    // without the files.
+    CHECK(paths == std::vector<std::string>{"/idle.slice/owner.scope", pod, ctr, "/lab.slice",
+                                            "/lab.slice/limited.scope"});
+    got.erase(got.begin()); // the idle owner's
+    CHECK(got[2].devices.at(0).hca_handle_max == 1u);
     CHECK(got[0].pod);
     CHECK_FALSE(got[0].container);
     CHECK(got[0].devices.at(0).hca_object_max == 10u);
     CHECK(got[1].container);
     CHECK(got[1].pod);
-    CHECK(got[2].devices.at(1) == CgroupRdmaDevice{"rxe0", 1, 4, 2, 4});
-    CHECK(got[2].accounted());
+    CHECK(got[3].accounted());
+    CHECK(got[3].devices.at(1) == CgroupRdmaDevice{"rxe0", 1, 4, 2, 4});
     // No cgroup v2 mount there: nothing.
     CHECK(read_rdma_cgroups({"/lab.slice/limited.scope"}, "/nonexistent").empty());
+
+    // In a private cgroup namespace the container's own cgroup is "/", and
+    // others' lie outside it ("/../x"): the root's files are read, nothing
+    // above it.
+    Tree ns;
+    ns.add("/", current, max);
+    ns.add_idle("/sub");
+    std::vector<CgroupRdma> inside = read_rdma_cgroups({"/sub", "/../../other"}, ns.root.string());
+    REQUIRE(inside.size() == 2);
+    CHECK(inside[0].path == "/");
+    CHECK(inside[0].devices.at(1).hca_object_max == 4u);
+    CHECK(inside[1].path == "/sub");
 }
 
 TEST_CASE("rdma cgroup: listing, snapshot file and metrics", "[cgroup]") {
@@ -127,21 +148,30 @@ TEST_CASE("rdma cgroup: listing, snapshot file and metrics", "[cgroup]") {
                     .value()
                     .rdma_cgroups_collected);
 
-    // Metrics: usage of each resource, a limit only where one is set.
-    std::map<std::string, const MetricFamily*> by_name;
-    const auto families = build_metrics(s);
-    for (const MetricFamily& f : families)
-        by_name[f.name] = &f;
-    REQUIRE(by_name.count("rdmastat_cgroup_rdma_usage"));
-    REQUIRE(by_name.count("rdmastat_cgroup_rdma_limit"));
-    const auto& usage = by_name["rdmastat_cgroup_rdma_usage"]->samples;
-    const auto& limit = by_name["rdmastat_cgroup_rdma_limit"]->samples;
-    CHECK(usage.size() == 4); // siw0 and rxe0, handles and objects; not the idle cgroup
-    CHECK(limit.size() == 2); // rxe0's two limits; siw0 has none
+    // Metrics: usage of each resource, a limit only where one is set; the
+    // cgroups that set none only with --per-container.
+    s.rdma_cgroups.push_back(CgroupRdma{
+        "/busy.scope", std::nullopt, std::nullopt, {CgroupRdmaDevice{"rxe0", 1, 9, {}, {}}}});
+    const auto samples = [&](bool per_container, const std::string& name) {
+        MetricsOptions o;
+        o.per_container = per_container;
+        std::vector<Sample> out;
+        for (const MetricFamily& f : build_metrics(s, o))
+            if (f.name == name) out = f.samples;
+        return out;
+    };
+    const auto usage = samples(false, "rdmastat_cgroup_rdma_usage");
+    const auto limit = samples(false, "rdmastat_cgroup_rdma_limit");
+    CHECK(usage.size() == 2); // rxe0's handles and objects; siw0 neither used nor limited
+    CHECK(limit.size() == 2);
     for (const Sample& l : limit) {
+        CHECK(l.labels.at(0).second == "/lab.slice/limited.scope");
         CHECK(l.labels.at(4).second == "rxe0");
         CHECK(l.value == (l.labels.at(5).second == "hca_object" ? 4 : 2));
     }
+    const auto every = samples(true, "rdmastat_cgroup_rdma_usage");
+    CHECK(every.size() == 4); // and the busy cgroup's, without a limit
+    CHECK(samples(true, "rdmastat_cgroup_rdma_limit").size() == 2);
     // Not collected: no family at all.
     Snapshot bare;
     for (const MetricFamily& f : build_metrics(bare))

@@ -296,7 +296,7 @@ std::vector<CgroupRdma> holders_rdma_cgroups(const Snapshot& snap, const LsofRes
     std::vector<CgroupRdma> out;
     for (const CgroupRdma& c : snap.rdma_cgroups)
         for (const LsofHolder& h : r.holders)
-            if (h.cgroup && (*h.cgroup == c.path || h.cgroup->starts_with(c.path + "/"))) {
+            if (h.cgroup && cgroup_covers(c.path, *h.cgroup)) {
                 out.push_back(c);
                 break;
             }

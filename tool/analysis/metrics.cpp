@@ -186,12 +186,18 @@ MetricFamily port_addresses(const Snapshot& snap) {
                     "IP addresses of each RDMA port's network device, value 1");
 }
 
-// The rdma cgroup controller's use and limits of each accounted cgroup.
-void rdma_cgroups(const Snapshot& snap, std::vector<MetricFamily>& out) {
+// The rdma cgroup controller's use and limits: of the cgroups that set a
+// limit, and with per_container of every cgroup that holds something; a
+// device a cgroup neither uses nor limits has no series.
+void rdma_cgroups(const Snapshot& snap, bool every, std::vector<MetricFamily>& out) {
     Tally usage, limit;
     for (const CgroupRdma& c : snap.rdma_cgroups) {
-        if (!c.accounted()) continue;
+        bool limits = false;
         for (const CgroupRdmaDevice& d : c.devices)
+            limits = limits || d.hca_handle_max || d.hca_object_max;
+        if (!c.accounted() || (!every && !limits)) continue;
+        for (const CgroupRdmaDevice& d : c.devices) {
+            if (!d.hca_handle && !d.hca_object && !d.hca_handle_max && !d.hca_object_max) continue;
             for (const auto& [resource, now, max] :
                  {std::tuple{"hca_handle", d.hca_handle, d.hca_handle_max},
                   std::tuple{"hca_object", d.hca_object, d.hca_object_max}}) {
@@ -204,6 +210,7 @@ void rdma_cgroups(const Snapshot& snap, std::vector<MetricFamily>& out) {
                 usage.add(labels, static_cast<double>(now));
                 if (max) limit.add(std::move(labels), static_cast<double>(*max));
             }
+        }
     }
     out.push_back(usage.family("rdmastat_cgroup_rdma_usage",
                                "HCA handles and objects a cgroup and its descendants hold on a "
@@ -228,7 +235,7 @@ std::vector<MetricFamily> build_metrics(const Snapshot& snap, const MetricsOptio
         out.push_back(connection_info(snap));
         out.push_back(port_addresses(snap));
     }
-    if (snap.rdma_cgroups_collected) rdma_cgroups(snap, out);
+    if (snap.rdma_cgroups_collected) rdma_cgroups(snap, opts.per_container, out);
     return out;
 }
 

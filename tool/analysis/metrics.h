@@ -67,7 +67,9 @@ struct MetricsOptions {
 /// internal ids are left out),
 /// rdmastat_cgroup_rdma_usage{cgroup,runtime,container,pod,device,resource} and
 /// rdmastat_cgroup_rdma_limit{...} (when the snapshot has the rdma cgroups:
-/// each cgroup that holds or limits something; a limit only where set),
+/// those that set a limit, and with per_container every one that holds
+/// something; devices neither used nor limited left out; a limit only where
+/// set),
 /// then the scrape's own (scrape_metrics).
 /// An unknown label value (a cm_id without port space) is the empty string.
 std::vector<MetricFamily> build_metrics(const Snapshot& snap, const MetricsOptions& opts = {});

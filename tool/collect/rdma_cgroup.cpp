@@ -68,13 +68,21 @@ std::optional<std::string> read_text(const std::string& path) {
     return std::move(text).str();
 }
 
-// "/a/b/c" → "/a/b/c", "/a/b", "/a" (the root "/" has no files).
+// "/a/b/c" → "/a/b/c", "/a/b", "/a", "/". The root has no files on the host;
+// in a private cgroup namespace it is the container's own cgroup, which has
+// them. A path outside rdmastat's namespace ("/../../x") names a cgroup it
+// cannot see: none.
 std::vector<std::string> self_and_ancestors(std::string path) {
     std::vector<std::string> out;
-    while (path.size() > 1 && path.front() == '/') {
+    if (path.empty() || path.front() != '/' || path == "/.." || path.starts_with("/../") ||
+        path.find("/../") != std::string::npos || path.ends_with("/.."))
+        return out;
+    while (path.size() > 1) {
         out.push_back(path);
         path.resize(path.rfind('/'));
+        if (path.empty()) path = "/";
     }
+    out.push_back("/");
     return out;
 }
 
@@ -106,8 +114,9 @@ std::vector<CgroupRdma> read_rdma_cgroups(const std::set<std::string>& paths,
     for (const std::string& own : paths)
         for (const std::string& path : self_and_ancestors(own)) {
             if (!seen.insert(path).second) continue;
-            auto current = read_text(root + path + "/rdma.current");
-            auto max = read_text(root + path + "/rdma.max");
+            const std::string dir = path == "/" ? root : root + path;
+            auto current = read_text(dir + "/rdma.current");
+            auto max = read_text(dir + "/rdma.max");
             if (!current || !max) continue;
             auto devices = parse_rdma_cgroup(*current, *max);
             if (!devices) continue; // a kernel whose format we do not know

@@ -216,6 +216,14 @@ struct CgroupRdma {
     bool operator==(const CgroupRdma&) const = default;
 };
 
+/// Whether the cgroup at ancestor is path or one of its ancestors: where a
+/// process in path is counted and limited.
+inline bool cgroup_covers(const std::string& ancestor, const std::string& path) {
+    return path == ancestor || ancestor == "/" ||
+           (path.size() > ancestor.size() && path.compare(0, ancestor.size(), ancestor) == 0 &&
+            path[ancestor.size()] == '/');
+}
+
 struct Owner {
     std::optional<std::uint32_t> pid; ///< the process (thread group id)
     std::optional<std::uint32_t> tid; ///< the thread the kernel named, when not the main one

@@ -5,6 +5,8 @@
 #include "model/names.h"
 #include "render/table.h"
 
+#include <algorithm>
+#include <set>
 #include <sys/socket.h>
 
 namespace rdmastat {
@@ -182,6 +184,7 @@ class TextListing final : public ListingWriter {
             table_.plain_cell_by([&](std::string& out) { append_number_or_dash(out, c.netns); });
             table_.cell(container_text(c.owner));
             table_.cell(pod_text(c.owner));
+            if (c.owner.cgroup) shown_cgroups_.insert(*c.owner.cgroup);
         }
         if (opts_.processes) table_.cell(owner_text(c.owner));
         table_.end_row();
@@ -189,7 +192,14 @@ class TextListing final : public ListingWriter {
     }
     void finish(const Snapshot& snap) override {
         table_.flush(out_, opts_.header);
-        if (opts_.extended) render_rdma_cgroups(out_, snap.rdma_cgroups, opts_.header);
+        if (!opts_.extended) return;
+        // The cgroups of the rows shown, and their ancestors the snapshot has.
+        std::vector<CgroupRdma> shown;
+        for (const CgroupRdma& cg : snap.rdma_cgroups)
+            if (std::any_of(shown_cgroups_.begin(), shown_cgroups_.end(),
+                            [&](const std::string& p) { return cgroup_covers(cg.path, p); }))
+                shown.push_back(cg);
+        render_rdma_cgroups(out_, shown, opts_.header);
     }
 
   private:
@@ -207,6 +217,7 @@ class TextListing final : public ListingWriter {
     std::ostream& out_;
     TextOptions opts_;
     Table table_;
+    std::set<std::string> shown_cgroups_; ///< the owners' cgroups of the rows, with -e
 };
 
 } // namespace

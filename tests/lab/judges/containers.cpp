@@ -250,6 +250,7 @@ TEST_CASE("lab: a process at its rdma cgroup's limit: the cgroup, the limit and 
     const std::string said = ev.text("rdmacg-verbsqps.out");
     INFO(said);
     REQUIRE(said.find("refused QP") != std::string::npos);
+    REQUIRE(said.find("ready ") != std::string::npos);
     const unsigned held = static_cast<unsigned>(std::stoul(said.substr(said.find("ready ") + 6)));
     auto current = rdmacg_file("rdmacg-current"), max = rdmacg_file("rdmacg-max");
     REQUIRE(current == rdmacg_file("rdmacg-current-after")); // steady while rdmastat looked
@@ -301,7 +302,9 @@ TEST_CASE("lab: a process at its rdma cgroup's limit: the cgroup, the limit and 
     INFO(text);
     CHECK(line);
 
-    // lsof -p: the process in that cgroup, and the cgroup's accounting.
+    // lsof -p: the process in that cgroup, and the cgroup's accounting, in
+    // text (the same line as -e's) and JSON.
+    CHECK(ev.text("rdmacg-lsof.txt").find(path + " ") != std::string::npos);
     REQUIRE(ev.rc("rdmacg-lsof.json") == 0);
     const json lsof = ev.json("rdmacg-lsof.json");
     REQUIRE(lsof["processes"].size() == 1);

@@ -119,6 +119,10 @@ lab_capture "$C" rdmacg.prom rdmastat export
 cp "$L/rdma.current" "$C/rdmacg-current-after"
 kill "$vq" 2>/dev/null
 wait "$vq" 2>/dev/null
+# The controller off again for the scenarios after this one.
+rmdir "$L" 2>/dev/null
+echo -rdma >"$G/lab.slice/cgroup.subtree_control" 2>/dev/null
+echo -rdma >"$G/cgroup.subtree_control" 2>/dev/null
 
 for pid in $pids; do
 	kill "$pid" 2>/dev/null || true
