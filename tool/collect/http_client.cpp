@@ -101,21 +101,27 @@ CURLcode configure(CURL* curl, const std::string& url, const HttpClientConfig& c
 
 std::string hint(CURLcode rc, const std::string& url, const HttpClientConfig& c) {
     switch (rc) {
-    case CURLE_SEND_ERROR:
-    case CURLE_RECV_ERROR:
-        // TLS 1.3 servers refuse a missing client certificate after the
-        // handshake, so the client only sees its connection end.
-        if (url.starts_with("https:") && c.tls.cert_file.empty())
-            return " (the server ended the TLS session: does it require a client certificate? "
-                   "tls_config.cert_file and key_file in --http.config.file)";
-        return "";
     case CURLE_PEER_FAILED_VERIFICATION:
         return " (trust the server's CA with tls_config.ca_file in --http.config.file)";
     case CURLE_SSL_CERTPROBLEM:
         return " (tls_config.cert_file and key_file in --http.config.file)";
     case CURLE_SSL_CACERT_BADFILE:
         return " (tls_config.ca_file in --http.config.file)";
+    // Failures before there is a connection to end.
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_URL_MALFORMAT:
+    case CURLE_UNSUPPORTED_PROTOCOL:
+    case CURLE_TOO_MANY_REDIRECTS:
+        return "";
     default:
+        // TLS 1.3 servers refuse a missing client certificate after the
+        // handshake, so the client sees its connection end in whichever step
+        // it was in: a failed send or receive, an empty reply, a handshake.
+        if (url.starts_with("https:") && c.tls.cert_file.empty())
+            return " (the server ended the connection: does it require a client certificate? "
+                   "tls_config.cert_file and key_file in --http.config.file)";
         return "";
     }
 }
