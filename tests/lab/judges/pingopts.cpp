@@ -2,10 +2,12 @@
 // [lab] tests of rping's command line in rdmastat ping: judge what
 // tests/lab/scenarios/pingopts.sh wrote, each rping option run against real
 // rping in both roles on siw and rxe. Run by tests/lab/check.sh.
+#include "catch_compat.hpp"
 #include "evidence.h"
 #include "support.h"
 
-#include "catch_compat.hpp"
+#include <cstdlib>
+#include <filesystem>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -144,4 +146,24 @@ TEST_CASE("lab: -P serves one client after another", "[lab][pingopts]") {
         CHECK(lines_with(server, "completed 2 ").size() == 2);
         CHECK(ev.rc(dev + "-P.server") == 0);
     }
+}
+
+TEST_CASE("lab: siw's stranded first messages are counted, and each pair ran again",
+          "[lab][pingopts]") {
+    // pingopts.sh runs a pair again when siw left the client's first message
+    // unread (the server saw nothing: "completed 0"); the checks above judge
+    // the second try. Here: how often, and that each was that case.
+    const char* out = std::getenv("RDMASTAT_LAB_OUT");
+    REQUIRE(out);
+    unsigned stranded = 0, pairs = 0;
+    for (const auto& f : std::filesystem::directory_iterator(std::string(out) + "/pingopts")) {
+        const std::string name = f.path().filename().string();
+        if (name.ends_with(".client.rc")) ++pairs;
+        if (!name.ends_with(".stranded")) continue;
+        ++stranded;
+        INFO(name);
+        CHECK(name.starts_with("siw-"));
+        CHECK(ev.text(name).find("\ncompleted 0 ") != std::string::npos);
+    }
+    WARN(stranded << " of " << pairs << " pairs ran again after siw stranded a first message");
 }
