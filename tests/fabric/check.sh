@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2154 # hostport (serve) and api (start_prometheus): set by lib.sh
 # ctest's "fabric" test: `rdmastat fabric --prometheus` against a real
 # Prometheus (Debian's prometheus) that serves its API only over TLS, with
 # basic auth and a required client certificate (its own --web.config.file),

@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # Demo (make demo): the story rdmastat was made for, on a real kernel RDMA
 # stack (soft iWARP siw0 on 10.9.0.1, soft RoCE rxe0 on 10.9.0.2). An iWARP
 # listener takes a TCP port from the host stack, and a TCP service cannot have
