@@ -66,18 +66,9 @@ scrape_configs:
 YML
 start_prometheus "$work" "$pki/web.yml"
 prom=${api%/api/v1}
-q=(curl -sf -m 5 --cacert "$pki/ca.crt" --cert "$pki/client.crt" --key "$pki/client.key"
-	-u prom:prom-secret)
-ready=
-for _ in $(seq 120); do
-	if "${q[@]}" --get "$api/query" --data-urlencode 'query=count(rdmastat_connection_info)' \
-		2>/dev/null | jq -e '.data.result | length == 1' >/dev/null; then
-		ready=1
-		break
-	fi
-	sleep 0.5
-done
-[ -n "$ready" ] || { tail -20 "$work/prometheus.log"; fail "Prometheus never scraped rdmastat serve"; }
+prom_await 60 'count(rdmastat_connection_info)' --cacert "$pki/ca.crt" --cert "$pki/client.crt" \
+	--key "$pki/client.key" -u prom:prom-secret ||
+	{ tail -20 "$work/prometheus.log"; fail "Prometheus never scraped rdmastat serve"; }
 echo "ok - Prometheus serves its API over TLS with basic auth and client certificates ($prom)"
 code=$(curl -s -m 5 -o /dev/null -w '%{http_code}' --cacert "$pki/ca.crt" --cert "$pki/client.crt" \
 	--key "$pki/client.key" "$api/query?query=up" || true)

@@ -59,15 +59,8 @@ scrape_configs:
 YML
 start_prometheus "$work"
 query() { curl -sf -m 5 --get "$api/query" --data-urlencode "query=$1"; }
-ready=
-for _ in $(seq 120); do
-	if query 'up{job="rdmastat"} == 1' 2>/dev/null | jq -e '.data.result | length == 1' >/dev/null; then
-		ready=1
-		break
-	fi
-	sleep 0.5
-done
-[ -n "$ready" ] || { tail -20 "$work/prometheus.log"; fail "Prometheus never scraped rdmastat"; }
+prom_await 60 'up{job="rdmastat"} == 1' ||
+	{ tail -20 "$work/prometheus.log"; fail "Prometheus never scraped rdmastat"; }
 echo "ok - Prometheus scrapes rdmastat serve ($target)"
 
 # 4. What Prometheus stores equals what rdmastat -a -j lists, counted here.
@@ -87,11 +80,8 @@ sed 's/^/    /' "$out/prometheus-counts.txt"
 # and those over what a snapshot holds return data. Counter and event panels
 # need a live kernel (and serve --events): here they must only run.
 dashboard=$(dirname "$0")/../../monitoring/rdmastat.dashboard.json
-for _ in $(seq 60); do # rate() needs two scrapes in its window
-	query 'count_over_time(up{job="rdmastat"}[1m]) >= 3' | jq -e '.data.result | length == 1' \
-		>/dev/null && break
-	sleep 0.5
-done
+# rate() needs two scrapes in its window.
+prom_await 30 'count_over_time(up{job="rdmastat"}[1m]) >= 3' || true
 live='rdmastat_(port_statistic|connect_failures|handshake|cm_events|connections_established|connections_closed|events_lost)'
 ran=0 with_data=0
 while IFS= read -r expr; do

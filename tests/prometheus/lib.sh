@@ -28,3 +28,17 @@ start_prometheus() {
 	# shellcheck disable=SC2034 # api: for the caller
 	api="$scheme://127.0.0.1:$port/api/v1"
 }
+
+# prom_await SECONDS EXPR [CURL ARGS...]: asks $api every 0.5 s, with curl and
+# CURL ARGS (a CA, a client certificate, credentials), until the instant
+# query EXPR returns one series; false when SECONDS pass first.
+prom_await() {
+	local tries=$(($1 * 2)) expr=$2
+	shift 2
+	for _ in $(seq "$tries"); do
+		curl -sf -m 5 "$@" --get "$api/query" --data-urlencode "query=$expr" 2>/dev/null |
+			jq -e '.data.result | length == 1' >/dev/null && return 0
+		sleep 0.5
+	done
+	return 1
+}

@@ -293,14 +293,10 @@ LsofResult select_lsof(const Snapshot& snap, const LsofSelectors& sel) {
 }
 
 std::vector<CgroupRdma> holders_rdma_cgroups(const Snapshot& snap, const LsofResult& r) {
-    std::vector<CgroupRdma> out;
-    for (const CgroupRdma& c : snap.rdma_cgroups)
-        for (const LsofHolder& h : r.holders)
-            if (h.cgroup && cgroup_covers(c.path, *h.cgroup)) {
-                out.push_back(c);
-                break;
-            }
-    return out;
+    std::vector<std::string> paths;
+    for (const LsofHolder& h : r.holders)
+        if (h.cgroup) paths.push_back(*h.cgroup);
+    return rdma_cgroups_covering(snap.rdma_cgroups, paths);
 }
 
 } // namespace rdmastat

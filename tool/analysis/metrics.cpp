@@ -192,12 +192,9 @@ MetricFamily port_addresses(const Snapshot& snap) {
 void rdma_cgroups(const Snapshot& snap, bool every, std::vector<MetricFamily>& out) {
     Tally usage, limit;
     for (const CgroupRdma& c : snap.rdma_cgroups) {
-        bool limits = false;
-        for (const CgroupRdmaDevice& d : c.devices)
-            limits = limits || d.hca_handle_max || d.hca_object_max;
-        if (!c.accounted() || (!every && !limits)) continue;
+        if (!c.accounted() || (!every && !c.limited())) continue;
         for (const CgroupRdmaDevice& d : c.devices) {
-            if (!d.hca_handle && !d.hca_object && !d.hca_handle_max && !d.hca_object_max) continue;
+            if (!d.accounted()) continue;
             for (const auto& [resource, now, max] :
                  {std::tuple{"hca_handle", d.hca_handle, d.hca_handle_max},
                   std::tuple{"hca_object", d.hca_object, d.hca_object_max}}) {

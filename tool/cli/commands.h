@@ -180,12 +180,15 @@ CLI::App* add_fabric_command(CLI::App& app, FabricOptions& o);
 /// row is half-open or its ends disagree, 2 on an error.
 int run_fabric(const FabricOptions& o, std::ostream& out, std::ostream& err);
 
-/// `rdmastat fabric --prometheus`, its options checked: in rdmastat-full
-/// (cli/fabric_query_command.cpp; libcurl); `rdmastat` execs that for it.
-int run_fabric_query(const FabricOptions& o, std::ostream& out, std::ostream& err);
+/// `rdmastat fabric --prometheus`, its options checked and its output format
+/// chosen: in rdmastat-full (cli/fabric_query_command.cpp; libcurl);
+/// `rdmastat` execs that for it.
+int run_fabric_query(const FabricOptions& o, const Output& output, std::ostream& out,
+                     std::ostream& err);
 
-/// The fabric of in, its warnings on err, as o asks; run_fabric's exit code.
-int show_fabric(const FabricOptions& o, const FabricInput& in, std::ostream& out,
-                std::ostream& err);
+/// The fabric of in, its warnings on err, as o and output ask; run_fabric's
+/// exit code.
+int show_fabric(const FabricOptions& o, const Output& output, const FabricInput& in,
+                std::ostream& out, std::ostream& err);
 
 } // namespace rdmastat

@@ -87,7 +87,7 @@ int run_life(const LifeOptions&, std::ostream& out, std::ostream& err) {
     return run_helper(out, err);
 }
 
-int run_fabric_query(const FabricOptions&, std::ostream& out, std::ostream& err) {
+int run_fabric_query(const FabricOptions&, const Output&, std::ostream& out, std::ostream& err) {
     return run_helper(out, err);
 }
 

@@ -47,20 +47,19 @@ int run_fabric(const FabricOptions& o, std::ostream& out, std::ostream& err) {
     if (o.http_config && !o.prometheus) return usage("--http.config.file needs --prometheus");
     auto output = output_of(o);
     if (!output) return usage(output.error());
-    if (o.prometheus) return run_fabric_query(o, out, err);
+    if (o.prometheus) return run_fabric_query(o, output.value(), out, err);
 
     auto in = load_fabric_files(o.files);
     if (!in) return say_failed(err, "fabric", in.error());
-    return show_fabric(o, in.value(), out, err);
+    return show_fabric(o, output.value(), in.value(), out, err);
 }
 
-int show_fabric(const FabricOptions& o, const FabricInput& in, std::ostream& out,
-                std::ostream& err) {
+int show_fabric(const FabricOptions& o, const Output& output, const FabricInput& in,
+                std::ostream& out, std::ostream& err) {
     for (const std::string& w : in.warnings)
         say(err, "warning: fabric", w);
     const FabricView view = join_fabric(in, FabricQuery{o.all, o.port});
-    auto output = output_of(o);
-    writer_for(output.value())->fabric(out, in, view, FabricTextOptions{!o.no_header, o.extended});
+    writer_for(output)->fabric(out, in, view, FabricTextOptions{!o.no_header, o.extended});
     return view.of(FabricStatus::half_open) || view.of(FabricStatus::disagree) ? 1 : 0;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "collect/http_config.h"
 
+#include "common/text.h"
 #include "common/yaml_file.h"
 
 #include <algorithm>
@@ -128,10 +129,7 @@ void read_authorization(const YAML::Node& node, const std::string& dir, HttpClie
     Keys keys = known_keys(node, k, {"type", "credentials", "credentials_file"});
     std::string type = text_of(keys, "type", k);
     if (type.empty()) type = "Bearer";
-    std::string lowered = type;
-    std::transform(lowered.begin(), lowered.end(), lowered.begin(),
-                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-    if (lowered == "basic") throw Refusal{k + ".type", "Basic: use basic_auth instead"};
+    if (lower(type) == "basic") throw Refusal{k + ".type", "Basic: use basic_auth instead"};
     if (type.find_first_of(" \t\r\n:") != std::string::npos)
         throw Refusal{k + ".type", "'" + type + "' is not a single word"};
     auto credentials = secret(keys, "credentials", k, dir);

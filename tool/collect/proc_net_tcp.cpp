@@ -3,13 +3,12 @@
 
 #include "collect/sockdiag.h"
 #include "collect/sockdiag_parse.h"
+#include "common/file.h"
 #include "common/numbers.h"
 
 #include <arpa/inet.h>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 namespace rdmastat {
 namespace {
@@ -38,14 +37,6 @@ std::optional<Endpoint> endpoint(std::string_view text, int family) {
     auto ip = IpAddress::parse(buf);
     if (!ip) return std::nullopt;
     return Endpoint{*ip, *port};
-}
-
-Result<std::string> slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return Failure{path + ": " + std::strerror(errno), errno};
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
 }
 
 } // namespace
@@ -91,7 +82,7 @@ Result<std::vector<HostSocket>> read_proc_net_tcp(const std::string& proc_root) 
     std::vector<HostSocket> out;
     for (int family : {AF_INET, AF_INET6}) {
         const std::string path = proc_root + (family == AF_INET ? "/net/tcp" : "/net/tcp6");
-        auto text = slurp(path);
+        auto text = read_whole_file(path);
         if (!text) {
             if (family == AF_INET6 && text.error_code() == ENOENT) break; // no IPv6
             return text.failure();

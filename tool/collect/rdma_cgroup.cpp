@@ -2,11 +2,10 @@
 #include "collect/rdma_cgroup.h"
 
 #include "collect/cgroup.h"
+#include "common/file.h"
 
 #include <charconv>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 namespace rdmastat {
 namespace {
@@ -60,14 +59,6 @@ Result<std::vector<Line>> parse_lines(std::string_view text, const char* file) {
     return out;
 }
 
-std::optional<std::string> read_text(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) return std::nullopt;
-    std::ostringstream text;
-    text << in.rdbuf();
-    return std::move(text).str();
-}
-
 // "/a/b/c" → "/a/b/c", "/a/b", "/a", "/". The root has no files on the host;
 // in a private cgroup namespace it is the container's own cgroup, which has
 // them. A path outside rdmastat's namespace ("/../../x") names a cgroup it
@@ -115,19 +106,17 @@ std::vector<CgroupRdma> read_rdma_cgroups(const std::set<std::string>& paths,
         for (const std::string& path : self_and_ancestors(own)) {
             if (!seen.insert(path).second) continue;
             const std::string dir = path == "/" ? root : root + path;
-            auto current = read_text(dir + "/rdma.current");
-            auto max = read_text(dir + "/rdma.max");
+            auto current = read_whole_file(dir + "/rdma.current");
+            auto max = read_whole_file(dir + "/rdma.max");
             if (!current || !max) continue;
-            auto devices = parse_rdma_cgroup(*current, *max);
+            auto devices = parse_rdma_cgroup(current.value(), max.value());
             if (!devices) continue; // a kernel whose format we do not know
             Workload w = workload_of(path);
             CgroupRdma c{path, w.container, w.pod, std::move(devices.value())};
-            bool limits = false;
-            for (const CgroupRdmaDevice& d : c.devices)
-                limits = limits || d.hca_handle_max || d.hca_object_max;
             // A pod's own cgroup (its containers' parent), where pod-wide limits go.
             bool pod_cgroup = c.pod && !c.container;
-            if (paths.contains(path) || limits || pod_cgroup) found.emplace(path, std::move(c));
+            if (paths.contains(path) || c.limited() || pod_cgroup)
+                found.emplace(path, std::move(c));
         }
     std::vector<CgroupRdma> out;
     for (auto& [path, c] : found)

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "common/yaml_file.h"
 
+#include "common/file.h"
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace rdmastat::yaml {
 
@@ -43,13 +43,11 @@ std::string resolve(const std::string& path, const std::string& dir) {
 }
 
 std::string read_file(const std::string& path, const std::string& key) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Refusal{key, path + ": " + std::strerror(errno)};
-    std::ostringstream text;
-    text << in.rdbuf();
+    auto text = read_whole_file(path);
+    if (!text) throw Refusal{key, text.error()};
     // A directory opens, then reads nothing.
-    if (!in || text.str().empty()) throw Refusal{key, path + ": empty or unreadable"};
-    return std::move(text).str();
+    if (text.value().empty()) throw Refusal{key, path + ": empty or unreadable"};
+    return std::move(text.value());
 }
 
 Status parse(std::string_view text, const std::string& name,
@@ -71,13 +69,11 @@ Status load(const std::string& path, std::string& dir,
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
         return Failure{path + ": " + std::strerror(EISDIR), EISDIR};
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return Failure{path + ": " + std::strerror(errno), errno};
-    std::ostringstream text;
-    text << in.rdbuf();
+    auto text = read_whole_file(path);
+    if (!text) return text.failure();
     auto slash = path.rfind('/');
     dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-    return parse(text.str(), path, read);
+    return parse(text.value(), path, read);
 }
 
 } // namespace rdmastat::yaml

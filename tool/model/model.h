@@ -195,6 +195,11 @@ struct CgroupRdmaDevice {
     std::uint64_t hca_handle = 0, hca_object = 0;                ///< rdma.current
     std::optional<std::uint64_t> hca_handle_max, hca_object_max; ///< rdma.max; unset: "max"
 
+    /// Whether rdma.max sets a limit on the device (0 included: forbidden).
+    bool limited() const { return hca_handle_max || hca_object_max; }
+    /// Whether it holds or limits anything: the lines a listing and the
+    /// metrics show.
+    bool accounted() const { return hca_handle || hca_object || limited(); }
     bool operator==(const CgroupRdmaDevice&) const = default;
 };
 
@@ -206,11 +211,15 @@ struct CgroupRdma {
     std::optional<Pod> pod;
     std::vector<CgroupRdmaDevice> devices; ///< in rdma.current's order
 
-    /// Whether it holds anything or limits anything: the rows a listing and
-    /// the metrics show.
+    /// Whether a device of it is limited, or accounted (CgroupRdmaDevice).
+    bool limited() const {
+        for (const CgroupRdmaDevice& d : devices)
+            if (d.limited()) return true;
+        return false;
+    }
     bool accounted() const {
         for (const CgroupRdmaDevice& d : devices)
-            if (d.hca_handle || d.hca_object || d.hca_handle_max || d.hca_object_max) return true;
+            if (d.accounted()) return true;
         return false;
     }
     bool operator==(const CgroupRdma&) const = default;
@@ -222,6 +231,21 @@ inline bool cgroup_covers(const std::string& ancestor, const std::string& path) 
     return path == ancestor || ancestor == "/" ||
            (path.size() > ancestor.size() && path.compare(0, ancestor.size(), ancestor) == 0 &&
             path[ancestor.size()] == '/');
+}
+
+/// The cgroups of all that cover one of paths (processes' cgroups): where
+/// those processes are counted and limited, in all's order.
+template <typename Paths>
+std::vector<CgroupRdma> rdma_cgroups_covering(const std::vector<CgroupRdma>& all,
+                                              const Paths& paths) {
+    std::vector<CgroupRdma> out;
+    for (const CgroupRdma& c : all)
+        for (const std::string& p : paths)
+            if (cgroup_covers(c.path, p)) {
+                out.push_back(c);
+                break;
+            }
+    return out;
 }
 
 struct Owner {

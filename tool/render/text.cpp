@@ -5,7 +5,6 @@
 #include "model/names.h"
 #include "render/table.h"
 
-#include <algorithm>
 #include <set>
 #include <sys/socket.h>
 
@@ -86,7 +85,7 @@ void render_rdma_cgroups(std::ostream& out, const std::vector<CgroupRdma>& cgrou
     };
     for (const CgroupRdma& c : cgroups)
         for (const CgroupRdmaDevice& d : c.devices) {
-            if (!d.hca_handle && !d.hca_object && !d.hca_handle_max && !d.hca_object_max) continue;
+            if (!d.accounted()) continue;
             table.add({c.path, container_text(c.container), c.pod ? c.pod->uid : "-", d.device,
                        used(d.hca_handle, d.hca_handle_max), used(d.hca_object, d.hca_object_max)});
         }
@@ -194,12 +193,8 @@ class TextListing final : public ListingWriter {
         table_.flush(out_, opts_.header);
         if (!opts_.extended) return;
         // The cgroups of the rows shown, and their ancestors the snapshot has.
-        std::vector<CgroupRdma> shown;
-        for (const CgroupRdma& cg : snap.rdma_cgroups)
-            if (std::any_of(shown_cgroups_.begin(), shown_cgroups_.end(),
-                            [&](const std::string& p) { return cgroup_covers(cg.path, p); }))
-                shown.push_back(cg);
-        render_rdma_cgroups(out_, shown, opts_.header);
+        render_rdma_cgroups(out_, rdma_cgroups_covering(snap.rdma_cgroups, shown_cgroups_),
+                            opts_.header);
     }
 
   private:
