@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // libFuzzer target: every NLDEV dump parser gets the same bytes (a whole dump,
-// as NetlinkSocket::request returns it). Parsers must return a Failure, never crash.
+// as NetlinkSocket::request returns it), and the monitor's parsers the same
+// bytes as a datagram. Parsers must return a Failure, never crash.
+#include "collect/nldev_monitor.h"
 #include "collect/nldev_parse.h"
 
 #include <cstddef>
@@ -16,5 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)parse_qp_dump(bytes);
     for (const NldevResourceKind& k : nldev_resource_kinds())
         (void)parse_resource_dump(k.kind, bytes);
+    (void)parse_monitor_mode(bytes);
+    (void)parse_monitor_messages(data, size, [](Result<DeviceEvent>) {});
     return 0;
 }

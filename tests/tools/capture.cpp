@@ -13,20 +13,27 @@
 // dump as DIR/kping-dump.bin (rdmastat_kping.ko must be loaded).
 // rdmastat-capture --snapshot FILE: writes what the pipeline collects with every
 // need (host sockets, processes, resources) as snapshot JSON ("-": stdout).
+// rdmastat-capture --monitor DIR: writes the NLDEV sys get reply as DIR/sys.bin
+// once it has joined RDMA netlink's monitor group, then appends each datagram
+// the kernel sends the group to DIR/monitor.bin until it is killed.
 // Run in the lab (tests/lab/scenarios/capture.sh, module.sh) to refresh tests/fixtures.
 #include "collect/counters.h"
 #include "collect/kping.h"
 #include "collect/module.h"
 #include "collect/nldev.h"
+#include "collect/nldev_monitor.h"
 #include "collect/nldev_parse.h"
 #include "collect/sockdiag.h"
 #include "model/names.h"
 #include "pipeline/pipeline.h"
 #include "render/json.h"
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <libmnl/libmnl.h>
+#include <poll.h>
 #include <rdma/rdma_netlink.h>
 #include <sys/socket.h>
 
@@ -103,12 +110,32 @@ static int capture_stats_only(const std::string& dir) {
     return 0;
 }
 
+static int capture_monitor(const std::string& dir) {
+    NldevMonitor monitor = NldevMonitor::open().take();
+    auto source = NldevSource::open().take();
+    if (!source) throw Error("RDMA netlink", "not available");
+    save(dir + "/sys.bin", source->system().take());
+    std::ofstream out(dir + "/monitor.bin", std::ios::binary);
+    for (;;) {
+        pollfd p{monitor.fd(), POLLIN, 0};
+        if (::poll(&p, 1, -1) < 0 && errno != EINTR) throw Error("poll", std::strerror(errno));
+        monitor
+            .read_datagrams([&](const std::uint8_t* data, std::size_t n) {
+                out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(n));
+                out.flush();
+                std::cout << "monitor.bin: " << n << " bytes more" << std::endl;
+            })
+            .take();
+        if (!out) throw Error(dir + "/monitor.bin", "write failed");
+    }
+}
+
 int main(int argc, char** argv) {
     std::string mode = argc >= 2 ? argv[1] : "";
     if (argc != 3) mode.clear();
     if (argc != 2 && mode != "--module" && mode != "--kping" && mode != "--snapshot" &&
-        mode != "--stats") {
-        std::cerr << "usage: rdmastat-capture [--module | --kping | --stats] DIR\n"
+        mode != "--stats" && mode != "--monitor") {
+        std::cerr << "usage: rdmastat-capture [--module | --kping | --stats | --monitor] DIR\n"
                      "       rdmastat-capture --snapshot FILE\n";
         return 2;
     }
@@ -117,6 +144,7 @@ int main(int argc, char** argv) {
         if (mode == "--kping") return capture_kping(argv[2]);
         if (mode == "--snapshot") return capture_snapshot(argv[2]);
         if (mode == "--stats") return capture_stats_only(argv[2]);
+        if (mode == "--monitor") return capture_monitor(argv[2]);
         std::string dir = argv[1];
         auto source = NldevSource::open().take();
         if (!source) throw Error("RDMA netlink", "not available");

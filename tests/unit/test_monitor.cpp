@@ -275,7 +275,7 @@ TEST_CASE("a -w round and -E lines (golden)", "[monitor][render]") {
     std::string line;
     while (std::getline(each, line)) {
         json j = json::parse(line);
-        CHECK(j["version"] == 2);
+        CHECK(j["version"] == 3);
         CHECK(j["source"] == "polling");
         CHECK(!j.contains("cm_event"));
         CHECK(!j.contains("handshake_ms"));

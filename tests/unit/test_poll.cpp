@@ -283,6 +283,28 @@ TraceEvent record_of(const Connection& c, TraceKind kind, std::uint64_t time_ns,
     return e;
 }
 
+// Hands out one round of monitor messages per poll, and the overruns counted
+// by then.
+class FakeDevices final : public DeviceFeed {
+  public:
+    Status poll(const Sink& sink) override {
+        const std::size_t i = polls++;
+        if (i < rounds.size())
+            for (const Result<DeviceEvent>& r : rounds[i])
+                sink(r);
+        if (i < overrun_counts.size()) overruns_ = overrun_counts[i];
+        return Ok{};
+    }
+    std::uint64_t overruns() override { return overruns_; }
+
+    std::vector<std::vector<Result<DeviceEvent>>> rounds;
+    std::vector<std::uint64_t> overrun_counts;
+    std::size_t polls = 0;
+
+  private:
+    std::uint64_t overruns_ = 0;
+};
+
 struct Followed {
     std::vector<std::vector<EventKind>> rounds;
     std::vector<std::vector<std::uint64_t>> times;
@@ -293,7 +315,7 @@ struct Followed {
 
 Followed run_follow(FakeFeed& feed, FakeSource& source, FakeClock& clock, double duration,
                     bool note_lost = true, std::function<bool(ConnectionEvent&)> admit = {},
-                    std::size_t stop_after_rounds = 0) {
+                    std::size_t stop_after_rounds = 0, DeviceFeed* devices = nullptr) {
     Followed f;
     FollowHandlers h;
     h.admit = admit ? admit : [](ConnectionEvent&) { return true; };
@@ -313,7 +335,7 @@ Followed run_follow(FakeFeed& feed, FakeSource& source, FakeClock& clock, double
         f.started_after_polls = feed.waited.size();
         f.started_after_seeds = source.asked.size();
     };
-    follow(feed, source, clock, duration, h);
+    follow(feed, source, clock, duration, h, devices);
     return f;
 }
 
@@ -402,6 +424,57 @@ TEST_CASE("follow: emit ends the run; bad records and losses are noted", "[poll]
         }
         CHECK(f.notes == expected);
     }
+}
+
+TEST_CASE("follow: device events follow the round's records, timed when read", "[poll]") {
+    Snapshot seed = lab_snapshot();
+    const Connection& c = seed.connections.at(0);
+    FakeClock clock;
+    clock.advance(100s);
+    FakeSource source(clock, {seed});
+    FakeFeed feed(clock);
+    feed.rounds = {{record_of(c, TraceKind::disconnect_sent, 5)}};
+    FakeDevices devices;
+    const DeviceEvent registered{DeviceEventType::registered, 3, "siw0", {}, {}, {}};
+    const DeviceEvent attached{DeviceEventType::netdev_attached, 3, "siw0", 1, 4, "veth0"};
+    devices.rounds = {
+        {registered, attached},
+        {Result<DeviceEvent>(Failure{"device event message 1: event type: missing"})}};
+    devices.overrun_counts = {0, 2, 2};
+    Followed f = run_follow(feed, source, clock, 0, true, {}, 3, &devices);
+    CHECK(devices.polls == 3);
+    REQUIRE(f.rounds.size() == 3);
+    CHECK(f.rounds[0] ==
+          std::vector<EventKind>{EventKind::disconnect_sent, EventKind::device, EventKind::device});
+    // Read after the round's 10 ms wait: 100.010 s on both clocks.
+    CHECK(f.times[0] == std::vector<std::uint64_t>{5, 100'010'000'000, 100'010'000'000});
+    REQUIRE(f.events.size() == 3);
+    const ConnectionEvent& r = f.events[1];
+    REQUIRE(r.device_event);
+    CHECK(r.device_event->type == DeviceEventType::registered);
+    CHECK(r.connection.device == "siw0");
+    CHECK_FALSE(r.connection.port);
+    CHECK(r.time->time_since_epoch() == 100'010ms);
+    const ConnectionEvent& a = f.events[2];
+    REQUIRE(a.device_event);
+    CHECK(a.connection.port == 1u);
+    CHECK(a.device_event->netdev == "veth0");
+    CHECK(a.device_event->netdev_index == 4u);
+    // A message that did not parse, and the kernel's drops, once each.
+    CHECK(f.notes ==
+          std::vector<std::string>{"device event message 1: event type: missing",
+                                   "device events lost: the kernel dropped RDMA netlink monitor "
+                                   "messages 2 times, the reader having fallen behind"});
+
+    // admit decides for device events as for the others.
+    FakeFeed quiet(clock);
+    FakeDevices more;
+    more.rounds = {{registered}};
+    Followed none = run_follow(
+        quiet, source, clock, 0, true,
+        [](ConnectionEvent& e) { return e.kind != EventKind::device; }, 2, &more);
+    CHECK(none.events.empty());
+    CHECK(more.polls == 2);
 }
 
 TEST_CASE("follow: a seed without its connections, or a failed feed, is an error", "[poll]") {

@@ -197,7 +197,7 @@ TEST_CASE("the tracker times an active end's handshake and life, and decodes its
     std::ostringstream json_line;
     json_writer()->events(json_line, {*rej}, {}, EventSource::tracepoints);
     auto j = nlohmann::json::parse(json_line.str());
-    CHECK(j["version"] == 2);
+    CHECK(j["version"] == 3);
     CHECK(j["source"] == "tracepoints");
     CHECK(j["event"] == "cm_event");
     CHECK(j["cm_event"] == "REJECTED");

@@ -35,11 +35,14 @@ enum class EventKind {
     rtu_sent,
     no_listener,
     qp_event, ///< a driver's asynchronous event on a verbs QP (reason: its name)
+    /// RDMA netlink's monitor: a device or a port's netdev changed (no
+    /// connection: device_event says what)
+    device,
 };
 
 RDMASTAT_NAMES(EventKind, "event", false, "appeared", "changed", "closed", "cm_event", "qp_created",
                "reject_sent", "connect_failed", "disconnect_sent", "rtu_sent", "no_listener",
-               "qp_event");
+               "qp_event", "device");
 
 struct ConnectionEvent {
     EventKind kind = EventKind::appeared;
@@ -70,6 +73,9 @@ struct ConnectionEvent {
     std::optional<std::uint16_t> other_family = std::nullopt; ///< an address family with no decoder
     /// closed: how the id's life ended; reason holds the status behind it.
     std::optional<Ending> ending = std::nullopt;
+    /// kind device: the monitor's message (connection then holds only the
+    /// device's name and the port)
+    std::optional<DeviceEvent> device_event = std::nullopt;
 };
 
 /// Two snapshots' connections compared by identity (device and cm id number;

@@ -73,6 +73,7 @@ void EventMetrics::add(const ConnectionEvent& e) {
     if (e.kind == EventKind::changed && c.via == Via::verbs && c.qp && c.qp->state)
         ++qp_transitions_[{c.device, name_of(*c.qp->state)}];
     if (e.kind == EventKind::qp_event && e.reason) ++qp_events_[{c.device, *e.reason}];
+    if (e.device_event) ++device_events_[{e.device_event->device, name_of(e.device_event->type)}];
 }
 
 std::vector<MetricFamily> EventMetrics::families() const {
@@ -94,6 +95,10 @@ std::vector<MetricFamily> EventMetrics::families() const {
     out.push_back(counter("rdmastat_qp_async_events_total",
                           "Asynchronous events drivers raised on verbs QPs, by device and event",
                           qp_events_, {"device", "event"}));
+    out.push_back(counter("rdmastat_device_events_total",
+                          "RDMA netlink monitor events, by device and event (REGISTER, "
+                          "UNREGISTER, NETDEV_ATTACH, NETDEV_DETACH, ...)",
+                          device_events_, {"device", "event"}));
     MetricFamily h{"rdmastat_handshake_seconds",
                    "Handshake latency: address resolved (active) or connect request "
                    "(passive) to established",
@@ -116,12 +121,14 @@ std::vector<MetricFamily> EventMetrics::families() const {
     out.push_back(std::move(h));
     out.push_back(
         MetricFamily{"rdmastat_events_lost_total",
-                     "Tracepoint records lost, by cause: the ring buffer was full "
+                     "Events lost, by cause: a tracepoint record found the ring buffer full "
                      "(ring_buffer_full), or the kernel skipped a program already running on the "
-                     "CPU (program_busy)",
+                     "CPU (program_busy); the kernel dropped RDMA netlink monitor messages, one "
+                     "or more a time (netlink_overrun)",
                      MetricType::counter,
                      {Sample{{{"cause", "ring_buffer_full"}}, static_cast<double>(lost_.full), ""},
-                      Sample{{{"cause", "program_busy"}}, static_cast<double>(lost_.busy), ""}}});
+                      Sample{{{"cause", "program_busy"}}, static_cast<double>(lost_.busy), ""},
+                      Sample{{{"cause", "netlink_overrun"}}, static_cast<double>(overruns_), ""}}});
     return out;
 }
 

@@ -30,13 +30,16 @@ class EventMetrics {
     /// before any event) by device and reason (the decoded status, else the
     /// event's name); a handshake by device and transport; a closed
     /// connection by device; a verbs QP's move by device and new state; a
-    /// driver's asynchronous event on one by device and event.
+    /// driver's asynchronous event on one by device and event; a device event
+    /// by device and event.
     void add(const ConnectionEvent& e);
     /// The tracer's counts of records lost so far, by cause (they only grow).
     void set_lost(const TraceLost& lost) {
         lost_.full = std::max(lost_.full, lost.full);
         lost_.busy = std::max(lost_.busy, lost.busy);
     }
+    /// The monitor's count of dropped messages so far (DeviceFeed::overruns()).
+    void set_overruns(std::uint64_t n) { overruns_ = std::max(overruns_, n); }
 
     /// rdmastat_cm_events_total{device,event},
     /// rdmastat_connect_failures_total{device,reason},
@@ -44,8 +47,10 @@ class EventMetrics {
     /// rdmastat_connections_closed_total{device},
     /// rdmastat_qp_transitions_total{device,state},
     /// rdmastat_qp_async_events_total{device,event},
+    /// rdmastat_device_events_total{device,event},
     /// rdmastat_handshake_seconds{device,transport} (histogram),
-    /// rdmastat_events_lost_total{cause} (ring_buffer_full, program_busy).
+    /// rdmastat_events_lost_total{cause} (ring_buffer_full, program_busy,
+    /// netlink_overrun).
     std::vector<MetricFamily> families() const;
 
   private:
@@ -55,10 +60,12 @@ class EventMetrics {
         double sum = 0;
     };
     using Pair = std::pair<std::string, std::string>;
-    std::map<Pair, std::uint64_t> cm_events_, failures_, qp_transitions_, qp_events_;
+    std::map<Pair, std::uint64_t> cm_events_, failures_, qp_transitions_, qp_events_,
+        device_events_;
     std::map<std::string, std::uint64_t> established_, closed_;
     std::map<Pair, Histogram> handshakes_;
     TraceLost lost_;
+    std::uint64_t overruns_ = 0;
 };
 
 } // namespace rdmastat

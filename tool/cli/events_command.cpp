@@ -64,10 +64,10 @@ class TracerFeed final : public TraceFeed {
     Tracer& tracer_;
 };
 
-// Follows the tracer (pipeline/follow.h), seeding from the options' source;
-// its notes go to err under context, and stats, when given, hears of each
-// event emitted.
-void trace_events(Tracer& tracer, const CommonOptions& common, double duration,
+// Follows the tracer (pipeline/follow.h), and devices when given, seeding
+// from the options' source; its notes go to err under context, and stats,
+// when given, hears of each event emitted.
+void trace_events(Tracer& tracer, DeviceFeed* devices, const CommonOptions& common, double duration,
                   const std::function<bool(ConnectionEvent&)>& admit,
                   const std::function<bool(std::vector<ConnectionEvent>&)>& emit, std::ostream& err,
                   const char* context, bool own_signals = true, RunStats* stats = nullptr) {
@@ -91,7 +91,7 @@ void trace_events(Tracer& tracer, const CommonOptions& common, double duration,
         if (own_signals) stop_on_signals();
         say(err, context, "ready: tracing; what happens from now on is reported");
     };
-    follow(feed, *options_source(common), clock, duration, h);
+    follow(feed, *options_source(common), clock, duration, h, devices);
 }
 
 // --stats: the programs' kernel time per run, when the kernel counts it.
@@ -128,11 +128,14 @@ std::optional<int> run_traced_events(const MonitorOptions& o, const CommonOption
             " s instead (short-lived ids and reject reasons are not seen)");
         return std::nullopt;
     }
+    const std::unique_ptr<DeviceFeed> devices =
+        device_feed(err, "-E", "; device and netdev changes are not reported");
     const auto w = writer_for(output_of(common).take());
     unsigned shown = 0;
     auto admit = [&](ConnectionEvent& e) {
         if (o.count && shown >= o.count) return false;
-        if (!selected(e.connection, sel, filter)) return false;
+        // A device event names no connection for the filter to judge.
+        if (!e.device_event && !selected(e.connection, sel, filter)) return false;
         ++shown;
         return true;
     };
@@ -142,7 +145,7 @@ std::optional<int> run_traced_events(const MonitorOptions& o, const CommonOption
         return !o.count || shown < o.count;
     };
     RunStats stats;
-    trace_events(*tracer, common, o.duration, admit, emit, err, "-E", true,
+    trace_events(*tracer, devices.get(), common, o.duration, admit, emit, err, "-E", true,
                  o.trace.stats ? &stats : nullptr);
     if (o.trace.stats) {
         stats.say(err, "-E", "tracepoints", tracer->lost().total());
@@ -179,7 +182,7 @@ int run_life(const LifeOptions& o, std::ostream& out, std::ostream& err) {
         if (std::unique_ptr<Tracer> tracer = open_tracer(o.trace, why)) {
             RunStats stats;
             trace_events(
-                *tracer, o, o.duration, admit,
+                *tracer, nullptr, o, o.duration, admit,
                 [&](std::vector<ConnectionEvent>& b) { return show(b, EventSource::tracepoints); },
                 err, "life", true, o.trace.stats ? &stats : nullptr);
             if (o.trace.stats) stats.say(err, "life", "tracepoints", tracer->lost().total());
@@ -211,6 +214,7 @@ int run_life(const LifeOptions& o, std::ostream& out, std::ostream& err) {
 
 struct EventCollector::State {
     std::unique_ptr<Tracer> tracer;
+    std::unique_ptr<DeviceFeed> devices;
     mutable std::mutex mutex;
     EventMetrics metrics;
     std::atomic<bool> stop{false};
@@ -227,6 +231,7 @@ EventCollector::EventCollector(const CommonOptions& common, const TraceOptions& 
         say(err, "serve: --events", why, "; serving rdmastat_events_up 0");
         return;
     }
+    state_->devices = device_feed(err, "serve: --events", "; serving rdmastat_device_events_up 0");
     State* s = state_.get();
     s->running = true;
     s->thread = std::thread([s, common, &err] {
@@ -239,11 +244,13 @@ EventCollector::EventCollector(const CommonOptions& common, const TraceOptions& 
             const TraceLost lost = s->tracer->lost_recently();
             std::lock_guard<std::mutex> lock(s->mutex);
             s->metrics.set_lost(lost);
+            if (s->devices) s->metrics.set_overruns(s->devices->overruns());
             return !s->stop.load();
         };
         // Whatever ends the thread, rdmastat_events_up says so from then on.
         try {
-            trace_events(*s->tracer, common, 0, count, keep, err, "serve: --events", false);
+            trace_events(*s->tracer, s->devices.get(), common, 0, count, keep, err,
+                         "serve: --events", false);
         } catch (const std::exception& e) {
             say(err, "serve: --events", e.what(), "; serving rdmastat_events_up 0");
         } catch (...) {
@@ -264,6 +271,10 @@ std::vector<MetricFamily> EventCollector::families() const {
                                "1 when serve --events follows the rdma_cma tracepoints",
                                MetricType::gauge,
                                {Sample{{}, state_->running ? 1.0 : 0.0}}});
+    out.push_back(MetricFamily{"rdmastat_device_events_up",
+                               "1 when serve --events follows RDMA netlink's device events",
+                               MetricType::gauge,
+                               {Sample{{}, state_->running && state_->devices ? 1.0 : 0.0}}});
     if (!state_->tracer) return out;
     std::lock_guard<std::mutex> lock(state_->mutex);
     for (MetricFamily& f : state_->metrics.families())

@@ -63,6 +63,14 @@ std::optional<int> run_traced_events(const MonitorOptions& o, const CommonOption
                                      const Selection& sel, const Filter& filter, std::ostream& out,
                                      std::ostream& err);
 
+class DeviceFeed;
+
+/// RDMA netlink's device events for -E and serve --events
+/// (pipeline/device_feed.h), or nullptr once err has been told why, under
+/// context, followed by instead (what the command does without them).
+std::unique_ptr<DeviceFeed> device_feed(std::ostream& err, const char* context,
+                                        const char* instead);
+
 /// `rdmastat life`'s options: the listing's -4/-6 and FILTER, -E's --count
 /// (connections) and --duration, and --interval for the polling fallback.
 struct LifeOptions : CommonOptions {

@@ -6,6 +6,7 @@
 #include "cli/run_control.h"
 #include "cli/say.h"
 #include "common/numbers.h"
+#include "pipeline/device_feed.h"
 #include "pipeline/poll.h"
 #include "render/monitor.h"
 
@@ -13,6 +14,14 @@
 #include <unistd.h>
 
 namespace rdmastat {
+
+std::unique_ptr<DeviceFeed> device_feed(std::ostream& err, const char* context,
+                                        const char* instead) {
+    std::string why;
+    std::unique_ptr<DeviceFeed> feed = open_device_feed(why);
+    if (!feed) say(err, context, why, instead);
+    return feed;
+}
 
 int run_monitor(MonitorOptions o, const CommonOptions& common, bool summary, Selection sel,
                 const Filter& filter, const TextOptions& text, std::ostream& out,
@@ -42,15 +51,26 @@ int run_monitor(MonitorOptions o, const CommonOptions& common, bool summary, Sel
     }
     const bool terminal = o.watch_given() && &out == &std::cout && isatty(STDOUT_FILENO);
 
-    // -E stops between rounds, so that --stats has its say.
+    // -E stops between rounds, so that --stats has its say. Device events
+    // need no privilege: polling, -E reports them all the same.
     if (o.events) stop_on_signals();
+    std::unique_ptr<DeviceFeed> devices;
+    if (o.events && !common.input)
+        devices = device_feed(err, "-E", "; device and netdev changes are not reported");
+    std::uint64_t overruns_noted = 0;
     RunStats stats;
     SystemRunClock clock;
     PollPlan plan{interval, o.count, o.duration, Needs{.counters = o.watch_given()}, sel, filter};
     poll(*options_source(common), clock, plan, [&](const PollRound& r) {
         if (o.events) {
-            w->events(out, r.events, r.wall, EventSource::polling);
-            stats.written_polled(r.events.size());
+            std::vector<ConnectionEvent> events = r.events;
+            if (devices)
+                for (ConnectionEvent& e : take_device_events(
+                         *devices, clock, [&](const std::string& line) { say(err, "-E", line); },
+                         true, overruns_noted))
+                    events.push_back(std::move(e));
+            w->events(out, events, r.wall, EventSource::polling);
+            stats.written_polled(events.size());
         } else {
             for (const PartError& e : r.collection.errors)
                 say(err, "", e.message);

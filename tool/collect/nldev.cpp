@@ -30,10 +30,12 @@ NldevSource NldevSource::replaying(NldevReplay replay) {
 
 void fill_nldev_request(nlmsghdr* nlh, const NldevRequest& r) {
     nlh->nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, r.command);
-    // A chardev lookup and one port's statistics are single requests; the
-    // rest are dumps (STAT_GET without a port: the QP-bound counters).
-    const bool single =
-        r.command == RDMA_NLDEV_CMD_GET_CHARDEV || (r.command == RDMA_NLDEV_CMD_STAT_GET && r.port);
+    // A chardev lookup, the sys settings and one port's statistics are single
+    // requests; the rest are dumps (STAT_GET without a port: the QP-bound
+    // counters).
+    const bool single = r.command == RDMA_NLDEV_CMD_GET_CHARDEV ||
+                        r.command == RDMA_NLDEV_CMD_SYS_GET ||
+                        (r.command == RDMA_NLDEV_CMD_STAT_GET && r.port);
     nlh->nlmsg_flags |= single ? NLM_F_ACK : NLM_F_DUMP;
     if (r.device_index) mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, *r.device_index);
     if (r.port) mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_PORT_INDEX, *r.port);
@@ -62,6 +64,10 @@ Result<Bytes> NldevSource::port_stat(std::uint32_t device_index, std::uint32_t p
 
 Result<Bytes> NldevSource::qp_counters(std::uint32_t device_index) {
     return send({RDMA_NLDEV_CMD_STAT_GET, device_index, std::nullopt});
+}
+
+Result<Bytes> NldevSource::system() {
+    return send({RDMA_NLDEV_CMD_SYS_GET, std::nullopt, std::nullopt});
 }
 
 std::optional<bool> NldevSource::listed(std::uint32_t device_index) {

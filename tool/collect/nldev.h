@@ -49,6 +49,9 @@ class NldevSource {
     Result<Bytes> port_stat(std::uint32_t device_index, std::uint32_t port);
     /// The STAT_GET dump of one device's QP-bound counters.
     Result<Bytes> qp_counters(std::uint32_t device_index);
+    /// The SYS_GET reply: the subsystem's settings (netns mode, and on newer
+    /// kernels whether the monitor's events are sent).
+    Result<Bytes> system();
     /// The socket of a source open() made, for requests beyond these (the
     /// capture tool's error probe).
     NetlinkSocket& socket() { return socket_.value(); }

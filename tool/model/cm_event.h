@@ -117,6 +117,30 @@ struct TraceEvent {
     std::optional<QpChange> qp_change;
 };
 
+/// enum rdma_nl_notify_event_type (include/uapi/rdma/rdma_netlink.h), as the
+/// kernel numbers it; a number a newer kernel adds is kept and rendered as
+/// decimal.
+enum class DeviceEventType : std::uint8_t {
+    registered,
+    unregistered,
+    netdev_attached,
+    netdev_detached,
+    renamed,        ///< newer than 6.12
+    netdev_renamed, ///< newer than 6.12
+};
+
+/// One message of RDMA netlink's monitor (collect/nldev_monitor.h): a device
+/// or one of its ports' netdev changed. It names no connection.
+struct DeviceEvent {
+    DeviceEventType type = DeviceEventType::registered;
+    std::uint32_t device_index = 0;
+    std::string device; ///< the device's name (after a rename, its new one)
+    /// The netdev events: the port, and the netdev attached (none on detach)
+    std::optional<std::uint32_t> port;
+    std::optional<std::uint32_t> netdev_index;
+    std::optional<std::string> netdev;
+};
+
 /// Tracepoint records the kernel could not deliver.
 struct TraceLost {
     std::uint64_t full = 0; ///< found the ring buffer full

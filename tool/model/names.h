@@ -97,6 +97,9 @@ RDMASTAT_NAMES(CmEventType, "CM event", true, "ADDR_RESOLVED", "ADDR_ERROR", "RO
                "REJECTED", "ESTABLISHED", "DISCONNECTED", "DEVICE_REMOVAL", "MULTICAST_JOIN",
                "MULTICAST_ERROR", "ADDR_CHANGE", "TIMEWAIT_EXIT", "ADDRINFO_RESOLVED",
                "ADDRINFO_ERROR", "USER", "INTERNAL");
+/// As the kernel's enum and iproute2's `rdma monitor` name them.
+RDMASTAT_NAMES(DeviceEventType, "device event", true, "REGISTER", "UNREGISTER", "NETDEV_ATTACH",
+               "NETDEV_DETACH", "RENAME", "NETDEV_RENAME");
 RDMASTAT_NAMES(Ending, "ending", false, "disconnected", "rejected", "reject_sent", "unreachable",
                "error", "device_removed", "closed");
 RDMASTAT_NAMES(QpState, "QP state", true, "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR");

@@ -4,19 +4,23 @@
 #include "analysis/cm_trace.h"
 #include "analysis/qp_trace.h"
 #include "collect/cgroup.h"
+#include "pipeline/device_feed.h"
 #include "pipeline/pipeline.h"
 
 namespace rdmastat {
 
 void follow(TraceFeed& feed, Source& source, RunClock& clock, double duration,
-            const FollowHandlers& h) {
+            const FollowHandlers& h, DeviceFeed* devices) {
     // The feed is attached first, then the dump: an id made in between is in
     // both rather than in neither (its first record then tells whether it was
     // born since). A verbs QP's records from before the dump began are
     // already in it (CLOCK_MONOTONIC, the records' clock).
-    const auto seed_ns = static_cast<std::uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(clock.now().time_since_epoch())
-            .count());
+    auto now_ns = [&clock] {
+        return static_cast<std::uint64_t>(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(clock.now().time_since_epoch())
+                .count());
+    };
+    const std::uint64_t seed_ns = now_ns();
     Collection seed = source.collect(Needs{});
     require(seed, Part::connections);
     // The ids born since the seed: their processes' containers and pods, for
@@ -64,6 +68,7 @@ void follow(TraceFeed& feed, Source& source, RunClock& clock, double duration,
         if (r.tracked && r.connection.qp) qps.claim(r.connection.device, r.connection.qp->number);
         if (std::optional<ConnectionEvent> e = tracker.add(r, offset)) take(*e);
     };
+    std::uint64_t overruns_noted = 0;
     bool more = true, last = false;
     while (more && !last) {
         // A stop (signal, duration) still writes what the kernel queued
@@ -74,6 +79,13 @@ void follow(TraceFeed& feed, Source& source, RunClock& clock, double duration,
                      clock.now().time_since_epoch());
         cgroups.forget();
         if (auto polled = feed.poll(!last, sink); !polled) throw Error(polled.error());
+        if (devices)
+            for (ConnectionEvent& e :
+                 take_device_events(*devices, clock, h.note, h.note_lost, overruns_noted))
+                if (h.admit(e)) {
+                    batch.push_back(std::move(e));
+                    batch_ns.push_back(now_ns());
+                }
         more = h.emit(batch, batch_ns);
         batch.clear();
         batch_ns.clear();

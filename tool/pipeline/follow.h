@@ -39,6 +39,20 @@ class TraceFeed {
     virtual TraceLost lost_recently() = 0;
 };
 
+/// RDMA netlink's monitor messages (collect/nldev_monitor.h), as they come.
+class DeviceFeed {
+  public:
+    using Sink = std::function<void(Result<DeviceEvent> message)>;
+
+    virtual ~DeviceFeed() = default;
+    /// Hands sink the messages queued now, without waiting; a failure of the
+    /// feed itself is returned.
+    virtual Status poll(const Sink& sink) = 0;
+    /// How many times since the start the kernel dropped messages (one or
+    /// more each time) because the reader fell behind.
+    virtual std::uint64_t overruns() = 0;
+};
+
 /// What the loop does with what it hears.
 struct FollowHandlers {
     /// Takes (and may change) each event; false leaves it out.
@@ -57,10 +71,12 @@ struct FollowHandlers {
 };
 
 /// Seeds from source (its connections required: Error when they fail), then
-/// follows feed until the clock asks to stop, duration seconds pass (0: no
-/// limit) or emit says stop. A stop still emits what the kernel queued before
-/// it, and the last round's lost count is exact.
+/// follows feed, and devices when given, until the clock asks to stop,
+/// duration seconds pass (0: no limit) or emit says stop. A stop still emits
+/// what the kernel queued before it, and the last round's lost count is exact.
+/// Each round's device events (kind device, timed when read) follow its
+/// tracepoint records.
 void follow(TraceFeed& feed, Source& source, RunClock& clock, double duration,
-            const FollowHandlers& handlers);
+            const FollowHandlers& handlers, DeviceFeed* devices = nullptr);
 
 } // namespace rdmastat

@@ -59,6 +59,17 @@ std::string event_text(const ConnectionEvent& e) {
 void render_events(std::ostream& out, const std::vector<ConnectionEvent>& events, WallTime t) {
     std::string batch_time = timestamp_text(t);
     for (const ConnectionEvent& e : events) {
+        if (e.device_event) {
+            // Under JSON's names, as the connection events' facts are.
+            const DeviceEvent& d = *e.device_event;
+            out << (e.time ? timestamp_text(*e.time) : batch_time) << ' ' << name_of(d.type) << ' '
+                << printable(d.device) << '/' << (d.port ? std::to_string(*d.port) : "-")
+                << " index=" << d.device_index;
+            if (d.netdev) out << " netdev=" << printable(*d.netdev);
+            if (d.netdev_index) out << " netdev_index=" << *d.netdev_index;
+            out << '\n';
+            continue;
+        }
         const Connection& c = e.connection;
         out << (e.time ? timestamp_text(*e.time) : batch_time) << ' ' << event_text(e) << ' '
             << (c.device.empty() ? "-" : printable(c.device)) << '/'

@@ -20,8 +20,10 @@ using WallTime = std::chrono::system_clock::time_point;
 std::string timestamp_text(WallTime t);
 
 /// Where -E's events come from: the kernel's tracepoints, or polling NLDEV.
-enum class EventSource { tracepoints, polling };
-RDMASTAT_NAMES(EventSource, "event source", false, "tracepoints", "polling");
+/// Where an event came from; netlink: RDMA netlink's monitor (device events,
+/// whatever the batch's source).
+enum class EventSource { tracepoints, polling, netlink };
+RDMASTAT_NAMES(EventSource, "event source", false, "tracepoints", "polling", "netlink");
 
 /// d in milliseconds, as -E and life show handshakes and lifetimes.
 inline double milliseconds(std::chrono::nanoseconds d) {
@@ -30,7 +32,7 @@ inline double milliseconds(std::chrono::nanoseconds d) {
 
 /// The version of -E's JSON lines (2 added "version", "source" and the
 /// tracepoint fields).
-inline constexpr int events_schema_version = 2;
+inline constexpr int events_schema_version = 3;
 
 /// One line per event: TIME EVENT DEVICE/PORT TRANSPORT LOCAL PEER STATE
 /// (changed: OLD->NEW) cm_id=N PID/PROGRAM, then the tracepoint fields that are

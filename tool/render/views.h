@@ -264,7 +264,18 @@ template <typename R> void write_figures(std::ostream& out, const R& r, int deci
     });
 }
 
-/// One line of -E's JSON: the event, when, and where events come from.
+/// A device event's device: its name and index as a device's, its port and
+/// netdev as a port's (schema.h).
+template <typename V> void describe(const DeviceEvent& d, V&& v) {
+    v("name", d.device, Presence::required);
+    v("index", d.device_index, Presence::required);
+    v("port", d.port, Presence::optional);
+    v("netdev", d.netdev, Presence::optional);
+    v("netdev_index", d.netdev_index, Presence::optional);
+}
+
+/// One line of -E's JSON: the event, when, and where events come from. A
+/// device event has device_event and device instead of a connection.
 struct EventLine {
     const ConnectionEvent& event;
     const std::string& batch_time;
@@ -274,9 +285,14 @@ struct EventLine {
 template <typename V> void describe(const EventLine& line, V&& v) {
     const ConnectionEvent& e = line.event;
     v("version", events_schema_version, Presence::required);
-    v("source", line.source, Presence::required);
+    v("source", e.device_event ? EventSource::netlink : line.source, Presence::required);
     v("time", e.time ? timestamp_text(*e.time) : line.batch_time, Presence::required);
     v("event", name_of(e.kind), Presence::required);
+    if (e.device_event) {
+        v("device_event", e.device_event->type, Presence::required);
+        v("device", *e.device_event, Presence::required);
+        return;
+    }
     v("connection", e.connection, Presence::required);
     v("old_state", e.old_state, Presence::optional);
     v("old_qp_state", e.old_qp_state, Presence::optional);

@@ -3,6 +3,7 @@
 // against rdma-core's cmtime, with a ring buffer too small for its reader,
 // under the deletion of a device, and while rdma_cm is asked to unload.
 #include "catch_compat.hpp"
+#include "collect/nldev_monitor.h"
 #include "evidence.h"
 #include "support.h"
 
@@ -13,6 +14,7 @@
 #include <regex>
 #include <sstream>
 
+using namespace rdmastat;
 using namespace rdmastat::test;
 using nlohmann::json;
 
@@ -20,8 +22,13 @@ namespace {
 
 const Evidence ev{"eventsedge"};
 
-std::vector<json> edge_lines() {
-    return ev.json_lines("edge.jsonl");
+// -E's lines about connections, and those about devices (RDMA netlink's
+// monitor), which carry no connection.
+std::vector<json> edge_lines(bool devices = false) {
+    std::vector<json> out;
+    for (json& j : ev.json_lines("edge.jsonl"))
+        if ((j["event"] == "device") == devices) out.push_back(std::move(j));
+    return out;
 }
 
 // One step of a cmtime table, in ms, for its single connection (-c 1): the
@@ -290,6 +297,102 @@ TEST_CASE("lab: -E reports a device deleted under live connections, and the devi
     }
 }
 
+TEST_CASE("lab: -E and serve --events report siw0's removal and return as device events, where "
+          "the kernel sends them",
+          "[lab][eventsedge]") {
+    // The referee: the group's messages as the kernel sent them, beside
+    // whether the kernel says it sends any.
+    const Bytes sys = [] {
+        const std::string t = ev.text("monitor/sys.bin");
+        return Bytes(t.begin(), t.end());
+    }();
+    const bool advertised = parse_monitor_mode(sys).take();
+    const std::string raw = ev.text("monitor/monitor.bin");
+    std::vector<DeviceEvent> sent;
+    REQUIRE(parse_monitor_messages(reinterpret_cast<const std::uint8_t*>(raw.data()), raw.size(),
+                                   [&](Result<DeviceEvent> e) { sent.push_back(e.take()); }));
+    INFO("monitor advertised " << advertised << ", " << sent.size() << " messages");
+    // A kernel that does not say so sends nothing; one that does sent these.
+    CHECK(advertised == !sent.empty());
+    const std::string edge_err = ev.text("edge.err"), serve_err = ev.text("serve-dev.err");
+    const std::string metrics = ev.text("metrics-devices.prom");
+    const auto lines = edge_lines(true);
+    const std::string no_events = "this kernel sends no RDMA device events";
+    if (!advertised) {
+        // Said once by each, and nothing reported.
+        CHECK(lines_starting(edge_err, "rdmastat: -E: " + no_events).size() == 1);
+        CHECK(lines_starting(serve_err, "rdmastat: serve: --events: " + no_events).size() == 1);
+        CHECK(lines.empty());
+        CHECK(prom_value(metrics, "rdmastat_device_events_up") == 0);
+        CHECK(metrics.find("rdmastat_device_events_total{") == std::string::npos);
+        return;
+    }
+    CHECK(edge_err.find(no_events) == std::string::npos);
+    CHECK(serve_err.find(no_events) == std::string::npos);
+    CHECK(prom_value(metrics, "rdmastat_device_events_up") == 1);
+    // siw0 went (its index before) and came back (a new index, its port's
+    // netdev as rdma shows them); rxe0 was not touched.
+    auto index_of = [](const json& devices, const std::string& name) {
+        for (const json& d : devices)
+            if (d["ifname"] == name) return d["ifindex"].get<std::uint32_t>();
+        FAIL("no " << name << " in rdma dev show");
+        return 0u;
+    };
+    const std::uint32_t old_index = index_of(ev.json("dev-before-removal.json"), "siw0");
+    const std::uint32_t new_index = index_of(ev.json("dev-after-readd.json"), "siw0");
+    json link;
+    for (const json& l : ev.json("link-after-readd.json"))
+        if (l["ifname"] == "siw0") link = l;
+    REQUIRE(link.is_object());
+    auto find = [&](const std::string& type) -> const json* {
+        for (const json& j : lines)
+            if (j["device_event"] == type && j["device"]["name"] == "siw0") return &j;
+        return nullptr;
+    };
+    const json* gone = find("UNREGISTER");
+    const json* back = find("REGISTER");
+    const json* attached = find("NETDEV_ATTACH");
+    REQUIRE(gone);
+    REQUIRE(back);
+    REQUIRE(attached);
+    CHECK((*gone)["device"]["index"] == old_index);
+    CHECK((*back)["device"]["index"] == new_index);
+    CHECK((*attached)["device"]["index"] == new_index);
+    CHECK((*attached)["device"]["port"] == link["port"]);
+    CHECK((*attached)["device"]["netdev"] == link["netdev"]);
+    CHECK((*attached)["device"]["netdev_index"] == link["netdev_index"]);
+    CHECK(gone < back); // in the order they came
+    for (const json& j : lines) {
+        INFO(j.dump());
+        CHECK(j["version"] == 3);
+        CHECK(j["source"] == "netlink");
+        CHECK(!j.contains("connection"));
+        // siw0, or the name it had for a moment (a RENAME names the new one).
+        CHECK((j["device"]["name"] == "siw0" || j["device"]["name"] == "siwrenamed"));
+    }
+    // Every message the kernel sent is a line of -E's, in order, and serve
+    // counted each.
+    REQUIRE(lines.size() == sent.size());
+    std::map<std::pair<std::string, std::string>, unsigned> counted;
+    unsigned renames = 0;
+    for (std::size_t i = 0; i < sent.size(); ++i) {
+        INFO(i);
+        CHECK(lines[i]["device_event"] == name_of(sent[i].type));
+        CHECK(lines[i]["device"]["index"] == sent[i].device_index);
+        CHECK(lines[i]["device"]["name"] == sent[i].device);
+        ++counted[{sent[i].device, name_of(sent[i].type)}];
+        if (sent[i].type != DeviceEventType::renamed) continue;
+        // To the new name, then back: the same device.
+        CHECK(sent[i].device == (renames++ == 0 ? "siwrenamed" : "siw0"));
+        CHECK(sent[i].device_index == new_index);
+    }
+    CHECK((renames == 0 || renames == 2));
+    for (const auto& [key, n] : counted)
+        CHECK(prom_value(metrics, "rdmastat_device_events_total{device=\"" + key.first +
+                                      "\",event=\"" + key.second + "\"}") == n);
+    CHECK(prom_value(metrics, "rdmastat_events_lost_total{cause=\"netlink_overrun\"}") == 0);
+}
+
 TEST_CASE("lab: rdma_cm stays while -E follows it, goes after, and -E then says why it polls",
           "[lab][eventsedge]") {
     // Nothing but the tracer held it: no module, yet a reference.
@@ -349,8 +452,8 @@ TEST_CASE("lab: a real Prometheus scrapes serve --events: the series it stores a
         REQUIRE(answer["status"] == "success");
         const json& result = answer["data"]["result"];
         CHECK(!result.empty());
-        // Both causes of a loss, each a series from 0.
-        if (std::string(metric) == "rdmastat_events_lost_total") CHECK(result.size() == 2);
+        // Every cause of a loss, each a series from 0.
+        if (std::string(metric) == "rdmastat_events_lost_total") CHECK(result.size() == 3);
         for (const json& r : result) {
             // Prometheus' labels in the exposition's order: cause, device,
             // event, transport, le (serve writes them sorted, as here).

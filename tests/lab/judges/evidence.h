@@ -39,7 +39,9 @@ unsigned event_port(const nlohmann::json& connection, const char* end);
 
 /// A tracer's stderr less the one line that says it is ready ("rdmastat:
 /// CONTEXT: ready: ..."; -E, life and serve --events write it once every
-/// program is attached); CHECKs that the line is there, once.
+/// program is attached); CHECKs that the line is there, once. Also less the
+/// line before it, once at most, that says the kernel sends no device events
+/// (eventsedge judges when it must be there).
 std::string without_ready(const std::string& err, const std::string& context);
 
 /// rping's verdict from its exit status and what it said. Its -V makes it fail

@@ -10,7 +10,9 @@
 #   says how many; the one with the default buffer, writing every event as
 #   JSON, accounts for every id of the same churn as a line or a counted loss;
 # - siw0 is deleted under live connections: -E reports the removal and the
-#   ids' end, and goes on with the device added again;
+#   ids' end, and goes on with the device added again; where the kernel
+#   sends device events, -E and serve --events report them, and where it
+#   does not they say so once;
 # - rdma_cm cannot be unloaded while -E follows it; once it has gone, -E says
 #   so and polls.
 # shellcheck source=tests/lab/guest/lib.sh
@@ -117,8 +119,19 @@ cp /tmp/prom/prometheus.log "$E/prometheus.log"
 # again; a short connection on the new siw0 follows. The kernel closes the
 # ids itself, but siw cannot take verbs resources from a process, so the
 # delete waits until the rpings are gone.
+# Where the kernel sends RDMA netlink's monitor events, -E and a second
+# serve --events report the removal and the return as device events; the
+# group's raw messages, captured beside them, are the referee.
+mkdir -p "$E/monitor"
+rdmastat-capture --monitor "$E/monitor" >/tmp/monitor.log 2>&1 &
+mon=$!
+lab_wait 10 test -s "$E/monitor/sys.bin" || echo "eventsedge: the monitor capture never joined"
+rdmastat serve --events --listen 127.0.0.1:9412 >/dev/null 2>/tmp/serve-dev.err &
+serve_dev=$!
+lab_tracer_ready /tmp/serve-dev.err || echo "eventsedge: the second serve --events never ready"
 lab_rping_start 10.9.0.1 7336
 lab_rping_start fd00:9::1 7337
+"$LAB_RDMA" -j dev show >"$E/dev-before-removal.json"
 "$LAB_RDMA" -j res show cm_id >"$E/cm_id-before-removal.json"
 "$LAB_RDMA" link delete siw0 &
 del=$!
@@ -133,6 +146,23 @@ lab_wait 10 lab_cm_listening 7338 || true
 rping -c -a 10.9.0.1 -p 7338 -C 1 >/dev/null 2>&1 || echo "rping 7338 after re-adding siw0: $?"
 lab_reap "$_s" /dev/null 20 || true
 lab_wait 10 grep -q '"event":"closed".*:7338' /tmp/edge.jsonl || true
+# Renamed and named back (a RENAME event each, on kernels that send them).
+"$LAB_RDMA" dev set siw0 name siwrenamed || echo "rdma dev set siw0 name siwrenamed: $?"
+"$LAB_RDMA" dev set siwrenamed name siw0 || echo "rdma dev set siwrenamed name siw0: $?"
+"$LAB_RDMA" -j dev show >"$E/dev-after-readd.json"
+"$LAB_RDMA" -j link show >"$E/link-after-readd.json"
+if [ -s "$E/monitor/monitor.bin" ]; then
+	lab_wait 10 grep -q '"device_event":"NETDEV_ATTACH"' /tmp/edge.jsonl ||
+		echo "eventsedge: -E never reported siw0's netdev attached"
+	lab_wait 10 sh -c 'wget -q -O - http://127.0.0.1:9412/metrics |
+		grep -q "device_events_total{device=\"siw0\",event=\"NETDEV_ATTACH\"}"' ||
+		echo "eventsedge: serve --events never counted siw0's netdev attached"
+fi
+wget -q -O "$E/metrics-devices.prom" http://127.0.0.1:9412/metrics || echo "wget :9412: $?"
+kill "$serve_dev" "$mon" 2>/dev/null || true
+wait "$serve_dev" || echo "the second rdmastat serve --events exited $?"
+wait "$mon" 2>/dev/null || true
+cp /tmp/serve-dev.err /tmp/monitor.log "$E/"
 
 # Overflow: one page of ring buffer, and a reader that stalls for 10 s from
 # the start of 5 s of churn of listening ids. The churn starts once the tracer

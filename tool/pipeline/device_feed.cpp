@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+#include "pipeline/device_feed.h"
+
+#include "collect/nldev.h"
+#include "collect/nldev_monitor.h"
+
+#include <cerrno>
+
+namespace rdmastat {
+namespace {
+
+class MonitorFeed final : public DeviceFeed {
+  public:
+    explicit MonitorFeed(NldevMonitor monitor) : monitor_(std::move(monitor)) {}
+    Status poll(const Sink& sink) override { return monitor_.read(sink); }
+    std::uint64_t overruns() override { return monitor_.overruns(); }
+
+  private:
+    NldevMonitor monitor_;
+};
+
+} // namespace
+
+std::unique_ptr<DeviceFeed> open_device_feed(std::string& why) {
+    // Joined before the settings are asked: a device registered in between
+    // is then reported rather than missed.
+    auto monitor = NldevMonitor::open();
+    if (!monitor) {
+        why = monitor.error_code() == EPROTONOSUPPORT
+                  ? "no RDMA netlink (ib_core is not loaded), so no device events"
+                  : "RDMA netlink monitor: " + monitor.error();
+        return nullptr;
+    }
+    auto nldev = NldevSource::open();
+    if (!nldev || !nldev.value()) {
+        why =
+            nldev ? "no RDMA netlink (ib_core is not loaded), so no device events" : nldev.error();
+        return nullptr;
+    }
+    auto reply = nldev.value()->system();
+    if (!reply) {
+        why = "RDMA netlink's settings: " + reply.error();
+        return nullptr;
+    }
+    auto advertised = parse_monitor_mode(reply.value());
+    if (!advertised) {
+        why = "RDMA netlink's settings: " + advertised.error();
+        return nullptr;
+    }
+    if (!advertised.value()) {
+        why = "this kernel sends no RDMA device events (its RDMA netlink has no monitor)";
+        return nullptr;
+    }
+    return std::make_unique<MonitorFeed>(std::move(monitor.value()));
+}
+
+std::vector<ConnectionEvent> take_device_events(DeviceFeed& feed, RunClock& clock,
+                                                const std::function<void(const std::string&)>& note,
+                                                bool note_overruns, std::uint64_t& overruns_noted) {
+    std::vector<ConnectionEvent> out;
+    const auto now = clock.wall();
+    auto polled = feed.poll([&](Result<DeviceEvent> message) {
+        if (!message) {
+            if (note) note(message.error());
+            return;
+        }
+        ConnectionEvent e;
+        e.kind = EventKind::device;
+        e.time = now;
+        e.connection.device = message.value().device;
+        e.connection.port = message.value().port;
+        e.device_event = std::move(message.value());
+        out.push_back(std::move(e));
+    });
+    if (!polled) throw Error(polled.error());
+    if (const std::uint64_t n = feed.overruns(); note_overruns && n > overruns_noted) {
+        if (note)
+            note("device events lost: the kernel dropped RDMA netlink monitor messages " +
+                 std::to_string(n - overruns_noted) + " times, the reader having fallen behind");
+        overruns_noted = n;
+    }
+    return out;
+}
+
+} // namespace rdmastat
