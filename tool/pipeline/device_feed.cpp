@@ -4,8 +4,6 @@
 #include "collect/nldev.h"
 #include "collect/nldev_monitor.h"
 
-#include <cerrno>
-
 namespace rdmastat {
 namespace {
 
@@ -22,33 +20,28 @@ class MonitorFeed final : public DeviceFeed {
 } // namespace
 
 std::unique_ptr<DeviceFeed> open_device_feed(std::string& why) {
-    // Joined before the settings are asked: a device registered in between
-    // is then reported rather than missed.
-    auto monitor = NldevMonitor::open();
-    if (!monitor) {
-        why = monitor.error_code() == EPROTONOSUPPORT
-                  ? "no RDMA netlink (ib_core is not loaded), so no device events"
-                  : "RDMA netlink monitor: " + monitor.error();
-        return nullptr;
-    }
+    // The settings first: a kernel that sends nothing (6.1) also refuses an
+    // unprivileged socket the group, and that is not the reason to give. A
+    // device registered before the socket joins is before the ready line.
+    const std::string no_rdma = "no RDMA netlink (ib_core is not loaded), so no device events";
     auto nldev = NldevSource::open();
     if (!nldev || !nldev.value()) {
-        why =
-            nldev ? "no RDMA netlink (ib_core is not loaded), so no device events" : nldev.error();
+        why = nldev ? no_rdma : nldev.error();
         return nullptr;
     }
     auto reply = nldev.value()->system();
-    if (!reply) {
-        why = "RDMA netlink's settings: " + reply.error();
-        return nullptr;
-    }
-    auto advertised = parse_monitor_mode(reply.value());
+    auto advertised = reply ? parse_monitor_mode(reply.value()) : Result<bool>(reply.failure());
     if (!advertised) {
         why = "RDMA netlink's settings: " + advertised.error();
         return nullptr;
     }
     if (!advertised.value()) {
         why = "this kernel sends no RDMA device events (its RDMA netlink has no monitor)";
+        return nullptr;
+    }
+    auto monitor = NldevMonitor::open();
+    if (!monitor) {
+        why = "RDMA netlink monitor: " + monitor.error();
         return nullptr;
     }
     return std::make_unique<MonitorFeed>(std::move(monitor.value()));

@@ -111,6 +111,13 @@ std::uint64_t created() {
     return std::stoull(text.substr(at + 8));
 }
 
+// Whether the kernel's RDMA netlink settings, as the scenario captured them,
+// advertise its monitor's device events.
+bool monitor_advertised() {
+    const std::string t = ev.text("monitor/sys.bin");
+    return parse_monitor_mode(Bytes(t.begin(), t.end())).take();
+}
+
 // Why the scenario did not run cmtime on device ("siw"), or empty if it did.
 std::string cmtime_skipped(const std::string& device) {
     const char* out = std::getenv("RDMASTAT_LAB_OUT");
@@ -302,11 +309,7 @@ TEST_CASE("lab: -E and serve --events report siw0's removal and return as device
           "[lab][eventsedge]") {
     // The referee: the group's messages as the kernel sent them, beside
     // whether the kernel says it sends any.
-    const Bytes sys = [] {
-        const std::string t = ev.text("monitor/sys.bin");
-        return Bytes(t.begin(), t.end());
-    }();
-    const bool advertised = parse_monitor_mode(sys).take();
+    const bool advertised = monitor_advertised();
     const std::string raw = ev.text("monitor/monitor.bin");
     std::vector<DeviceEvent> sent;
     REQUIRE(parse_monitor_messages(reinterpret_cast<const std::uint8_t*>(raw.data()), raw.size(),
@@ -318,9 +321,17 @@ TEST_CASE("lab: -E and serve --events report siw0's removal and return as device
     const std::string metrics = ev.text("metrics-devices.prom");
     const auto lines = edge_lines(true);
     const std::string no_events = "this kernel sends no RDMA device events";
+    // An unprivileged -E, polling, heard the same.
+    const std::string user_err = ev.text("edge-user.err");
+    std::vector<json> user_lines;
+    for (json& j : ev.json_lines("edge-user.jsonl"))
+        if (j["event"] == "device") user_lines.push_back(std::move(j));
+    CHECK(lines_starting(user_err, "rdmastat: -E: tracepoints need root").size() == 1);
     if (!advertised) {
         // Said once by each, and nothing reported.
         CHECK(lines_starting(edge_err, "rdmastat: -E: " + no_events).size() == 1);
+        CHECK(lines_starting(user_err, "rdmastat: -E: " + no_events).size() == 1);
+        CHECK(user_lines.empty());
         CHECK(lines_starting(serve_err, "rdmastat: serve: --events: " + no_events).size() == 1);
         CHECK(lines.empty());
         CHECK(prom_value(metrics, "rdmastat_device_events_up") == 0);
@@ -387,6 +398,15 @@ TEST_CASE("lab: -E and serve --events report siw0's removal and return as device
         CHECK(sent[i].device_index == new_index);
     }
     CHECK((renames == 0 || renames == 2));
+    CHECK(user_err.find(no_events) == std::string::npos);
+    REQUIRE(user_lines.size() == sent.size());
+    for (std::size_t i = 0; i < sent.size(); ++i) {
+        INFO(user_lines[i].dump());
+        CHECK(user_lines[i]["source"] == "netlink");
+        CHECK(user_lines[i]["device_event"] == name_of(sent[i].type));
+        CHECK(user_lines[i]["device"]["name"] == sent[i].device);
+        CHECK(user_lines[i]["device"]["index"] == sent[i].device_index);
+    }
     for (const auto& [key, n] : counted)
         CHECK(prom_value(metrics, "rdmastat_device_events_total{device=\"" + key.first +
                                       "\",event=\"" + key.second + "\"}") == n);
@@ -403,9 +423,17 @@ TEST_CASE("lab: rdma_cm stays while -E follows it, goes after, and -E then says 
     CHECK(ev.rc("edge") == 0);
     CHECK(ev.rc("rmmod-detached") == 0);
     CHECK(ev.rc("no-rdma-cm") == 0);
+    // Polling, it still reports device events; a kernel without them is
+    // said to be so, once.
+    const std::string no_devices =
+        monitor_advertised() ? ""
+                             : "rdmastat: -E: this kernel sends no RDMA device events (its RDMA "
+                               "netlink has no monitor); device and netdev changes are not "
+                               "reported\n";
     CHECK(ev.text("no-rdma-cm.err") ==
           "rdmastat: -E: rdma_cm is not loaded, or has no BTF (/sys/kernel/btf/rdma_cm); "
-          "polling every 0.5 s instead (short-lived ids and reject reasons are not seen)\n");
+          "polling every 0.5 s instead (short-lived ids and reject reasons are not seen)\n" +
+              no_devices);
 }
 
 TEST_CASE("lab: a real Prometheus scrapes serve --events: the series it stores are serve's",

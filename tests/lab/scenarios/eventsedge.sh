@@ -129,6 +129,16 @@ lab_wait 10 test -s "$E/monitor/sys.bin" || echo "eventsedge: the monitor captur
 rdmastat serve --events --listen 127.0.0.1:9412 >/dev/null 2>/tmp/serve-dev.err &
 serve_dev=$!
 lab_tracer_ready /tmp/serve-dev.err || echo "eventsedge: the second serve --events never ready"
+# And an unprivileged -E, which polls, and reads device events all the same:
+# caught up once it has a line for each message the capture took (one a
+# datagram).
+user_caught_up() {
+	[ "$(grep -c '"event":"device"' /tmp/edge-user.jsonl)" -ge \
+		"$(grep -c 'bytes more' /tmp/monitor.log)" ]
+}
+su lab -c "exec rdmastat -E -j --interval 0.2" >/tmp/edge-user.jsonl 2>/tmp/edge-user.err &
+user_e=$!
+lab_wait 10 grep -q "polling every" /tmp/edge-user.err || echo "eventsedge: -E as lab never polled"
 lab_rping_start 10.9.0.1 7336
 lab_rping_start fd00:9::1 7337
 "$LAB_RDMA" -j dev show >"$E/dev-before-removal.json"
@@ -154,12 +164,15 @@ lab_wait 10 grep -q '"event":"closed".*:7338' /tmp/edge.jsonl || true
 if [ -s "$E/monitor/monitor.bin" ]; then
 	lab_wait 10 grep -q '"device_event":"NETDEV_ATTACH"' /tmp/edge.jsonl ||
 		echo "eventsedge: -E never reported siw0's netdev attached"
+	lab_wait 10 user_caught_up || echo "eventsedge: -E as lab never caught up with -E as root"
 	lab_wait 10 sh -c 'wget -q -O - http://127.0.0.1:9412/metrics |
 		grep -q "device_events_total{device=\"siw0\",event=\"NETDEV_ATTACH\"}"' ||
 		echo "eventsedge: serve --events never counted siw0's netdev attached"
 fi
 wget -q -O "$E/metrics-devices.prom" http://127.0.0.1:9412/metrics || echo "wget :9412: $?"
-kill "$serve_dev" "$mon" 2>/dev/null || true
+kill "$serve_dev" "$mon" "$user_e" 2>/dev/null || true
+wait "$user_e" 2>/dev/null || true
+cp /tmp/edge-user.jsonl /tmp/edge-user.err "$E/"
 wait "$serve_dev" || echo "the second rdmastat serve --events exited $?"
 wait "$mon" 2>/dev/null || true
 cp /tmp/serve-dev.err /tmp/monitor.log "$E/"
