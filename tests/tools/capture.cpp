@@ -127,6 +127,9 @@ static int capture_monitor(const std::string& dir) {
             })
             .take();
         if (!out) throw Error(dir + "/monitor.bin", "write failed");
+        // A referee that missed messages is no referee.
+        if (monitor.overruns())
+            throw Error("monitor", "the kernel dropped messages the capture had not read");
     }
 }
 

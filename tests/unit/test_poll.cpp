@@ -296,6 +296,7 @@ class FakeDevices final : public DeviceFeed {
         return Ok{};
     }
     std::uint64_t overruns() override { return overruns_; }
+    bool up() const override { return true; }
 
     std::vector<std::vector<Result<DeviceEvent>>> rounds;
     std::vector<std::uint64_t> overrun_counts;

@@ -73,7 +73,8 @@ void EventMetrics::add(const ConnectionEvent& e) {
     if (e.kind == EventKind::changed && c.via == Via::verbs && c.qp && c.qp->state)
         ++qp_transitions_[{c.device, name_of(*c.qp->state)}];
     if (e.kind == EventKind::qp_event && e.reason) ++qp_events_[{c.device, *e.reason}];
-    if (e.device_event) ++device_events_[{e.device_event->device, name_of(e.device_event->type)}];
+    if (e.device_event)
+        ++device_events_[{e.device_event->device.value_or(""), name_of(e.device_event->type)}];
 }
 
 std::vector<MetricFamily> EventMetrics::families() const {

@@ -271,10 +271,11 @@ std::vector<MetricFamily> EventCollector::families() const {
                                "1 when serve --events follows the rdma_cma tracepoints",
                                MetricType::gauge,
                                {Sample{{}, state_->running ? 1.0 : 0.0}}});
-    out.push_back(MetricFamily{"rdmastat_device_events_up",
-                               "1 when serve --events follows RDMA netlink's device events",
-                               MetricType::gauge,
-                               {Sample{{}, state_->running && state_->devices ? 1.0 : 0.0}}});
+    out.push_back(MetricFamily{
+        "rdmastat_device_events_up",
+        "1 when serve --events follows RDMA netlink's device events",
+        MetricType::gauge,
+        {Sample{{}, state_->running && state_->devices && state_->devices->up() ? 1.0 : 0.0}}});
     if (!state_->tracer) return out;
     std::lock_guard<std::mutex> lock(state_->mutex);
     for (MetricFamily& f : state_->metrics.families())

@@ -24,8 +24,8 @@ DeviceEvent parse_event(const Attrs& a) {
     DeviceEvent e;
     e.type = static_cast<DeviceEventType>(
         a.need(a.u8(nldev_monitor::attr_event_type, "event type"), "event type"));
-    e.device_index = a.need(a.u32(RDMA_NLDEV_ATTR_DEV_INDEX, "device index"), "device index");
-    e.device = a.need(a.str(RDMA_NLDEV_ATTR_DEV_NAME, "device name"), "device name");
+    e.device_index = a.u32(RDMA_NLDEV_ATTR_DEV_INDEX, "device index");
+    e.device = a.str(RDMA_NLDEV_ATTR_DEV_NAME, "device name");
     e.port = a.u32(RDMA_NLDEV_ATTR_PORT_INDEX, "port index");
     e.netdev_index = a.u32(RDMA_NLDEV_ATTR_NDEV_INDEX, "netdev index");
     e.netdev = a.str(RDMA_NLDEV_ATTR_NDEV_NAME, "netdev name");
@@ -79,6 +79,10 @@ Result<NldevMonitor> NldevMonitor::open() {
     addr.nl_family = AF_NETLINK;
     if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0)
         return Failure{std::string("bind: ") + std::strerror(errno), errno};
+    // Room for a burst (a driver registering many devices at once): each
+    // message takes a page of the receive buffer, whatever its size.
+    const int rcvbuf = 1 << 20;
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
     const int group = nldev_monitor::group;
     if (::setsockopt(fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &group, sizeof(group)) != 0)
         return Failure{std::string("joining the notify group: ") + std::strerror(errno), errno};
@@ -107,7 +111,8 @@ NldevMonitor::read_datagrams(const std::function<void(const std::uint8_t*, std::
     for (;;) {
         sockaddr_nl from{};
         socklen_t from_len = sizeof(from);
-        const ssize_t n = ::recvfrom(fd_, buf, sizeof(buf), MSG_DONTWAIT,
+        // MSG_TRUNC: the datagram's whole length, to tell a cut one.
+        const ssize_t n = ::recvfrom(fd_, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC,
                                      reinterpret_cast<sockaddr*>(&from), &from_len);
         if (n < 0) {
             if (errno == EINTR) continue;
@@ -121,6 +126,9 @@ NldevMonitor::read_datagrams(const std::function<void(const std::uint8_t*, std::
         // Only the kernel's word counts: a privileged process may send to the
         // group too.
         if (from.nl_pid != 0) continue;
+        if (static_cast<std::size_t>(n) > sizeof(buf))
+            return Failure{"a device event datagram of " + std::to_string(n) +
+                           " bytes, more than " + std::to_string(sizeof(buf)) + " read"};
         each(buf, static_cast<std::size_t>(n));
     }
 }

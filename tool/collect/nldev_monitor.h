@@ -2,11 +2,13 @@
 #pragma once
 
 /// RDMA netlink's monitor: the messages the kernel multicasts to the NOTIFY
-/// group when a device registers or unregisters, or a port's netdev is
-/// attached, detached or renamed. Kernels that send them say so in the sys
-/// get reply (RDMA_NLDEV_SYS_ATTR_MONITOR_MODE); an older kernel lets a socket
-/// join the group all the same and never sends anything, which is why the
-/// caller asks first.
+/// group when a device registers, unregisters or is renamed, or a port's
+/// netdev is attached, detached or renamed. Kernels that send them (6.12 on)
+/// say so in the sys get reply (RDMA_NLDEV_SYS_ATTR_MONITOR_MODE) and let
+/// anyone join the group; an older one (6.1) sends nothing, lets root join all
+/// the same and refuses others (EPERM), which is why the caller asks first.
+/// The kernel sends them into the device's RDMA network namespace: in the
+/// shared mode, the initial one only.
 ///
 /// The constants are the kernel's (include/uapi/rdma/rdma_netlink.h); they are
 /// newer than Debian 12's headers, so they are spelled here.
@@ -41,8 +43,8 @@ Status parse_monitor_messages(const std::uint8_t* data, std::size_t len,
 /// A socket joined to the NOTIFY group, read without blocking.
 class NldevMonitor {
   public:
-    /// Opens NETLINK_RDMA and joins the group (no privilege needed: the kernel
-    /// lets anyone listen). Failure carries errno as its code.
+    /// Opens NETLINK_RDMA and joins the group (unprivileged where the kernel
+    /// sends the events). Failure carries errno as its code.
     static Result<NldevMonitor> open();
     NldevMonitor(NldevMonitor&& other) noexcept;
     NldevMonitor& operator=(NldevMonitor&&) = delete;
@@ -50,7 +52,8 @@ class NldevMonitor {
 
     /// Every message queued now, parsed, to sink; returns at once when there
     /// is none. The socket's overruns (ENOBUFS: the kernel dropped messages
-    /// because the socket's buffer was full) are counted, not failures.
+    /// because the socket's buffer was full) are counted, not failures; a
+    /// datagram too long for the reader is a Failure.
     Status read(const std::function<void(Result<DeviceEvent>)>& sink);
     /// The same, each of the kernel's datagrams as it came (the capture tool's).
     Status read_datagrams(const std::function<void(const std::uint8_t*, std::size_t)>& each);

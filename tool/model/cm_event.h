@@ -130,12 +130,15 @@ enum class DeviceEventType : std::uint8_t {
 };
 
 /// One message of RDMA netlink's monitor (collect/nldev_monitor.h): a device
-/// or one of its ports' netdev changed. It names no connection.
+/// or one of its ports' netdev changed. It names no connection. What it
+/// carries depends on the event and the kernel: 7.2's NETDEV_RENAME names
+/// only the netdev, and a netdev event for a netdev in another network
+/// namespace only its type.
 struct DeviceEvent {
     DeviceEventType type = DeviceEventType::registered;
-    std::uint32_t device_index = 0;
-    std::string device; ///< the device's name (after a rename, its new one)
-    /// The netdev events: the port, and the netdev attached (none on detach)
+    std::optional<std::uint32_t> device_index;
+    std::optional<std::string> device; ///< the device's name (after a rename, its new one)
+    /// The netdev events: the port, and the netdev (none on detach)
     std::optional<std::uint32_t> port;
     std::optional<std::uint32_t> netdev_index;
     std::optional<std::string> netdev;

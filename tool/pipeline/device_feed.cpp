@@ -4,17 +4,26 @@
 #include "collect/nldev.h"
 #include "collect/nldev_monitor.h"
 
+#include <atomic>
+
 namespace rdmastat {
 namespace {
 
 class MonitorFeed final : public DeviceFeed {
   public:
     explicit MonitorFeed(NldevMonitor monitor) : monitor_(std::move(monitor)) {}
-    Status poll(const Sink& sink) override { return monitor_.read(sink); }
+    Status poll(const Sink& sink) override {
+        if (!up_) return Ok{};
+        Status st = monitor_.read(sink);
+        if (!st) up_ = false;
+        return st;
+    }
+    bool up() const override { return up_; }
     std::uint64_t overruns() override { return monitor_.overruns(); }
 
   private:
     NldevMonitor monitor_;
+    std::atomic<bool> up_{true};
 };
 
 } // namespace
@@ -60,12 +69,12 @@ std::vector<ConnectionEvent> take_device_events(DeviceFeed& feed, RunClock& cloc
         ConnectionEvent e;
         e.kind = EventKind::device;
         e.time = now;
-        e.connection.device = message.value().device;
+        e.connection.device = message.value().device.value_or("");
         e.connection.port = message.value().port;
         e.device_event = std::move(message.value());
         out.push_back(std::move(e));
     });
-    if (!polled) throw Error(polled.error());
+    if (!polled && note) note("device events: " + polled.error() + "; no longer reported");
     if (const std::uint64_t n = feed.overruns(); note_overruns && n > overruns_noted) {
         if (note)
             note("device events lost: the kernel dropped RDMA netlink monitor messages " +

@@ -22,7 +22,8 @@ std::unique_ptr<DeviceFeed> open_device_feed(std::string& why);
 /// The messages queued in feed now, as events (kind device, timed by clock's
 /// wall time: the kernel's messages carry none). A message that did not
 /// parse goes to note, and with note_overruns so do the kernel's drops since
-/// overruns_noted (then updated). A failure of the feed itself throws Error.
+/// overruns_noted (then updated). A failure of the feed goes to note too: the
+/// feed is down, and the command goes on without device events.
 std::vector<ConnectionEvent> take_device_events(DeviceFeed& feed, RunClock& clock,
                                                 const std::function<void(const std::string&)>& note,
                                                 bool note_overruns, std::uint64_t& overruns_noted);

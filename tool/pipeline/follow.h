@@ -46,8 +46,10 @@ class DeviceFeed {
 
     virtual ~DeviceFeed() = default;
     /// Hands sink the messages queued now, without waiting; a failure of the
-    /// feed itself is returned.
+    /// feed itself is returned, and the feed is down from then on.
     virtual Status poll(const Sink& sink) = 0;
+    /// Whether the feed still reads (any thread may ask).
+    virtual bool up() const = 0;
     /// How many times since the start the kernel dropped messages (one or
     /// more each time) because the reader fell behind.
     virtual std::uint64_t overruns() = 0;

@@ -63,8 +63,9 @@ void render_events(std::ostream& out, const std::vector<ConnectionEvent>& events
             // Under JSON's names, as the connection events' facts are.
             const DeviceEvent& d = *e.device_event;
             out << (e.time ? timestamp_text(*e.time) : batch_time) << ' ' << name_of(d.type) << ' '
-                << printable(d.device) << '/' << (d.port ? std::to_string(*d.port) : "-")
-                << " index=" << d.device_index;
+                << (d.device ? printable(*d.device) : "-") << '/'
+                << (d.port ? std::to_string(*d.port) : "-");
+            if (d.device_index) out << " index=" << *d.device_index;
             if (d.netdev) out << " netdev=" << printable(*d.netdev);
             if (d.netdev_index) out << " netdev_index=" << *d.netdev_index;
             out << '\n';

@@ -265,10 +265,10 @@ template <typename R> void write_figures(std::ostream& out, const R& r, int deci
 }
 
 /// A device event's device: its name and index as a device's, its port and
-/// netdev as a port's (schema.h).
+/// netdev as a port's (schema.h); each only where the kernel said it.
 template <typename V> void describe(const DeviceEvent& d, V&& v) {
-    v("name", d.device, Presence::required);
-    v("index", d.device_index, Presence::required);
+    v("name", d.device, Presence::optional);
+    v("index", d.device_index, Presence::optional);
     v("port", d.port, Presence::optional);
     v("netdev", d.netdev, Presence::optional);
     v("netdev_index", d.netdev_index, Presence::optional);
