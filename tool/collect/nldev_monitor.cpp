@@ -5,20 +5,11 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fcntl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 namespace rdmastat {
 namespace {
-
-// The attributes of one message, to the monitor's newest attribute (past
-// RDMA_NLDEV_ATTR_MAX of the headers this may be built with).
-Attrs monitor_attrs(const nlmsghdr* nlh) {
-    return parse_attrs(mnl_nlmsg_get_payload(nlh), mnl_nlmsg_get_payload_len(nlh),
-                       nldev_monitor::attr_max)
-        .take();
-}
 
 DeviceEvent parse_event(const Attrs& a) {
     DeviceEvent e;
@@ -36,18 +27,12 @@ DeviceEvent parse_event(const Attrs& a) {
 
 Result<bool> parse_monitor_mode(const Bytes& reply) {
     bool on = false;
-    auto walked = walk_messages(reply.data(), reply.size(), [&](const nlmsghdr* nlh) -> Status {
-        if (RDMA_NL_GET_CLIENT(nlh->nlmsg_type) != RDMA_NL_NLDEV ||
-            RDMA_NL_GET_OP(nlh->nlmsg_type) != RDMA_NLDEV_CMD_SYS_GET)
-            return Failure{"sys get: unexpected message type " + std::to_string(nlh->nlmsg_type)};
-        try {
-            const Attrs a = monitor_attrs(nlh);
+    auto walked = nldev::walk_dump(
+        reply, RDMA_NLDEV_CMD_SYS_GET, "sys get",
+        [&](const Attrs& a) {
             on = on || a.u8(nldev_monitor::attr_monitor_mode, "monitor mode").value_or(0) != 0;
-        } catch (const Error& e) {
-            return Failure{std::string("sys get: ") + e.what()};
-        }
-        return Ok{};
-    });
+        },
+        nldev_monitor::attr_max);
     if (!walked) return walked.failure();
     return on;
 }
@@ -61,7 +46,7 @@ Status parse_monitor_messages(const std::uint8_t* data, std::size_t len,
             RDMA_NL_GET_OP(nlh->nlmsg_type) != nldev_monitor::command)
             return Ok{};
         try {
-            sink(parse_event(monitor_attrs(nlh)));
+            sink(parse_event(nldev::message_attrs(nlh, nldev_monitor::attr_max)));
         } catch (const Error& e) {
             sink(Failure{"device event message " + std::to_string(index) + ": " + e.what()});
         }

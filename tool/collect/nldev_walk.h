@@ -13,10 +13,10 @@
 
 namespace rdmastat::nldev {
 
-inline Attrs message_attrs(const nlmsghdr* nlh) {
-    return parse_attrs(mnl_nlmsg_get_payload(nlh), mnl_nlmsg_get_payload_len(nlh),
-                       RDMA_NLDEV_ATTR_MAX)
-        .take();
+/// A message's attributes, to max (a newer kernel's past the headers' own
+/// RDMA_NLDEV_ATTR_MAX, where a caller knows them).
+inline Attrs message_attrs(const nlmsghdr* nlh, unsigned max = RDMA_NLDEV_ATTR_MAX) {
+    return parse_attrs(mnl_nlmsg_get_payload(nlh), mnl_nlmsg_get_payload_len(nlh), max).take();
 }
 
 inline Attrs nested_attrs(const nlattr* nest) {
@@ -24,10 +24,12 @@ inline Attrs nested_attrs(const nlattr* nest) {
 }
 
 /// Walks a reply of command cmd (a dump up to NLMSG_DONE, or a request's reply
-/// up to its ack), handing each message's attributes to per_message. Errors gain
-/// the message number, which is what one needs to find it in a capture.
+/// up to its ack), handing each message's attributes (to max) to per_message.
+/// Errors gain the message number, which is what one needs to find it in a
+/// capture.
 template <typename F>
-Status walk_dump(const Bytes& bytes, unsigned cmd, const char* what, F per_message) {
+Status walk_dump(const Bytes& bytes, unsigned cmd, const char* what, F per_message,
+                 unsigned max = RDMA_NLDEV_ATTR_MAX) {
     unsigned index = 0;
     auto walked = walk_messages(bytes.data(), bytes.size(), [&](const nlmsghdr* nlh) -> Status {
         ++index;
@@ -35,7 +37,7 @@ Status walk_dump(const Bytes& bytes, unsigned cmd, const char* what, F per_messa
             if (RDMA_NL_GET_CLIENT(nlh->nlmsg_type) != RDMA_NL_NLDEV ||
                 RDMA_NL_GET_OP(nlh->nlmsg_type) != cmd)
                 throw Error("unexpected message type " + std::to_string(nlh->nlmsg_type));
-            per_message(message_attrs(nlh));
+            per_message(message_attrs(nlh, max));
         } catch (const Error& e) {
             return Failure{std::string(what) + " message " + std::to_string(index) + ": " +
                            e.what()};

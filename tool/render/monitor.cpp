@@ -60,14 +60,19 @@ void render_events(std::ostream& out, const std::vector<ConnectionEvent>& events
     std::string batch_time = timestamp_text(t);
     for (const ConnectionEvent& e : events) {
         if (e.device_event) {
-            // Under JSON's names, as the connection events' facts are.
+            // DEVICE/PORT, then the rest under JSON's names (views.h).
             const DeviceEvent& d = *e.device_event;
             out << (e.time ? timestamp_text(*e.time) : batch_time) << ' ' << name_of(d.type) << ' '
                 << (d.device ? printable(*d.device) : "-") << '/'
                 << (d.port ? std::to_string(*d.port) : "-");
-            if (d.device_index) out << " index=" << *d.device_index;
-            if (d.netdev) out << " netdev=" << printable(*d.netdev);
-            if (d.netdev_index) out << " netdev_index=" << *d.netdev_index;
+            describe(d, [&](std::string_view key, const auto& fact, Presence) {
+                if (!fact || key == "name" || key == "port") return;
+                out << ' ' << key << '=';
+                if constexpr (std::is_same_v<std::remove_cvref_t<decltype(*fact)>, std::string>)
+                    out << printable(*fact);
+                else
+                    out << *fact;
+            });
             out << '\n';
             continue;
         }

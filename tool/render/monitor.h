@@ -19,9 +19,8 @@ using WallTime = std::chrono::system_clock::time_point;
 /// "2026-11-21T22:40:01.123Z" (UTC, milliseconds).
 std::string timestamp_text(WallTime t);
 
-/// Where -E's events come from: the kernel's tracepoints, or polling NLDEV.
-/// Where an event came from; netlink: RDMA netlink's monitor (device events,
-/// whatever the batch's source).
+/// Where -E's events come from: the kernel's tracepoints, polling NLDEV, or
+/// RDMA netlink's monitor (device events, whatever their batch's source).
 enum class EventSource { tracepoints, polling, netlink };
 RDMASTAT_NAMES(EventSource, "event source", false, "tracepoints", "polling", "netlink");
 
@@ -31,7 +30,7 @@ inline double milliseconds(std::chrono::nanoseconds d) {
 }
 
 /// The version of -E's JSON lines (2 added "version", "source" and the
-/// tracepoint fields).
+/// tracepoint fields; 3, device events, which have no connection).
 inline constexpr int events_schema_version = 3;
 
 /// One line per event: TIME EVENT DEVICE/PORT TRANSPORT LOCAL PEER STATE
