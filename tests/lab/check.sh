@@ -24,7 +24,7 @@ status=0
 	--bin "$(dirname "$capture")/rdmastat-bind" --bin "$(dirname "$capture")/rdmastat-hostile" \
 	--bin "$(dirname "$capture")/rdmastat-qpnum" --bin "$(dirname "$capture")/rdmastat-genlprobe" \
 	--bin "$(dirname "$capture")/rdmastat-oob" --bin "$(dirname "$capture")/rdmastat-reject" \
-	--bin "$(dirname "$capture")/rdmastat-verbsqps" \
+	--bin "$(dirname "$capture")/rdmastat-verbsqps" --bin "$(dirname "$capture")/rdmastat-connchurn" \
 	--bin /usr/bin/prometheus \
 	--ko "$module" --ko "$kping" --ko "$ulp" "$here/scenarios/crosscheck.sh" "$here/scenarios/smoke.sh" \
 	"$here/scenarios/verbs.sh" \

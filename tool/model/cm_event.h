@@ -149,7 +149,7 @@ struct TraceLost {
     std::uint64_t full = 0; ///< found the ring buffer full
     /// hits the kernel skipped because their program was already running on
     /// that CPU (its recursion misses: a preemptible tracepoint, re-entered)
-    /// and the tracepoint's second program did not record
+    /// and its second program, where loaded, did not record
     std::uint64_t busy = 0;
     std::uint64_t total() const { return full + busy; }
 };

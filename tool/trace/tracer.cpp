@@ -8,6 +8,7 @@
 #include "rdma_cm.skel.h"
 #pragma GCC diagnostic pop
 #include "trace/bpf/record.h"
+#include "trace/preempt_probe.h"
 
 #include <algorithm>
 #include <bpf/bpf.h>
@@ -83,12 +84,40 @@ Programs raw_programs(rdma_cm* s) {
     return {TRACEPOINT_PROGRAMS(raw, ), TRACEPOINT_PROGRAMS(raw, _again)};
 }
 
-// The QP programs (qp.bpf.c): optional as a group, since a kernel may refuse
-// one of them alone (ib_uverbs not loaded, say).
+// The rdma_cm programs on functions' entry or exit, each after its second
+// program, since a trampoline runs the program attached last first; and
+// what is not seen without each pair.
+struct FunctionPair {
+    bpf_program *second, *first;
+    const char* what;
+};
+
+std::vector<FunctionPair> function_pairs(rdma_cm* s) {
+    auto& p = s->progs;
+    return {{p.connect_exit_again, p.connect_exit,
+             "connect failures before any event (fexit/rdma_connect_locked)"},
+            {p.connect_entry_again, p.connect_entry, "connect_ms (fentry/rdma_connect_locked)"},
+            {p.reject_exit_again, p.reject_exit, "iWARP rejects (fexit/rdma_reject)"}};
+}
+
+// Attaches p unless it is not loaded (a second program where none is needed).
+bool attach_loaded(bpf_program* p, std::vector<bpf_link*>& links) {
+    if (!bpf_program__autoload(p)) return true;
+    bpf_link* link = bpf_program__attach(p);
+    if (!link) return false;
+    links.push_back(link);
+    return true;
+}
+
+// The QP programs (qp.bpf.c), each after its second program as above:
+// optional as a group, since a kernel may refuse one of them alone
+// (ib_uverbs not loaded, say).
 Programs qp_programs(rdma_cm* s) {
     auto& p = s->progs;
-    return {p.qp_create_user, p.qp_create_kernel, p.cm_init_qp_attr,
-            p.qp_modify,      p.qp_destroy,       p.qp_async_event};
+    return {
+        p.qp_create_user_again,  p.qp_create_user,  p.qp_create_kernel_again, p.qp_create_kernel,
+        p.cm_init_qp_attr_again, p.cm_init_qp_attr, p.qp_modify_again,        p.qp_modify,
+        p.qp_destroy_again,      p.qp_destroy,      p.qp_async_event_again,   p.qp_async_event};
 }
 
 // A second program: its misses lose nothing its first program did not record.
@@ -153,6 +182,10 @@ Tracer::~Tracer() = default;
 
 Result<std::unique_ptr<Tracer>> Tracer::open(const Options& options) {
     libbpf_set_print(remember_libbpf);
+    // The second programs only where a first one can be preempted mid-run,
+    // or where the probe cannot tell: elsewhere they would only cost load time.
+    Result<bool> preemptible = tracepoints_preemptible();
+    const bool second = !preemptible.ok() || preemptible.value();
     std::string tried;
     // The tracepoints BTF-typed, else raw; each with the fexit programs and
     // the QP programs, else with one of the two groups, else with neither
@@ -187,11 +220,15 @@ Result<std::unique_ptr<Tracer>> Tracer::open(const Options& options) {
         }
         for (bpf_program* p : btf ? raw_programs(state->skel) : btf_programs(state->skel))
             bpf_program__set_autoload(p, false);
-        if (!mode.fexit) {
-            bpf_program__set_autoload(state->skel->progs.connect_exit, false);
-            bpf_program__set_autoload(state->skel->progs.connect_entry, false);
-            bpf_program__set_autoload(state->skel->progs.reject_exit, false);
+        bpf_program* q = nullptr;
+        bpf_object__for_each_program(q, state->skel->obj) {
+            if (is_second(q) && !second) bpf_program__set_autoload(q, false);
         }
+        if (!mode.fexit)
+            for (const FunctionPair& f : function_pairs(state->skel)) {
+                bpf_program__set_autoload(f.second, false);
+                bpf_program__set_autoload(f.first, false);
+            }
         if (!mode.qp)
             for (bpf_program* p : qp_programs(state->skel))
                 bpf_program__set_autoload(p, false);
@@ -203,51 +240,45 @@ Result<std::unique_ptr<Tracer>> Tracer::open(const Options& options) {
         }
         // Half full: the reader, polling every poll_ms, has fallen behind.
         state->skel->rodata->wake_bytes = options.buffer_bytes / 2;
+        // The first programs mark their hits for the second ones, where loaded.
+        state->skel->rodata->seconds = second;
+        if (!second) bpf_map__set_max_entries(state->skel->maps.finished, 1);
         if ((err = rdma_cm__load(state->skel))) {
             fail("load", err);
             continue;
         }
         bool attached = true;
         for (bpf_program* p : btf ? btf_programs(state->skel) : raw_programs(state->skel)) {
-            bpf_link* link = bpf_program__attach(p);
-            if (!link) {
+            if (!attach_loaded(p, state->links)) {
                 fail(bpf_program__section_name(p), errno);
                 attached = false;
                 break;
             }
-            state->links.push_back(link);
         }
         if (!attached) continue;
         // Optional: a kernel whose functions cannot be traced still has
         // every tracepoint.
-        struct Extra {
-            bpf_program* program;
-            const char* what;
-        };
-        for (Extra x :
-             {Extra{state->skel->progs.connect_exit,
-                    "connect failures before any event (fexit/rdma_connect_locked)"},
-              Extra{state->skel->progs.connect_entry, "connect_ms (fentry/rdma_connect_locked)"},
-              Extra{state->skel->progs.reject_exit, "iWARP rejects (fexit/rdma_reject)"}}) {
-            bpf_link* link = mode.fexit ? bpf_program__attach(x.program) : nullptr;
-            if (link) {
-                state->links.push_back(link);
+        for (const FunctionPair& f : function_pairs(state->skel)) {
+            std::vector<bpf_link*> pair;
+            if (mode.fexit && attach_loaded(f.second, pair) && attach_loaded(f.first, pair)) {
+                state->links.insert(state->links.end(), pair.begin(), pair.end());
                 continue;
             }
+            const int why = errno;
+            for (bpf_link* link : pair)
+                bpf_link__destroy(link);
             if (!state->missing.empty()) state->missing += ", ";
-            state->missing += x.what;
-            state->missing += mode.fexit ? ": " + std::string(std::strerror(errno)) : ": " + tried;
+            state->missing += f.what;
+            state->missing += mode.fexit ? ": " + std::string(std::strerror(why)) : ": " + tried;
         }
         // All or none: a QP's life with a step missing would mislead.
         std::string qp_why = mode.qp ? "" : qp_tried.empty() ? tried : qp_tried;
         std::vector<bpf_link*> qp_links;
         for (bpf_program* p : mode.qp ? qp_programs(state->skel) : Programs{}) {
-            bpf_link* link = bpf_program__attach(p);
-            if (!link) {
+            if (!attach_loaded(p, qp_links)) {
                 qp_why = bpf_program__section_name(p) + std::string(": ") + std::strerror(errno);
                 break;
             }
-            qp_links.push_back(link);
         }
         if (!qp_why.empty()) {
             for (bpf_link* link : qp_links)
@@ -290,7 +321,7 @@ Tracer::Lost Tracer::lost() const {
     // Recoveries first: each follows its miss, so the misses read after them
     // are never fewer, and the count never dips.
     std::uint64_t misses = 0, recovered = 0;
-    for (std::uint32_t tp = 0; tp < RDMASTAT_TRACE_TRACEPOINTS; ++tp)
+    for (std::uint32_t tp = 0; tp < RDMASTAT_TRACE_HOOKS; ++tp)
         recovered += per_cpu_sum<rdmastat_trace_tp_state>(
             bpf_map__fd(state_->skel->maps.tp_states), tp,
             [](const rdmastat_trace_tp_state& v) { return v.recovered; });

@@ -403,6 +403,47 @@ TEST_CASE("lab: -E says when it is ready, and misses nothing made right after", 
     CHECK(whole == 2 * rounds);
 }
 
+TEST_CASE("lab: -E loads second programs only where tracepoints are preemptible", "[lab][events]") {
+    // Linux 7.0 runs tracepoints' programs under SRCU-fast with migration
+    // disabled, where earlier kernels disabled preemption around them (their
+    // include/linux/tracepoint.h): the fact the tool's probe must find.
+    const std::string release = ev.text("kernel-release");
+    const bool preemptible = std::stoi(release) >= 7;
+    INFO("kernel " << release << "seconds from start to ready: " << ev.text("ready-seconds"));
+    // bpftool lists every program loaded; the tracer's are the only ones
+    // while it runs (its probe's is gone), each named whole from BTF. A
+    // second program's name is its first's and "_again"; names are compared
+    // cut to the kernel's 15 characters.
+    const int pid = std::stoi(ev.text("ready-progs.pid"));
+    auto cut = [](const std::string& name) { return name.substr(0, 15); };
+    auto first_of = [&](std::string name) {
+        if (name.ends_with("_again")) name.resize(name.size() - 6);
+        return cut(name);
+    };
+    std::map<std::string, int> loaded;
+    for (const json& prog : ev.json("ready-progs.json")) {
+        bool other = false;
+        for (const json& p : prog.value("pids", json::array()))
+            other = other || p.value("pid", 0) != pid;
+        if (!other) ++loaded[first_of(prog.value("name", ""))];
+    }
+    const int expected = preemptible ? 2 : 1;
+    for (const char* tp : {"cm_event_handler", "cm_qp_create", "cm_send_rej", "cm_send_rtu",
+                           "cm_disconnect", "icm_no_listener_err", "cm_id_destroy"}) {
+        INFO(tp);
+        // BTF-typed programs where the kernel attaches them, else raw ones.
+        CHECK(loaded[cut(std::string("btf_") + tp)] + loaded[cut(std::string("raw_") + tp)] ==
+              expected);
+    }
+    // Every kernel of the lab traces these functions (-E says nothing missing).
+    for (const char* fn :
+         {"connect_exit", "connect_entry", "reject_exit", "qp_create_user", "qp_create_kernel",
+          "cm_init_qp_attr", "qp_modify", "qp_destroy", "qp_async_event"}) {
+        INFO(fn);
+        CHECK(loaded[cut(fn)] == expected);
+    }
+}
+
 TEST_CASE("lab: -E --duration ends by itself, having reported what came in its window",
           "[lab][events]") {
     CHECK(ev.text("bounded.rc") == "0\n");
@@ -465,6 +506,28 @@ TEST_CASE("lab: -E under churn of listening ids (up to 2,000/s a device, 20 s) l
         CHECK(closed == created);
     }
     CHECK(without_ready(ev.text("churn.err"), "-E").empty());
+}
+
+TEST_CASE("lab: -E under connection churn on both devices loses none, every program hit",
+          "[lab][events]") {
+    for (const char* dev : {"siw", "rxe"}) {
+        INFO(dev);
+        // "started S established E failed F skipped K seconds T"
+        std::istringstream made(ev.text(std::string("cchurn-") + dev));
+        std::string word;
+        long started = 0, established = -1;
+        while (made >> word) {
+            if (word == "started") made >> started;
+            if (word == "established") made >> established;
+        }
+        INFO(ev.text(std::string("cchurn-") + dev));
+        CHECK(established > 25);
+        CHECK(established <= started);
+        // Both ends of each connection, and the listener at the end.
+        CHECK(std::stol(ev.text(std::string("cchurn-closed-") + dev)) == 2 * established + 1);
+        CHECK(std::stol(ev.text(std::string("cchurn-connect-ms-") + dev)) == established);
+    }
+    CHECK(without_ready(ev.text("cchurn.err"), "-E").empty());
 }
 
 TEST_CASE("lab: -E from tracepoints sees a raw-verbs QP's whole life, with its peer",

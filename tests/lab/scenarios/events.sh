@@ -132,11 +132,22 @@ echo "events: done"
 # Ready means ready: an -E that has said so on stderr sees the whole of a
 # connection made at once on siw and on rxe, its first event included; in
 # each of READY_ROUNDS runs.
+# Each round also notes the seconds from start to that line (a figure, not a
+# verdict), and the first which programs bpftool lists as the tracer's:
+# each tracepoint's second program only where tracepoints are preemptible.
 READY_ROUNDS=6
+uname -r >"$E/kernel-release"
 for r in $(seq 1 "$READY_ROUNDS"); do
+	t0=$(cut -d' ' -f1 /proc/uptime)
 	rdmastat -E -j >"$E/ready-$r.jsonl" 2>"$E/ready-$r.err" &
 	rtp=$!
 	lab_tracer_ready "$E/ready-$r.err" || echo "ready $r: -E never said it was ready"
+	echo "$t0 $(cut -d' ' -f1 /proc/uptime)" | awk '{ printf "%.1f\n", $2 - $1 }' >>"$E/ready-seconds"
+	if [ "$r" = 1 ]; then
+		echo "$rtp" >"$E/ready-progs.pid"
+		bpftool -j prog show >"$E/ready-progs.json" 2>"$E/ready-progs.err" ||
+			echo "bpftool prog show: $?"
+	fi
 	short 10.9.0.1 $((7350 + r))
 	short 10.9.0.2 $((7360 + r))
 	for port in $((7350 + r)) $((7360 + r)); do
@@ -173,3 +184,30 @@ grep -v "/rdmastat-cmids " /tmp/churn.txt >"$E/churn-others.txt" || true
 grep "/rdmastat-cmids " /tmp/churn.txt | grep -v " closed [a-z0-9]*/1 .* LISTEN cm_id=" |
 	head -200 >"$E/churn-odd.txt" || true
 echo "events: churn done"
+
+# Connection churn under -E -j: on each device a process makes and tears down
+# 25 connections a second to itself for 6 s, so rdma_cm's tracepoints and
+# every function's program (connect, QP creation, modify, destruction) are
+# hit by several tasks at once. -E's stderr stays empty (nothing lost), and
+# each connection's two ends are reported closed, the active one with its
+# connect_ms (from the program on rdma_connect_locked's entry).
+rdmastat -E -j >/tmp/cchurn.jsonl 2>/tmp/cchurn.err &
+cchurn=$!
+lab_tracer_ready /tmp/cchurn.err || echo "connection churn: the tracer never said it was ready"
+rdmastat-connchurn -a 10.9.0.1 -p 7420 -r 25 -t 6 >"$E/cchurn-siw" 2>&1 &
+k1=$!
+rdmastat-connchurn -a 10.9.0.2 -p 7421 -r 25 -t 6 >"$E/cchurn-rxe" 2>&1 &
+k2=$!
+wait "$k1" || echo "rdmastat-connchurn siw: $?"
+wait "$k2" || echo "rdmastat-connchurn rxe: $?"
+sleep 2
+kill "$cchurn"
+wait "$cchurn" || echo "rdmastat -E -j (connection churn) exited $?"
+cp /tmp/cchurn.err "$E/cchurn.err"
+for dp in siw:7420 rxe:7421; do
+	grep '"event":"closed"' /tmp/cchurn.jsonl | grep "\"port\":${dp#*:}[,}]" \
+		>/tmp/cchurn-closed || true
+	grep -c . /tmp/cchurn-closed >"$E/cchurn-closed-${dp%:*}" || true
+	grep -c '"connect_ms"' /tmp/cchurn-closed >"$E/cchurn-connect-ms-${dp%:*}" || true
+done
+echo "events: connection churn done"

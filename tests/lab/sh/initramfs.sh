@@ -27,7 +27,7 @@ lab_guest_programs() {
 	# UCX loads by name from its module folder, so ldd does not find them.
 	echo /usr/bin/ucx_perftest
 	ls /usr/lib/x86_64-linux-gnu/ucx/libuct_ib.so.0
-	echo /usr/bin/rdma /usr/bin/ip /usr/bin/ss
+	echo /usr/bin/rdma /usr/bin/ip /usr/bin/ss /usr/sbin/bpftool
 	ls /usr/lib/x86_64-linux-gnu/libibverbs/lib{rxe,siw}-rdmav*.so
 	ls /usr/lib/x86_64-linux-gnu/libgcc_s.so.1
 }

@@ -4,7 +4,7 @@
 
 LAB_HOST_PACKAGES=(
 	qemu-system-x86 busybox-static cpio xz-utils zstd kmod make gcc debootstrap
-	rdma-core rdmacm-utils ibverbs-utils ibverbs-providers perftest ucx-utils iproute2
+	rdma-core rdmacm-utils ibverbs-utils ibverbs-providers perftest ucx-utils iproute2 bpftool
 )
 # What building out-of-tree modules needs in the suite's root, besides
 # linux-headers-KVER (which brings that kernel's compiler and kbuild).

@@ -123,26 +123,21 @@ static __always_inline int qp_made(const struct ib_qp *qp)
 	return 0;
 }
 
-SEC("fexit/ib_create_qp_user")
-int BPF_PROG(qp_create_user, struct ib_device *dev, struct ib_pd *pd,
-	     struct ib_qp_init_attr *attr, void *udata, struct ib_uqp_object *uobj,
-	     const char *caller, struct ib_qp *ret)
-{
-	return qp_made(ret);
-}
-
-SEC("fexit/ib_create_qp_kernel")
-int BPF_PROG(qp_create_kernel, struct ib_pd *pd, struct ib_qp_init_attr *attr,
-	     const char *caller, struct ib_qp *ret)
-{
-	return qp_made(ret);
-}
+PROGRAM_PAIR("fexit/ib_create_qp_user", qp_create_user, RDMASTAT_TRACE_HOOK_QP_CREATE_USER,
+	     struct ib_device *dev COMMA struct ib_pd *pd COMMA
+	     struct ib_qp_init_attr *attr COMMA void *udata COMMA
+	     struct ib_uqp_object *uobj COMMA const char *caller COMMA struct ib_qp *ret,
+	     qp_made(ret))
+PROGRAM_PAIR("fexit/ib_create_qp_kernel", qp_create_kernel,
+	     RDMASTAT_TRACE_HOOK_QP_CREATE_KERNEL,
+	     struct ib_pd *pd COMMA struct ib_qp_init_attr *attr COMMA
+	     const char *caller COMMA struct ib_qp *ret,
+	     qp_made(ret))
 
 /* At exit, and only when it gave the attributes: a caller that got none
  * moves no QP with them. */
-SEC("fexit/rdma_init_qp_attr")
-int BPF_PROG(cm_init_qp_attr, struct rdma_cm_id *cm_id, struct ib_qp_attr *attr,
-	     int *mask, int ret)
+static __always_inline int note_cm_attrs(const struct rdma_cm_id *cm_id,
+					 const struct ib_qp_attr *attr, int ret)
 {
 	const struct rdma_id_private *id;
 	struct cm_attrs *a;
@@ -153,8 +148,7 @@ int BPF_PROG(cm_init_qp_attr, struct rdma_cm_id *cm_id, struct ib_qp_attr *attr,
 				 BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!a)
 		return 0;
-	id = (const void *)((char *)cm_id -
-			    bpf_core_field_offset(struct rdma_id_private, id));
+	id = id_of(cm_id);
 	/* The caller asks for one state: ucma and rdma_cm set it first. */
 	a->time_ns = bpf_ktime_get_ns();
 	a->qp_state = attr->qp_state;
@@ -162,6 +156,11 @@ int BPF_PROG(cm_init_qp_attr, struct rdma_cm_id *cm_id, struct ib_qp_attr *attr,
 	a->cm_id = BPF_CORE_READ(id, res.id);
 	return 0;
 }
+
+PROGRAM_PAIR("fexit/rdma_init_qp_attr", cm_init_qp_attr, RDMASTAT_TRACE_HOOK_CM_INIT_QP_ATTR,
+	     struct rdma_cm_id *cm_id COMMA struct ib_qp_attr *attr COMMA int *mask COMMA
+	     int ret,
+	     note_cm_attrs(cm_id, attr, ret))
 
 /*
  * A state change asked of a QP: _ib_modify_qp() is where ib_modify_qp(),
@@ -220,20 +219,17 @@ static __always_inline int qp_modified(const struct ib_qp *handle,
 	return 0;
 }
 
-SEC("fexit/_ib_modify_qp")
-int BPF_PROG(qp_modify, struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
-	     struct ib_udata *udata, int ret)
-{
-	return qp_modified(qp, attr, mask, ret);
-}
+PROGRAM_PAIR("fexit/_ib_modify_qp", qp_modify, RDMASTAT_TRACE_HOOK_QP_MODIFY,
+	     struct ib_qp *qp COMMA struct ib_qp_attr *attr COMMA int mask COMMA
+	     struct ib_udata *udata COMMA int ret,
+	     qp_modified(qp, attr, mask, ret))
 
 /*
  * The QP is alive at entry: its destroyer holds it. An XRC target's handle
  * (real_qp elsewhere) destroys only itself, and a QP still in use (usecnt)
  * is refused with EBUSY: neither is the QP's end.
  */
-SEC("fentry/ib_destroy_qp_user")
-int BPF_PROG(qp_destroy, struct ib_qp *qp)
+static __always_inline int qp_gone(const struct ib_qp *qp)
 {
 	struct rdmastat_trace_record *r;
 
@@ -245,13 +241,15 @@ int BPF_PROG(qp_destroy, struct ib_qp *qp)
 	return 0;
 }
 
+PROGRAM_PAIR("fentry/ib_destroy_qp_user", qp_destroy, RDMASTAT_TRACE_HOOK_QP_DESTROY,
+	     struct ib_qp *qp, qp_gone(qp))
+
 /*
  * A process's QP's asynchronous event, as uverbs hears it from the driver,
  * which raises it on a QP it has not freed. Like the handler, a QP without
  * a uverbs object (an XRC target's kernel QP) is left out.
  */
-SEC("fentry/ib_uverbs_qp_event_handler")
-int BPF_PROG(qp_async_event, struct ib_event *event)
+static __always_inline int qp_event(const struct ib_event *event)
 {
 	struct rdmastat_trace_record *r;
 	const struct ib_qp *qp;
@@ -270,3 +268,6 @@ int BPF_PROG(qp_async_event, struct ib_event *event)
 	submit(r);
 	return 0;
 }
+
+PROGRAM_PAIR("fentry/ib_uverbs_qp_event_handler", qp_async_event,
+	     RDMASTAT_TRACE_HOOK_QP_ASYNC_EVENT, struct ib_event *event, qp_event(event))

@@ -10,8 +10,9 @@
  * serves every kernel that has the fields.
  *
  * Each tracepoint has a BTF-typed program (tp_btf) and a raw one (raw_tp),
- * whose bodies are the same, each with a second program that records what
- * the first missed (TRACE_PROGRAM below). The tool loads the BTF-typed set
+ * whose bodies are the same. Each program, these and the ones on functions,
+ * has a second program that records what the first missed (PROGRAM_PAIR
+ * below). The tool loads the BTF-typed set
  * and falls back to the raw one when the kernel cannot attach BTF-typed programs to a
  * module's tracepoints. Two things have no tracepoint: a connect that fails
  * before any event (siw's connect to a closed port fails in rdma_connect
@@ -273,82 +274,111 @@ static __always_inline int on_no_listener(const struct ib_cm_id *cm_id)
 /*
  * Where tracepoints run preemptible (7.x), a program preempted mid-run holds
  * its CPU: the kernel skips it for every other hit there until it resumes
- * (a recursion miss). So each tracepoint has a second program, attached after
- * the first, that records a hit only when the first is held on this CPU by
- * another task and did not finish this hit itself; otherwise it returns at
- * once. Per tracepoint and CPU (migration is disabled while they run, and only
- * the first program writes running and done, only the second recovered),
- * struct rdmastat_trace_tp_state.
- * Known gap: 7.x enables migration again between the two programs. A task
- * preempted just there, whose CPU meanwhile finishes another hit and has a
- * third task preempted inside the first program, has its hit recorded twice;
- * a task that hits a tracepoint again with the same first argument, while its
- * first program is held elsewhere, has that hit lost (and counted).
+ * (a recursion miss). Programs on functions' entry and exit run with only
+ * migration disabled on every kernel, and are preempted where the kernel's
+ * preemption model allows it. So each tracepoint and traced function has a
+ * second program, run after the first, that records a hit only when the
+ * first did not finish it; otherwise it returns at once. The tool loads the
+ * second programs (and sets seconds) where its probe (preempt.bpf.c) finds
+ * tracepoints preemptible.
+ *
+ * A task runs a hit's two programs one after the other, though it may be
+ * preempted or migrated between them, and one task is in one hit of a
+ * tracepoint or function at a time: so the first program marks the hit
+ * finished under its task and hook, and the second takes the mark away. The
+ * mark is per task, not per CPU: a per-CPU note of the last hit finished
+ * cannot tell a task's hit from its previous one. Known gap: where the second
+ * program is skipped too (another task held inside it on that CPU), the hit
+ * is lost and counted; its mark stays until the task's next hit there, which,
+ * if its first program is skipped, is lost and counted as well.
  */
+const volatile __u8 seconds = 0;
+
+struct finished_key {
+	__u64 task;
+	__u32 hook;
+	__u32 pad;
+};
+
+/* The marks. An LRU map: a mark the second program never took (it was
+ * skipped) is evicted in time rather than filling the map. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct finished_key);
+	__type(value, __u8);
+} finished SEC(".maps");
+
+/* Per tracepoint or function and CPU, the hits second programs recorded. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, RDMASTAT_TRACE_TRACEPOINTS);
+	__uint(max_entries, RDMASTAT_TRACE_HOOKS);
 	__type(key, __u32);
 	__type(value, struct rdmastat_trace_tp_state);
 } tp_states SEC(".maps");
 
-static __always_inline struct rdmastat_trace_tp_state *tp_state(__u32 tp)
+static __always_inline struct finished_key finished_key(__u32 hook)
 {
-	return bpf_map_lookup_elem(&tp_states, &tp);
+	struct finished_key key = { .task = bpf_get_current_task(), .hook = hook };
+
+	return key;
 }
 
-static __always_inline struct rdmastat_trace_tp_state *enter(__u32 tp)
+/* The first program's last step. */
+static __always_inline void finish(__u32 hook)
 {
-	struct rdmastat_trace_tp_state *s = tp_state(tp);
+	struct finished_key key;
+	__u8 one = 1;
+
+	if (!seconds)
+		return;
+	key = finished_key(hook);
+	bpf_map_update_elem(&finished, &key, &one, BPF_ANY);
+}
+
+/* The second program's first step: whether the first did not finish this
+ * hit (it was skipped). */
+static __always_inline int missed(__u32 hook)
+{
+	struct finished_key key = finished_key(hook);
+
+	return bpf_map_delete_elem(&finished, &key) != 0;
+}
+
+static __always_inline void recovered(__u32 hook)
+{
+	struct rdmastat_trace_tp_state *s = bpf_map_lookup_elem(&tp_states, &hook);
 
 	if (s)
-		s->running++;
-	return s;
+		s->recovered++;
 }
 
-static __always_inline void leave(struct rdmastat_trace_tp_state *s, __u64 arg)
-{
-	if (!s)
-		return;
-	s->done_task = bpf_get_current_task();
-	s->done_arg = arg;
-	s->running--;
-}
-
-/* Whether the first program missed this hit: it is running on this CPU
- * (preempted, in another task), and the hit it finished last is not this. */
-static __always_inline struct rdmastat_trace_tp_state *missed(__u32 tp, __u64 arg)
-{
-	struct rdmastat_trace_tp_state *s = tp_state(tp);
-
-	if (!s || !s->running)
-		return NULL;
-	if (s->done_task == bpf_get_current_task() && s->done_arg == arg)
-		return NULL;
-	return s;
-}
-
-/* Each tracepoint (number tp) as a BTF-typed program and as a raw one, each
- * with its second program. */
-#define TRACE_PROGRAM(sec, prefix, name, tp, args, body)                      \
-	SEC(#sec "/" #name)                                                    \
-	int BPF_PROG(prefix##_##name, args)                                    \
+/* A program on section sec, numbered hook (its tp_states entry), and its
+ * second program. A tracepoint runs its programs in the order they were
+ * attached; a function's trampoline runs the one attached last first. So the
+ * tool attaches a tracepoint's second program after its first, and a
+ * function's before. */
+#define PROGRAM_PAIR(sec, name, hook, args, body)                             \
+	SEC(sec)                                                               \
+	int BPF_PROG(name, args)                                               \
 	{                                                                      \
-		struct rdmastat_trace_tp_state *s = enter(tp);                                \
 		body;                                                          \
-		leave(s, ctx[0]);                                              \
+		finish(hook);                                                  \
 		return 0;                                                      \
 	}                                                                      \
-	SEC(#sec "/" #name)                                                    \
-	int BPF_PROG(prefix##_##name##_again, args)                            \
+	SEC(sec)                                                               \
+	int BPF_PROG(name##_again, args)                                       \
 	{                                                                      \
-		struct rdmastat_trace_tp_state *s = missed(tp, ctx[0]);                       \
-		if (!s)                                                        \
+		if (!missed(hook))                                             \
 			return 0;                                              \
 		body;                                                          \
-		s->recovered++;                                                \
+		recovered(hook);                                               \
 		return 0;                                                      \
 	}
+
+/* Each tracepoint (number tp) as a BTF-typed program and as a raw one. */
+#define TRACE_PROGRAM(sec, prefix, name, tp, args, body)                      \
+	PROGRAM_PAIR(#sec "/" #name, prefix##_##name, tp, PARAMS(args), body)
 
 #define TRACE_PAIR(name, tp, args, body)                                       \
 	TRACE_PROGRAM(tp_btf, btf, name, tp, PARAMS(args), body)               \
@@ -375,36 +405,30 @@ TRACE_PAIR(icm_no_listener_err, 5, const struct ib_cm_id *cm_id,
 TRACE_PAIR(cm_id_destroy, 6, const struct rdma_id_private *id,
 	   emit(id, RDMASTAT_TRACE_DESTROY, 0, 0))
 
-SEC("fexit/rdma_connect_locked")
-int BPF_PROG(connect_exit, struct rdma_cm_id *cm_id, struct rdma_conn_param *param, int ret)
+/* The id behind an rdma_cm_id. */
+static __always_inline const struct rdma_id_private *id_of(const struct rdma_cm_id *cm_id)
 {
-	const struct rdma_id_private *id;
-
-	if (ret >= 0 || !cm_id)
-		return 0;
-	id = (const void *)((char *)cm_id -
-			    bpf_core_field_offset(struct rdma_id_private, id));
-	return emit(id, RDMASTAT_TRACE_CONNECT_FAIL, 0, ret);
+	return (const void *)((const char *)cm_id -
+			      bpf_core_field_offset(struct rdma_id_private, id));
 }
 
-SEC("fentry/rdma_connect_locked")
-int BPF_PROG(connect_entry, struct rdma_cm_id *cm_id)
+static __always_inline int on_connect_exit(const struct rdma_cm_id *cm_id, int ret)
 {
-	const struct rdma_id_private *id;
+	if (ret >= 0 || !cm_id)
+		return 0;
+	return emit(id_of(cm_id), RDMASTAT_TRACE_CONNECT_FAIL, 0, ret);
+}
 
+static __always_inline int on_connect_entry(const struct rdma_cm_id *cm_id)
+{
 	if (!cm_id)
 		return 0;
-	id = (const void *)((char *)cm_id -
-			    bpf_core_field_offset(struct rdma_id_private, id));
-	return emit(id, RDMASTAT_TRACE_CONNECT_START, 0, 0);
+	return emit(id_of(cm_id), RDMASTAT_TRACE_CONNECT_START, 0, 0);
 }
 
 /* iWARP rejects go to iw_cm without passing cm_send_rej. */
-SEC("fexit/rdma_reject")
-int BPF_PROG(reject_exit, struct rdma_cm_id *cm_id, const void *data, __u8 len, __u8 reason,
-	     int ret)
+static __always_inline int on_reject_exit(const struct rdma_cm_id *cm_id, int ret)
 {
-	const struct rdma_id_private *id;
 	struct ib_device *dev;
 
 	if (!cm_id)
@@ -412,10 +436,18 @@ int BPF_PROG(reject_exit, struct rdma_cm_id *cm_id, const void *data, __u8 len, 
 	dev = BPF_CORE_READ(cm_id, device);
 	if (!dev || BPF_CORE_READ(dev, node_type) != 4 /* RDMA_NODE_RNIC */)
 		return 0;
-	id = (const void *)((char *)cm_id -
-			    bpf_core_field_offset(struct rdma_id_private, id));
-	return emit(id, RDMASTAT_TRACE_SEND_REJ, 0, ret);
+	return emit(id_of(cm_id), RDMASTAT_TRACE_SEND_REJ, 0, ret);
 }
+
+PROGRAM_PAIR("fexit/rdma_connect_locked", connect_exit, RDMASTAT_TRACE_HOOK_CONNECT_EXIT,
+	     struct rdma_cm_id *cm_id COMMA struct rdma_conn_param *param COMMA int ret,
+	     on_connect_exit(cm_id, ret))
+PROGRAM_PAIR("fentry/rdma_connect_locked", connect_entry, RDMASTAT_TRACE_HOOK_CONNECT_ENTRY,
+	     struct rdma_cm_id *cm_id, on_connect_entry(cm_id))
+PROGRAM_PAIR("fexit/rdma_reject", reject_exit, RDMASTAT_TRACE_HOOK_REJECT_EXIT,
+	     struct rdma_cm_id *cm_id COMMA const void *data COMMA __u8 len COMMA
+	     __u8 reason COMMA int ret,
+	     on_reject_exit(cm_id, ret))
 
 /* The QP programs share this object's ring buffer, maps and helpers. */
 #include "qp.bpf.c"

@@ -78,13 +78,25 @@ enum rdmastat_trace_kind {
 /* The tracepoints with programs (rdma_cm.bpf.c numbers them 0 to 6). */
 #define RDMASTAT_TRACE_TRACEPOINTS 7
 
-/* Per tracepoint and CPU, the tp_states map's values: how a tracepoint's
- * second program tells a hit its first program missed (rdma_cm.bpf.c). */
+/* The functions' fentry and fexit programs, numbered after the tracepoints:
+ * each program with a second one has an entry in the tp_states map. */
+enum rdmastat_trace_hook {
+	RDMASTAT_TRACE_HOOK_CONNECT_EXIT = RDMASTAT_TRACE_TRACEPOINTS,
+	RDMASTAT_TRACE_HOOK_CONNECT_ENTRY,
+	RDMASTAT_TRACE_HOOK_REJECT_EXIT,
+	RDMASTAT_TRACE_HOOK_QP_CREATE_USER,
+	RDMASTAT_TRACE_HOOK_QP_CREATE_KERNEL,
+	RDMASTAT_TRACE_HOOK_CM_INIT_QP_ATTR,
+	RDMASTAT_TRACE_HOOK_QP_MODIFY,
+	RDMASTAT_TRACE_HOOK_QP_DESTROY,
+	RDMASTAT_TRACE_HOOK_QP_ASYNC_EVENT,
+	RDMASTAT_TRACE_HOOKS /* tracepoints and functions: tp_states' size */
+};
+
+/* Per tracepoint or function and CPU, the tp_states map's values: the hits
+ * a second program recorded, its first having missed them (rdma_cm.bpf.c). */
 struct rdmastat_trace_tp_state {
-	__u64 running;	 /* the first program is between entry and exit */
-	__u64 done_task; /* the hit it finished last: its task */
-	__u64 done_arg;	 /* and its first argument */
-	__u64 recovered; /* hits the second program recorded */
+	__u64 recovered;
 };
 
 /* Bytes of an address: sizeof(struct sockaddr_in6), as the kernel's own

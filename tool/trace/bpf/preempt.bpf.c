@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR MIT)
+/*
+ * Whether a BPF program on a tracepoint runs with preemption enabled: one
+ * program on sched_process_fork, which the kernel calls when a thread is
+ * made, with no lock held, as it calls rdma_cma's tracepoints. The tool loads
+ * it, makes a thread, and reads what the program saw of its own process's
+ * hit. Kernels that run tracepoints under preempt_disable (6.1, 6.12) show a
+ * preemption depth of at least one; kernels that run them under SRCU-fast
+ * (7.x) only disable migration, and show none.
+ *
+ * The depth is read from the kernel's per-CPU counter, which x86 keeps as
+ * __preempt_count (6.1, 7.x) or inside pcpu_hot (6.2 to 6.14). Both are weak:
+ * the one a kernel lacks resolves to NULL and its branch is never run. On
+ * other architectures the program reports that it could not tell.
+ */
+#include <linux/types.h>
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+/* The preemption depth's bits of the counter (PREEMPT_MASK). */
+#define PREEMPT_DEPTH_MASK 0xff
+
+/* Set by the tool before load: the process whose hit counts. */
+const volatile __u32 target_tgid = 0;
+
+/* What the program saw: 0 nothing yet, 1 preemption disabled, 2 enabled,
+ * 3 the counter could not be read. */
+__u32 seen = 0;
+
+#if defined(__TARGET_ARCH_x86)
+struct pcpu_hot {
+	int preempt_count;
+} __attribute__((preserve_access_index));
+
+extern const int __preempt_count __ksym __weak;
+extern const struct pcpu_hot pcpu_hot __ksym __weak;
+
+static __always_inline int preempt_depth(void)
+{
+	if (&__preempt_count)
+		return *(const int *)bpf_this_cpu_ptr(&__preempt_count) & PREEMPT_DEPTH_MASK;
+	if (&pcpu_hot)
+		return ((const struct pcpu_hot *)bpf_this_cpu_ptr(&pcpu_hot))->preempt_count &
+		       PREEMPT_DEPTH_MASK;
+	return -1;
+}
+#else
+static __always_inline int preempt_depth(void)
+{
+	return -1;
+}
+#endif
+
+SEC("raw_tp/sched_process_fork")
+int BPF_PROG(fork_probe)
+{
+	int depth;
+
+	if (seen || (__u32)(bpf_get_current_pid_tgid() >> 32) != target_tgid)
+		return 0;
+	depth = preempt_depth();
+	seen = depth < 0 ? 3 : depth ? 1 : 2;
+	return 0;
+}

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+#include "trace/preempt_probe.h"
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Woverlength-strings"
+#include "preempt.skel.h"
+#pragma GCC diagnostic pop
+
+#include <bpf/libbpf.h>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
+#include <unistd.h>
+
+namespace rdmastat {
+namespace {
+
+// preempt.bpf.c's verdicts.
+enum Seen : __u32 { nothing = 0, disabled = 1, enabled = 2, unreadable = 3 };
+
+struct Close {
+    void operator()(preempt* s) const { preempt__destroy(s); }
+};
+
+Failure failed(const char* step, int err) {
+    return Failure{std::string("preemption probe: ") + step + ": " + std::strerror(err), err};
+}
+
+} // namespace
+
+Result<bool> tracepoints_preemptible() {
+    std::unique_ptr<preempt, Close> skel(preempt__open());
+    if (!skel) return failed("open", errno);
+    skel->rodata->target_tgid = static_cast<__u32>(getpid());
+    if (int err = preempt__load(skel.get())) return failed("load", -err);
+    if (int err = preempt__attach(skel.get())) return failed("attach to sched_process_fork", -err);
+    // A thread's creation passes sched_process_fork in this process.
+    std::thread([] {}).join();
+    switch (skel->bss->seen) {
+    case disabled:
+        return false;
+    case enabled:
+        return true;
+    case unreadable:
+        return Failure{"preemption probe: no preemption counter the probe can read"};
+    default:
+        return Failure{"preemption probe: sched_process_fork did not run the probe"};
+    }
+}
+
+} // namespace rdmastat
