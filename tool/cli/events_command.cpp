@@ -94,8 +94,10 @@ void trace_events(Tracer& tracer, DeviceFeed* devices, const CommonOptions& comm
     follow(feed, *options_source(common), clock, duration, h, devices);
 }
 
-// --stats: the programs' kernel time per run, when the kernel counts it.
+// --stats: whether second programs were loaded, and the programs' kernel
+// time per run, when the kernel counts it.
 void say_costs(std::ostream& err, const char* context, const Tracer& tracer) {
+    say(err, context, "stats: ", tracer.preemption());
     const auto costs = tracer.costs();
     if (!costs) return;
     auto group = [](std::ostream& out, const char* name, const Tracer::Cost& c) {

@@ -11,8 +11,8 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <system_error>
 #include <thread>
-#include <unistd.h>
 
 namespace rdmastat {
 namespace {
@@ -33,11 +33,14 @@ Failure failed(const char* step, int err) {
 Result<bool> tracepoints_preemptible() {
     std::unique_ptr<preempt, Close> skel(preempt__open());
     if (!skel) return failed("open", errno);
-    skel->rodata->target_tgid = static_cast<__u32>(getpid());
     if (int err = preempt__load(skel.get())) return failed("load", -err);
     if (int err = preempt__attach(skel.get())) return failed("attach to sched_process_fork", -err);
-    // A thread's creation passes sched_process_fork in this process.
-    std::thread([] {}).join();
+    // A thread's creation passes sched_process_fork (if no other task's did).
+    try {
+        std::thread([] {}).join();
+    } catch (const std::system_error& e) {
+        return failed("making a thread", e.code().value());
+    }
     switch (skel->bss->seen) {
     case disabled:
         return false;

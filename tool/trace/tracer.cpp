@@ -166,6 +166,7 @@ struct Tracer::State {
     const Sink* sink = nullptr; // the sink of the poll under way
     std::string_view kind;
     std::string missing;
+    std::string preemption;
     Lost lost;                                                      // lost_recently()'s last read
     std::optional<std::chrono::steady_clock::time_point> lost_read; // and when
 
@@ -182,10 +183,16 @@ Tracer::~Tracer() = default;
 
 Result<std::unique_ptr<Tracer>> Tracer::open(const Options& options) {
     libbpf_set_print(remember_libbpf);
-    // The second programs only where a first one can be preempted mid-run,
-    // or where the probe cannot tell: elsewhere they would only cost load time.
+    // The second programs only where tracepoints' programs can be preempted
+    // mid-run, or where the probe cannot tell: elsewhere they would only
+    // cost load time.
     Result<bool> preemptible = tracepoints_preemptible();
     const bool second = !preemptible.ok() || preemptible.value();
+    const std::string preemption =
+        !preemptible.ok() ? "cannot tell whether tracepoints run preemptibly (" +
+                                preemptible.error() + "): second programs loaded"
+        : preemptible.value() ? "tracepoints run preemptibly: second programs loaded"
+                              : "tracepoints run with preemption disabled: no second programs";
     std::string tried;
     // The tracepoints BTF-typed, else raw; each with the fexit programs and
     // the QP programs, else with one of the two groups, else with neither
@@ -288,6 +295,9 @@ Result<std::unique_ptr<Tracer>> Tracer::open(const Options& options) {
             state->missing += "verbs QP events (fexit/_ib_modify_qp and others): " + qp_why;
         }
         state->links.insert(state->links.end(), qp_links.begin(), qp_links.end());
+        // Every program attached: the second programs may record.
+        state->skel->bss->armed = 1;
+        state->preemption = preemption;
         state->rb = ring_buffer__new(bpf_map__fd(state->skel->maps.records), on_record,
                                      &state->sink, nullptr);
         if (!state->rb) {
@@ -319,12 +329,17 @@ Tracer::Lost Tracer::lost() const {
     lost.full = per_cpu_sum<std::uint64_t>(bpf_map__fd(state_->skel->maps.lost), 0,
                                            [](std::uint64_t n) { return n; });
     // Recoveries first: each follows its miss, so the misses read after them
-    // are never fewer, and the count never dips.
-    std::uint64_t misses = 0, recovered = 0;
-    for (std::uint32_t tp = 0; tp < RDMASTAT_TRACE_HOOKS; ++tp)
+    // are never fewer, and the count never dips. A hit whose mark the map
+    // refused is recorded by both programs: not a recovery.
+    std::uint64_t misses = 0, recovered = 0, unmarked = 0;
+    const int states = bpf_map__fd(state_->skel->maps.tp_states);
+    for (std::uint32_t tp = 0; tp < RDMASTAT_TRACE_HOOKS; ++tp) {
         recovered += per_cpu_sum<rdmastat_trace_tp_state>(
-            bpf_map__fd(state_->skel->maps.tp_states), tp,
-            [](const rdmastat_trace_tp_state& v) { return v.recovered; });
+            states, tp, [](const rdmastat_trace_tp_state& v) { return v.recovered; });
+        unmarked += per_cpu_sum<rdmastat_trace_tp_state>(
+            states, tp, [](const rdmastat_trace_tp_state& v) { return v.unmarked; });
+    }
+    recovered = recovered > unmarked ? recovered - unmarked : 0;
     bpf_program* p = nullptr;
     bpf_object__for_each_program(p, state_->skel->obj) {
         bpf_prog_info info{};
@@ -348,9 +363,8 @@ std::optional<Tracer::Costs> Tracer::costs() const {
         if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len)) continue;
         Cost& c = std::find(qp.begin(), qp.end(), p) != qp.end() ? costs.qp : costs.cm;
         // An event's cost is all its programs' time, over the runs of those
-        // that write a record: a tracepoint's second program and
-        // rdma_init_qp_attr's (which only notes a cm_id's attributes) add
-        // time, not runs.
+        // that write a record: second programs and rdma_init_qp_attr's
+        // (which only notes a cm_id's attributes) add time, not runs.
         if (!is_second(p) && p != state_->skel->progs.cm_init_qp_attr) c.runs += info.run_cnt;
         c.ns += info.run_time_ns;
     }
@@ -370,6 +384,10 @@ Tracer::Lost Tracer::lost_recently() {
 
 const std::string& Tracer::missing() const {
     return state_->missing;
+}
+
+const std::string& Tracer::preemption() const {
+    return state_->preemption;
 }
 
 } // namespace rdmastat

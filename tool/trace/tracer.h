@@ -39,8 +39,11 @@ class Tracer {
     using Sink = std::function<void(const void* record, std::size_t size)>;
 
     /// Loads and attaches the programs: BTF-typed (tp_btf) where the kernel
-    /// allows, raw (raw_tp) otherwise. A Failure names the cause, with libbpf's
-    /// last message.
+    /// allows, raw (raw_tp) otherwise. Each program's second program (which
+    /// records the hits the kernel skips while the first is preempted on
+    /// that CPU) only where tracepoints_preemptible() (trace/preempt_probe.h,
+    /// which makes a thread) says tracepoints' programs run preemptibly, or
+    /// cannot tell. A Failure names the cause, with libbpf's last message.
     static Result<std::unique_ptr<Tracer>> open(const Options& options);
     ~Tracer();
     Tracer(const Tracer&) = delete;
@@ -78,6 +81,11 @@ class Tracer {
     /// before any event, iWARP rejects and connect_ms go unreported; where
     /// the QP programs do not, verbs QPs' lives.
     const std::string& missing() const;
+    /// What the probe found and what was loaded for it, for --stats:
+    /// "tracepoints run preemptibly: second programs loaded", "tracepoints run
+    /// with preemption disabled: no second programs", or "cannot tell whether
+    /// tracepoints run preemptibly (WHY): second programs loaded".
+    const std::string& preemption() const;
 
   private:
     struct State;

@@ -121,8 +121,9 @@ for f in tp.jsonl tp.err poll.jsonl poll.err life.txt life.err life.jsonl life-j
 	cp "/tmp/$f" "$E/$f"
 done
 
-# A bounded trace: -E --duration ends by itself, having seen a connection.
-rdmastat -E --duration 15 >"$E/bounded.txt" 2>&1 &
+# A bounded trace: -E --duration ends by itself, having seen a connection,
+# and its --stats say what the probe found of the kernel's tracepoints.
+rdmastat -E --duration 15 --stats >"$E/bounded.txt" 2>&1 &
 bounded=$!
 lab_tracer_ready "$E/bounded.txt" || echo "bounded: the tracer never said it was ready"
 short 10.9.0.2 7313
@@ -134,7 +135,7 @@ echo "events: done"
 # each of READY_ROUNDS runs.
 # Each round also notes the seconds from start to that line (a figure, not a
 # verdict), and the first which programs bpftool lists as the tracer's:
-# each tracepoint's second program only where tracepoints are preemptible.
+# each program's second program only where tracepoints are preemptible.
 READY_ROUNDS=6
 uname -r >"$E/kernel-release"
 for r in $(seq 1 "$READY_ROUNDS"); do

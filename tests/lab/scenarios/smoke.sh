@@ -31,7 +31,7 @@ rping_exchange_once() {
 	: >/tmp/x-c.log
 	if lab_wait 10 lab_cm_listening "$2" &&
 		rping -c -a "$1" -p "$2" -C 10 -V -v >/tmp/x-c.log 2>&1; then
-		wait "$_srv"
+		lab_reap "$_srv" /dev/null 20
 		[ "$(grep -c 'ping data: rdma-ping-' /tmp/x-c.log)" = 10 ]
 		return
 	fi

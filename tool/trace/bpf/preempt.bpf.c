@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR MIT)
 /*
  * Whether a BPF program on a tracepoint runs with preemption enabled: one
- * program on sched_process_fork, which the kernel calls when a thread is
- * made, with no lock held, as it calls rdma_cma's tracepoints. The tool loads
- * it, makes a thread, and reads what the program saw of its own process's
- * hit. Kernels that run tracepoints under preempt_disable (6.1, 6.12) show a
- * preemption depth of at least one; kernels that run them under SRCU-fast
- * (7.x) only disable migration, and show none.
+ * program on sched_process_fork, which the kernel calls from one place,
+ * kernel_clone(), for every task made, with no lock held, as it calls
+ * rdma_cma's tracepoints. The tool loads it, makes a thread (so there is at
+ * least one hit), and reads what the program saw at the first hit, whoever
+ * made it: every hit is in the same place. Kernels that run tracepoints under
+ * preempt_disable (6.1, 6.12) show a preemption depth of at least one;
+ * kernels that run them under SRCU-fast (7.x) only disable migration, and
+ * show none (as does a kernel built without a preemption count, which then
+ * costs only the second programs' load time).
  *
  * The depth is read from the kernel's per-CPU counter, which x86 keeps as
  * __preempt_count (6.1, 7.x) or inside pcpu_hot (6.2 to 6.14). Both are weak:
@@ -24,9 +27,6 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 /* The preemption depth's bits of the counter (PREEMPT_MASK). */
 #define PREEMPT_DEPTH_MASK 0xff
 
-/* Set by the tool before load: the process whose hit counts. */
-const volatile __u32 target_tgid = 0;
-
 /* What the program saw: 0 nothing yet, 1 preemption disabled, 2 enabled,
  * 3 the counter could not be read. */
 __u32 seen = 0;
@@ -43,7 +43,9 @@ static __always_inline int preempt_depth(void)
 {
 	if (&__preempt_count)
 		return *(const int *)bpf_this_cpu_ptr(&__preempt_count) & PREEMPT_DEPTH_MASK;
-	if (&pcpu_hot)
+	/* The type check keeps the verifier off this read where the kernel
+	 * has no pcpu_hot, whatever it makes of the branch above. */
+	if (bpf_core_type_exists(struct pcpu_hot) && &pcpu_hot)
 		return ((const struct pcpu_hot *)bpf_this_cpu_ptr(&pcpu_hot))->preempt_count &
 		       PREEMPT_DEPTH_MASK;
 	return -1;
@@ -60,7 +62,7 @@ int BPF_PROG(fork_probe)
 {
 	int depth;
 
-	if (seen || (__u32)(bpf_get_current_pid_tgid() >> 32) != target_tgid)
+	if (seen)
 		return 0;
 	depth = preempt_depth();
 	seen = depth < 0 ? 3 : depth ? 1 : 2;

@@ -287,12 +287,22 @@ static __always_inline int on_no_listener(const struct ib_cm_id *cm_id)
  * tracepoint or function at a time: so the first program marks the hit
  * finished under its task and hook, and the second takes the mark away. The
  * mark is per task, not per CPU: a per-CPU note of the last hit finished
- * cannot tell a task's hit from its previous one. Known gap: where the second
- * program is skipped too (another task held inside it on that CPU), the hit
- * is lost and counted; its mark stays until the task's next hit there, which,
- * if its first program is skipped, is lost and counted as well.
+ * cannot tell a task's hit from its previous one. A second program records
+ * only once the tool has attached every program (armed): before, a function's
+ * second program runs alone, its first not yet attached.
+ * Known gaps. Both programs skipped (another task held inside each on that
+ * CPU): the hit is lost, and counted. The second alone skipped: its mark stays
+ * until the task's next hit there, which is lost (and counted) if its first
+ * program is skipped. A hit in interrupt context runs as the task it
+ * interrupted: between that task's two programs for the same hook (only
+ * ib_uverbs_qp_event_handler is reached from both), the task's hit is
+ * recorded twice. A mark the map refuses is counted (unmarked) and its hit
+ * recorded twice.
  */
 const volatile __u8 seconds = 0;
+
+/* Set by the tool once every program is attached. */
+__u8 armed = 0;
 
 struct finished_key {
 	__u64 task;
@@ -327,22 +337,29 @@ static __always_inline struct finished_key finished_key(__u32 hook)
 /* The first program's last step. */
 static __always_inline void finish(__u32 hook)
 {
+	struct rdmastat_trace_tp_state *s;
 	struct finished_key key;
 	__u8 one = 1;
 
 	if (!seconds)
 		return;
 	key = finished_key(hook);
-	bpf_map_update_elem(&finished, &key, &one, BPF_ANY);
+	if (!bpf_map_update_elem(&finished, &key, &one, BPF_ANY))
+		return;
+	s = bpf_map_lookup_elem(&tp_states, &hook);
+	if (s)
+		s->unmarked++;
 }
 
 /* The second program's first step: whether the first did not finish this
- * hit (it was skipped). */
+ * hit (it was skipped). The mark is taken away even before the tool arms
+ * the second programs; a failure other than no mark says nothing, and the
+ * hit is left to the first (a miss the kernel counts). */
 static __always_inline int missed(__u32 hook)
 {
 	struct finished_key key = finished_key(hook);
 
-	return bpf_map_delete_elem(&finished, &key) != 0;
+	return bpf_map_delete_elem(&finished, &key) == -2 /* -ENOENT */ && armed;
 }
 
 static __always_inline void recovered(__u32 hook)

@@ -93,10 +93,12 @@ enum rdmastat_trace_hook {
 	RDMASTAT_TRACE_HOOKS /* tracepoints and functions: tp_states' size */
 };
 
-/* Per tracepoint or function and CPU, the tp_states map's values: the hits
- * a second program recorded, its first having missed them (rdma_cm.bpf.c). */
+/* Per tracepoint or function and CPU, the tp_states map's values
+ * (rdma_cm.bpf.c): the hits a second program recorded, and the marks the
+ * first could not leave (each such hit recorded by both). */
 struct rdmastat_trace_tp_state {
 	__u64 recovered;
+	__u64 unmarked;
 };
 
 /* Bytes of an address: sizeof(struct sockaddr_in6), as the kernel's own
