@@ -96,7 +96,7 @@ void trace_events(Tracer& tracer, DeviceFeed* devices, const CommonOptions& comm
 
 // --stats: whether second programs were loaded, and the programs' kernel
 // time per run, when the kernel counts it.
-void say_costs(std::ostream& err, const char* context, const Tracer& tracer) {
+void say_programs(std::ostream& err, const char* context, const Tracer& tracer) {
     say(err, context, "stats: ", tracer.preemption());
     const auto costs = tracer.costs();
     if (!costs) return;
@@ -151,7 +151,7 @@ std::optional<int> run_traced_events(const MonitorOptions& o, const CommonOption
                  o.trace.stats ? &stats : nullptr);
     if (o.trace.stats) {
         stats.say(err, "-E", "tracepoints", tracer->lost().total());
-        say_costs(err, "-E", *tracer);
+        say_programs(err, "-E", *tracer);
     }
     return 0;
 }

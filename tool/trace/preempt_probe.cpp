@@ -5,6 +5,7 @@
 #pragma GCC diagnostic ignored "-Woverlength-strings"
 #include "preempt.skel.h"
 #pragma GCC diagnostic pop
+#include "trace/bpf/preempt.h"
 
 #include <bpf/libbpf.h>
 #include <cerrno>
@@ -16,9 +17,6 @@
 
 namespace rdmastat {
 namespace {
-
-// preempt.bpf.c's verdicts.
-enum Seen : __u32 { nothing = 0, disabled = 1, enabled = 2, unreadable = 3 };
 
 struct Close {
     void operator()(preempt* s) const { preempt__destroy(s); }
@@ -42,11 +40,11 @@ Result<bool> tracepoints_preemptible() {
         return failed("making a thread", e.code().value());
     }
     switch (skel->bss->seen) {
-    case disabled:
+    case RDMASTAT_PREEMPT_DISABLED:
         return false;
-    case enabled:
+    case RDMASTAT_PREEMPT_ENABLED:
         return true;
-    case unreadable:
+    case RDMASTAT_PREEMPT_UNREADABLE:
         return Failure{"preemption probe: no preemption counter the probe can read"};
     default:
         return Failure{"preemption probe: sched_process_fork did not run the probe"};

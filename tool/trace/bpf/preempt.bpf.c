@@ -22,14 +22,15 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 
+#include "preempt.h"
+
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
 /* The preemption depth's bits of the counter (PREEMPT_MASK). */
 #define PREEMPT_DEPTH_MASK 0xff
 
-/* What the program saw: 0 nothing yet, 1 preemption disabled, 2 enabled,
- * 3 the counter could not be read. */
-__u32 seen = 0;
+/* What the program saw (enum rdmastat_preempt_seen). */
+__u32 seen = RDMASTAT_PREEMPT_NOTHING;
 
 #if defined(__TARGET_ARCH_x86)
 struct pcpu_hot {
@@ -65,6 +66,9 @@ int BPF_PROG(fork_probe)
 	if (seen)
 		return 0;
 	depth = preempt_depth();
-	seen = depth < 0 ? 3 : depth ? 1 : 2;
+	if (depth < 0)
+		seen = RDMASTAT_PREEMPT_UNREADABLE;
+	else
+		seen = depth ? RDMASTAT_PREEMPT_DISABLED : RDMASTAT_PREEMPT_ENABLED;
 	return 0;
 }
