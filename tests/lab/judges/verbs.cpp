@@ -417,3 +417,26 @@ TEST_CASE("lab: without the module's QP dump the peer is absent, and the user is
     }
     CHECK(root_lines[20] == "doit: error: Operation not supported");
 }
+
+TEST_CASE("lab: every verbs program outlived rdmastat's reads, or all ran once more",
+          "[lab][verbs]") {
+    // verbs.sh starts every program again, once, when one ended while the
+    // views were taken, and records which and what it printed.
+    const std::string repeats = ev.text("repeats.txt");
+    INFO(repeats);
+    std::size_t attempts = 0, ended = 0;
+    std::istringstream lines(repeats);
+    for (std::string line; std::getline(lines, line);) {
+        attempts += line.starts_with("attempt ");
+        ended += line.starts_with("== ended: ");
+    }
+    CHECK(attempts <= 1);
+    CHECK(ended >= attempts);
+    // The run judged above: every program started, on its own ports.
+    std::istringstream started(ev.text("programs/verbs-started"));
+    std::size_t programs_started = 0;
+    for (std::string line; std::getline(started, line);)
+        ++programs_started;
+    CHECK(programs_started == 12);
+    WARN(attempts << " of 1 runs repeated: " << ended << " program(s) ended while rdmastat read");
+}
