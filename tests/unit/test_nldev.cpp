@@ -325,4 +325,20 @@ TEST_CASE("records reported again keep their first place and their last value", 
     std::vector<R> tail = {{1, 'a'}, {2, 'b'}, {5, 'c'}, {2, 'x'}};
     CHECK(unique_by(tail, key) == std::vector<R>{{1, 'a'}, {2, 'x'}, {5, 'c'}});
     CHECK(unique_by(std::vector<R>{}, key).empty());
+    // Rising but for stragglers (rxe's GSI QP, dumped last): kept as they are,
+    // unless one repeats a key, rising or straggling.
+    std::vector<R> straggler = {{17, 'a'}, {18, 'b'}, {19, 'c'}, {1, 'd'}, {0, 'e'}};
+    CHECK(unique_by(straggler, key) == straggler);
+    std::vector<R> again = {{17, 'a'}, {18, 'b'}, {1, 'c'}, {19, 'd'}, {1, 'e'}};
+    CHECK(unique_by(again, key) == std::vector<R>{{17, 'a'}, {18, 'b'}, {1, 'e'}, {19, 'd'}});
+    std::vector<R> middle = {{17, 'a'}, {18, 'b'}, {19, 'c'}, {1, 'd'}, {18, 'x'}};
+    CHECK(unique_by(middle, key) == std::vector<R>{{17, 'a'}, {18, 'x'}, {19, 'c'}, {1, 'd'}});
+    // More stragglers than the fast path takes: the sort still finds the repeat.
+    std::vector<R> many;
+    for (int i = 40; i > 0; --i)
+        many.push_back({i, 'a'});
+    many.push_back({20, 'z'});
+    auto deduped = unique_by(many, key);
+    REQUIRE(deduped.size() == 40);
+    CHECK(deduped[20] == R{20, 'z'});
 }

@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <sys/socket.h>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -90,11 +91,29 @@ class Attrs {
 /// holding the record as last reported (a dump resumed after a concurrent change).
 template <typename Record, typename Key>
 std::vector<Record> unique_by(std::vector<Record> records, Key key) {
-    // The kernel dumps by rising id: keys that rise throughout have no repeat.
-    bool rising = true;
-    for (std::size_t i = 1; i < records.size() && rising; ++i)
-        rising = key(records[i - 1]) < key(records[i]);
-    if (rising) return records;
+    // The kernel dumps by rising id, nearly: rxe's GSI QP (number 1) comes
+    // last. Keys that rise but for a few stragglers, none of them equal to
+    // another key, have no repeat, and need no sort (10k QPs: a tenth of a
+    // listing's work).
+    using K = std::remove_cvref_t<decltype(key(records.front()))>;
+    constexpr std::size_t max_stragglers = 16;
+    std::vector<K> rising, stragglers;
+    rising.reserve(records.size());
+    bool few = true;
+    for (std::size_t i = 0; i < records.size() && few; ++i) {
+        K k = key(records[i]);
+        if (rising.empty() || rising.back() < k)
+            rising.push_back(std::move(k));
+        else if ((few = stragglers.size() < max_stragglers))
+            stragglers.push_back(std::move(k));
+    }
+    if (few) {
+        bool repeat = false;
+        for (auto s = stragglers.begin(); s != stragglers.end() && !repeat; ++s)
+            repeat = std::binary_search(rising.begin(), rising.end(), *s) ||
+                     std::find(stragglers.begin(), s, *s) != s;
+        if (!repeat) return records;
+    }
     // By key, then position: a run of one key is one record reported again.
     std::vector<std::pair<decltype(key(records.front())), std::size_t>> order;
     order.reserve(records.size());
