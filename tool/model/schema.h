@@ -356,6 +356,17 @@ template <typename T> std::string to_text(const T& v) {
         return name_of(v);
 }
 
+/// to_text(v) without building it, where v holds its text already (a string,
+/// an enum's name); nullopt otherwise. write() runs for every row's members.
+template <typename T> std::optional<std::string_view> held_text(const T& v) {
+    if constexpr (std::is_convertible_v<T, std::string_view>) {
+        return std::string_view(v);
+    } else if constexpr (named_enum<T>) {
+        if (const std::string_view name = names_detail::find(v); !name.empty()) return name;
+    }
+    return std::nullopt;
+}
+
 /// The scalar text names, exactly as to_text writes it; otherwise nullopt and
 /// *why says what was wrong ("unknown CM state 'X'").
 template <typename T> std::optional<T> text_to(std::string_view text, std::string* why) {
@@ -432,7 +443,10 @@ template <typename T, typename Sink> void write(const T& v, Sink& out) {
             write(item, out);
         out.end_array();
     } else if constexpr (shape_of<T> == Shape::text) {
-        out.string(to_text(v));
+        if (const auto text = held_text(v))
+            out.string(*text);
+        else
+            out.string(to_text(v));
     } else if constexpr (shape_of<T> == Shape::boolean) {
         out.boolean(v);
     } else if constexpr (shape_of<T> == Shape::integer) {
