@@ -36,7 +36,9 @@ addresses() {
 up() { grep -q ready "$1" || ! kill -0 "$2" 2>/dev/null; }
 
 # ready FILE PID WHAT: wait for PID to print "ready" to FILE; else the bench
-# ends, saying why.
+# ends, saying why. FILE is emptied before PID starts: the background job's own
+# redirection may come after the first look, and a run before this one in the
+# same directory left its "ready".
 ready() {
 	lab_wait 3600 up "$1" "$2"
 	grep -q ready "$1" && return 0
@@ -87,6 +89,7 @@ pairs=""
 left=$PAIRS
 while [ "$left" -gt 0 ]; do
 	k=$((left < 40 ? left : 40))
+	: >"$OUT/pairs-$left.out"
 	rdmastat-cmids -a 10.9.0.1 -a 10.9.0.2 -n 0 -C "$k" -t 36000 >"$OUT/pairs-$left.out" 2>&1 &
 	p=$!
 	lab_wait 900 up "$OUT/pairs-$left.out" "$p"
@@ -99,6 +102,7 @@ for n in $N; do
 	set --
 	for a in $(addresses "$n"); do set -- "$@" -a "$a"; done
 	t0=$(date +%s)
+	: >"$OUT/cmids-$n.out"
 	rdmastat-cmids "$@" -n "$n" -P 10000 -b 10 -t 36000 >"$OUT/cmids-$n.out" 2>&1 &
 	bulk=$!
 	ready "$OUT/cmids-$n.out" "$bulk" "$n ids"
@@ -118,6 +122,7 @@ done
 # with no cm_id, for each V in BENCH_VERBS_N, beside the pairs' ids.
 for v in $VERBS; do
 	t0=$(date +%s)
+	: >"$OUT/verbs-$v.out"
 	rdmastat-verbsqps -d rxe0 -g 1 -n "$v" -t 36000 >"$OUT/verbs-$v.out" 2>&1 &
 	bulk=$!
 	ready "$OUT/verbs-$v.out" "$bulk" "$v verbs QPs"
