@@ -187,7 +187,10 @@ int run_life(const LifeOptions& o, std::ostream& out, std::ostream& err) {
                 *tracer, nullptr, o, o.duration, admit,
                 [&](std::vector<ConnectionEvent>& b) { return show(b, EventSource::tracepoints); },
                 err, "life", true, o.trace.stats ? &stats : nullptr);
-            if (o.trace.stats) stats.say(err, "life", "tracepoints", tracer->lost().total());
+            if (o.trace.stats) {
+                stats.say(err, "life", "tracepoints", tracer->lost().total());
+                say_programs(err, "life", *tracer);
+            }
             return 0;
         }
         say(err, "life", why, "; polling every ", o.interval,

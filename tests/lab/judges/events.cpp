@@ -411,13 +411,14 @@ TEST_CASE("lab: -E loads second programs only where tracepoints are preemptible"
     const bool preemptible = std::stoi(release) >= 7;
     INFO("kernel " << release.substr(0, release.find('\n'))
                    << "; seconds from start to ready: " << ev.text("ready-seconds"));
-    // The probe's verdict, as --stats gives it.
-    CHECK(
-        ev.text("bounded.txt")
-            .find(preemptible
-                      ? "rdmastat: -E: stats: tracepoints run preemptibly: second programs loaded\n"
-                      : "rdmastat: -E: stats: tracepoints run with preemption disabled: no second "
-                        "programs\n") != std::string::npos);
+    // The probe's verdict, as --stats gives it: -E's bounded run, and life's
+    // (ended by SIGTERM).
+    const std::string verdict = preemptible
+                                    ? "stats: tracepoints run preemptibly: second programs loaded\n"
+                                    : "stats: tracepoints run with preemption disabled: no second "
+                                      "programs\n";
+    CHECK(ev.text("bounded.txt").find("rdmastat: -E: " + verdict) != std::string::npos);
+    CHECK(ev.text("life-j.err").find("rdmastat: life: " + verdict) != std::string::npos);
     // bpftool lists every program loaded; the tracer's are the only ones
     // while it runs (its probe's is gone). A second program's name is its
     // first's and "_again"; names are compared cut to the kernel's 15

@@ -21,7 +21,7 @@ rdmastat serve --events --listen 127.0.0.1:9410 >/tmp/serve.out 2>/tmp/serve.err
 serve=$!
 rdmastat life >/tmp/life.txt 2>/tmp/life.err &
 life=$!
-rdmastat life -j >/tmp/life.jsonl 2>/tmp/life-j.err &
+rdmastat life -j --stats >/tmp/life.jsonl 2>/tmp/life-j.err &
 lifej=$!
 # The tracers say when they are ready; the poller is running once it reports
 # a sentinel listener appearing (changes after its first round), which the
