@@ -104,8 +104,10 @@ std::vector<Record> unique_by(std::vector<Record> records, Key key) {
         K k = key(records[i]);
         if (rising.empty() || rising.back() < k)
             rising.push_back(std::move(k));
-        else if ((few = stragglers.size() < max_stragglers))
+        else if (stragglers.size() < max_stragglers)
             stragglers.push_back(std::move(k));
+        else
+            few = false;
     }
     if (few) {
         bool repeat = false;

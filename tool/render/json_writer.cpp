@@ -18,28 +18,25 @@ void JsonWriter::newline_indent() {
 }
 
 void JsonWriter::before_value() {
-    if (after_key_) {
-        after_key_ = false;
-        return;
-    }
-    if (levels_.empty()) return;
-    if (!levels_.back().empty) out_ += ',';
-    levels_.back().empty = false;
-    if (pretty_) newline_indent();
+    char piece[1];
+    const char* end = lead(piece);
+    out_.append(piece, static_cast<std::size_t>(end - piece));
 }
 
 char* JsonWriter::lead(char* piece) {
-    if (pretty_) {
-        before_value();
-        return piece;
-    }
     if (after_key_) {
         after_key_ = false;
         return piece;
     }
     if (levels_.empty()) return piece;
-    if (!levels_.back().empty) *piece++ = ',';
+    const bool comma = !levels_.back().empty;
     levels_.back().empty = false;
+    if (pretty_) {
+        if (comma) out_ += ',';
+        newline_indent();
+    } else if (comma) {
+        *piece++ = ',';
+    }
     return piece;
 }
 

@@ -51,9 +51,9 @@ class JsonWriter {
         bool empty = true;
     };
     void before_value();
-    /// before_value() for a value written in one append: compact output's
-    /// comma goes at piece (pretty output's separator straight to out_);
-    /// returns where the value goes.
+    /// What goes before a value written in one append: compact output's comma
+    /// at piece (pretty output's comma and indent straight to out_); returns
+    /// where the value goes.
     char* lead(char* piece);
     void newline_indent();
     void open(char bracket);
