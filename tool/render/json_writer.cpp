@@ -181,7 +181,7 @@ void JsonWriter::string(std::string_view s) {
     }
     char* p = lead(piece);
     *p++ = '"';
-    std::memcpy(p, s.data(), s.size());
+    if (!s.empty()) std::memcpy(p, s.data(), s.size()); // a null data() when empty
     p += s.size();
     *p++ = '"';
     out_.append(piece, static_cast<std::size_t>(p - piece));

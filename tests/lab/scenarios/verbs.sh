@@ -24,10 +24,31 @@ connected_qps() {
 	[ "$("$LAB_RDMA" res show qp | grep -c "rqpn [1-9][0-9]* type RC state RT[RS] ")" -ge "$1" ] &&
 		[ "$("$LAB_RDMA" res show qp | grep -c "type UD state RTS ")" -ge "$2" ]
 }
+# gid_tables: the GID tables as sysfs has them ("DEV PORT INDEX GID TYPE
+# NDEV", - for an attribute the kernel refuses), for rdmastat devices beside
+# them. read, not cat: rxe's table has hundreds of entries, and a fork or two
+# each took minutes under TCG. Names of its own: start() counts in n.
+gid_tables() {
+	for gt_dev in /sys/class/infiniband/*; do
+		for gt_port in "$gt_dev"/ports/*; do
+			for gt_file in "$gt_port"/gids/*; do
+				gt_i=${gt_file##*/}
+				read -r gt_gid <"$gt_file" || continue
+				[ "$gt_gid" != 0000:0000:0000:0000:0000:0000:0000:0000 ] || continue
+				read -r gt_type 2>/dev/null <"$gt_port/gid_attrs/types/$gt_i" || gt_type=-
+				read -r gt_ndev 2>/dev/null <"$gt_port/gid_attrs/ndevs/$gt_i" || gt_ndev=-
+				gt_type=$(echo "$gt_type" | tr ' ' _)
+				echo "${gt_dev##*/} ${gt_port##*/} $gt_i $gt_gid ${gt_type:--} ${gt_ndev:--}"
+			done
+		done
+	done
+}
+
 # take_views: the referees and every rdmastat view, while the programs run.
 take_views() {
 	capture rdma-qp.json "$LAB_RDMA" -j res show qp
 	capture rdma-cm_id.json "$LAB_RDMA" -j res show cm_id
+	gid_tables >"$R/sysfs-gids.txt"
 	capture devices.json rdmastat devices -j
 	capture devices.txt rdmastat devices
 	# NLDEV's bytes of the same moment, for the unit tests' fixtures
@@ -138,7 +159,7 @@ stop_programs() {
 	done
 	# su passes its TERM on; the guest has no pkill, so /proc names any left.
 	for c in /proc/[0-9]*/comm; do
-		read -r comm <"$c" 2>/dev/null && [ "$comm" = ibv_uc_pingpong ] || continue
+		read -r comm 2>/dev/null <"$c" && [ "$comm" = ibv_uc_pingpong ] || continue
 		c=${c%/comm}
 		kill "${c#/proc/}" 2>/dev/null || true
 	done
@@ -151,29 +172,22 @@ ended() {
 	i=0
 	while read -r p cmd; do
 		i=$((i + 1))
-		kill -0 "$p" 2>/dev/null && continue
+		running "$p" && continue
 		echo "== ended: $cmd"
 		cat "/tmp/verbs-$i.log"
 	done </tmp/verbs-started
 }
 
-# The GID tables as sysfs has them ("DEV PORT INDEX GID TYPE NDEV", - for an
-# attribute the kernel refuses), beside rdmastat devices. Builtins only: rxe's
-# table has hundreds of entries, and a fork each under TCG took minutes.
-for d in /sys/class/infiniband/*; do
-	for p in "$d"/ports/*; do
-		for g in "$p"/gids/*; do
-			i=${g##*/}
-			read -r gid <"$g" || continue
-			[ "$gid" != 0000:0000:0000:0000:0000:0000:0000:0000 ] || continue
-			t=- n=-
-			read -r t 2>/dev/null <"$p/gid_attrs/types/$i" || t=-
-			read -r n 2>/dev/null <"$p/gid_attrs/ndevs/$i" || n=-
-			t=$(echo "$t" | tr ' ' _)
-			echo "${d##*/} ${p##*/} $i $gid ${t:--} ${n:--}"
-		done
-	done
-done >"$R/sysfs-gids.txt"
+# running PID: PID is a process that has not exited (this shell reaps its
+# background jobs only when it waits: one that exited is a zombie until then,
+# and kill -0 succeeds on it).
+running() {
+	while read -r key value _; do
+		[ "$key" != State: ] || { [ "$value" != Z ]; return; }
+	done 2>/dev/null </proc/"$1"/status
+	return 1
+}
+
 
 # A program that ends while rdmastat reads (a peer of perftest's under a
 # loaded host, once in CI) leaves views that disagree with each other: every
