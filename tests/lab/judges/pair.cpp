@@ -11,6 +11,7 @@
 #include "support.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <sstream>
@@ -180,13 +181,26 @@ TEST_CASE("pair: rping, rdmastat ping, kping and NVMe over Fabrics cross hosts o
     }
     CHECK_THAT(on_b.text("nvme-state-1"), Catch::Contains("live"));
     // rping against rdmastat ping on siw, and rdmastat ping against rping on
-    // rxe: 20 pings each way, the payloads verified.
+    // rxe: 20 pings each way, the payloads verified. When siw stranded the
+    // rping client's first message (it printed no ping; our server completed
+    // none), b ran it once more against a's second server, which is judged.
+    const char* out = std::getenv("RDMASTAT_LAB_OUT");
+    REQUIRE(out);
+    const bool again =
+        std::filesystem::exists(std::string(out) + "/b/fabric/rping-to-ping.stranded");
+    const char* server = again ? "ping-server-again.json" : "ping-server.json";
+    if (again) {
+        CHECK(on_b.text("rping-to-ping.stranded").find("ping data") == std::string::npos);
+        CHECK(on_a.json("ping-server.json")["completed"] == 0);
+    }
+    WARN((again ? 1 : 0) << " of 1 rping runs against rdmastat ping on siw ran again after siw "
+                            "stranded a first message");
     CHECK(rping_ended_ok(on_b.rc("rping-to-ping.out"),
                          on_b.text("rping-to-ping.out")));
-    CHECK(on_a.rc("ping-server.json") == 0);
+    CHECK(on_a.rc(server) == 0);
     CHECK(on_b.rc("ping-to-rping.json") == 0);
     for (const auto& [dir, name, device] : {std::tuple{"b/fabric", "ping-to-rping.json", "rxe0"},
-                                            std::tuple{"a/fabric", "ping-server.json", "siw0"}}) {
+                                            std::tuple{"a/fabric", server, "siw0"}}) {
         INFO(name);
         const json ping = Evidence{dir}.json(name);
         CHECK(ping["device"] == device);
