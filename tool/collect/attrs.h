@@ -117,7 +117,7 @@ std::vector<Record> unique_by(std::vector<Record> records, Key key) {
         if (!repeat) return records;
     }
     // By key, then position: a run of one key is one record reported again.
-    std::vector<std::pair<decltype(key(records.front())), std::size_t>> order;
+    std::vector<std::pair<K, std::size_t>> order;
     order.reserve(records.size());
     for (std::size_t i = 0; i < records.size(); ++i)
         order.emplace_back(key(records[i]), i);

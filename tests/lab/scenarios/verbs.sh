@@ -103,12 +103,12 @@ take_views() {
 	capture rdma-qp-after.json "$LAB_RDMA" -j res show qp
 }
 
-started=""
+# start CMD...: CMD in the background; its pid and command line go to
+# /tmp/verbs-started, its output to /tmp/verbs-N.log (N its line there).
 n=0
 start() {
 	n=$((n + 1))
 	"$@" >"/tmp/verbs-$n.log" 2>&1 &
-	started="$started $!"
 	echo "$! $*" >>/tmp/verbs-started
 }
 ucx_pair() { [ "$("$LAB_RDMA" res show qp | grep ' comm ucx_perftest' | grep -c "type RC state RTS ")" -ge 2 ]; }
@@ -120,7 +120,6 @@ listening() { lab_wait 10 sh -c "$LAB_SS -tln | grep -q ':$1 '"; }
 # Iterations enough to outlive the captures under TCG; killed at the end.
 start_programs() {
 	o=$1
-	started=""
 	n=0
 	: >/tmp/verbs-started
 	rm -f /tmp/verbs-[0-9]*.log
@@ -151,12 +150,12 @@ start_programs() {
 }
 
 stop_programs() {
-	for p in $started; do
+	while read -r p _; do
 		kill "$p" 2>/dev/null || true
-	done
-	for p in $started; do
+	done </tmp/verbs-started
+	while read -r p _; do
 		wait "$p" 2>/dev/null || true
-	done
+	done </tmp/verbs-started
 	# su passes its TERM on; the guest has no pkill, so /proc names any left.
 	for c in /proc/[0-9]*/comm; do
 		read -r comm 2>/dev/null <"$c" && [ "$comm" = ibv_uc_pingpong ] || continue
@@ -187,7 +186,6 @@ running() {
 	done 2>/dev/null </proc/"$1"/status
 	return 1
 }
-
 
 # A program that ends while rdmastat reads (a peer of perftest's under a
 # loaded host, once in CI) leaves views that disagree with each other: every
