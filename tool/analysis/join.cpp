@@ -4,23 +4,29 @@
 #include "analysis/select.h"
 #include "model/names.h"
 
+#include <algorithm>
 #include <map>
 #include <utility>
 
 namespace rdmastat {
 namespace {
 
-Owner owner_from(const RawOwner& raw, const OwnerMap& owners) {
-    Owner o;
-    if (raw.kernel) {
-        o.kernel = raw.kernel;
-        return o;
-    }
-    if (!raw.pid) return o;
+// The OwnerMap entry of an NLDEV pid; nullptr without one.
+const Owner* known_owner(const RawOwner& raw, const OwnerMap& owners) {
+    if (!raw.pid) return nullptr;
     auto it = owners.find(*raw.pid);
-    if (it != owners.end()) return it->second;
-    o.pid = raw.pid;
-    return o;
+    return it == owners.end() ? nullptr : &it->second;
+}
+
+// Sets o (a fresh Owner) to raw's owner, given known_owner(raw): copied into
+// place, as a row is built where it is kept.
+void set_owner(Owner& o, const RawOwner& raw, const Owner* known) {
+    if (raw.kernel)
+        o.kernel = raw.kernel;
+    else if (known)
+        o = *known;
+    else
+        o.pid = raw.pid;
 }
 
 Owner owner_from(const ModuleRecord::OwnerPart& raw, const UserMap& users) {
@@ -41,11 +47,14 @@ Owner owner_from(const ModuleRecord::OwnerPart& raw, const UserMap& users) {
 }
 
 // The process of an NLDEV pid, which may name a thread of it.
-std::optional<std::uint32_t> process_of(const RawOwner& raw, const OwnerMap& owners) {
+std::optional<std::uint32_t> process_of(const RawOwner& raw, const Owner* known) {
     if (!raw.pid) return std::nullopt;
-    auto it = owners.find(*raw.pid);
-    if (it != owners.end() && it->second.pid) return it->second.pid;
+    if (known && known->pid) return known->pid;
     return raw.pid;
+}
+
+std::optional<std::uint32_t> process_of(const RawOwner& raw, const OwnerMap& owners) {
+    return process_of(raw, known_owner(raw, owners));
 }
 
 bool same_owner(const RawOwner& id, const RawOwner& qp, const OwnerMap& owners) {
@@ -92,10 +101,11 @@ void add_verbs_connections(Snapshot& snap, const std::vector<QpRecord>& qps, con
         if (!verbs_connection(q) || claims.qps.count({q.device_index, q.number})) continue;
         // rdma_create_qp() makes a kernel id's QP in rdma_cm's name: an id's, never verbs.
         if (q.owner.kernel == "rdma_cm") continue;
-        if (auto p = process_of(q.owner, owners);
-            p && claims.unnumbered.count({q.device_index, *p}))
+        const Owner* known = known_owner(q.owner, owners);
+        if (auto p = process_of(q.owner, known); p && claims.unnumbered.count({q.device_index, *p}))
             continue;
-        Connection c;
+        // Built where it is kept: a Connection is large, and 10k QPs are 10k rows.
+        Connection& c = snap.connections.emplace_back();
         c.device = q.device_name;
         c.port = q.port;
         auto t = transports.find(q.device_index);
@@ -108,11 +118,10 @@ void add_verbs_connections(Snapshot& snap, const std::vector<QpRecord>& qps, con
         // NLDEV sends rqpn for RC and UC QPs only; 0 is no peer yet.
         if (q.remote_number && *q.remote_number) qp.remote_number = q.remote_number;
         c.qp = qp;
-        c.owner = owner_from(q.owner, owners);
+        set_owner(c.owner, q.owner, known);
         if (c.owner.pid)
             if (auto n = netns.find(*c.owner.pid); n != netns.end()) c.netns = n->second;
-        if (only_netns && c.owner.pid && c.netns != only_netns) continue;
-        snap.connections.push_back(std::move(c));
+        if (only_netns && c.owner.pid && c.netns != only_netns) snap.connections.pop_back();
     }
 }
 
@@ -145,16 +154,31 @@ Snapshot join(const NldevData& data, const OwnerMap& owners, const NetnsMap& net
     snap.devices = data.devices;
 
     const auto transports = transports_of(data.devices);
-    std::map<std::pair<std::uint32_t, std::uint32_t>, const QpRecord*> qps;
-    for (const auto& q : data.qps)
-        qps[{q.device_index, q.number}] = &q;
+    // Each id's QP, found by device and number. Only the ids' numbers are
+    // indexed (sorted, in one array) and the QPs looked up in them: at 10k
+    // QPs, a tree or a sort of every QP cost more than the rest of the join.
+    using QpKey = std::pair<std::uint32_t, std::uint32_t>;
+    std::vector<std::pair<QpKey, std::size_t>> wanted;
+    for (std::size_t i = 0; i < data.cm_ids.size(); ++i)
+        if (data.cm_ids[i].qp_number)
+            wanted.emplace_back(QpKey{data.cm_ids[i].device_index, *data.cm_ids[i].qp_number}, i);
+    std::sort(wanted.begin(), wanted.end());
+    std::vector<const QpRecord*> qp_of(wanted.empty() ? 0 : data.cm_ids.size(), nullptr);
+    auto by_key = [](const auto& a, const auto& b) { return a.first < b.first; };
+    for (const auto& q : data.qps) {
+        const std::pair<QpKey, std::size_t> k{{q.device_index, q.number}, 0};
+        for (auto [it, end] = std::equal_range(wanted.begin(), wanted.end(), k, by_key); it != end;
+             ++it)
+            qp_of[it->second] = &q;
+    }
     CmClaims claims;
 
     // Room for the verbs connections too: at 10k QPs, growing by moves cost
     // more than the join itself. Capacity never touched is never resident.
     snap.connections.reserve(data.cm_ids.size() + data.qps.size());
-    for (const auto& r : data.cm_ids) {
-        Connection c;
+    for (std::size_t i = 0; i < data.cm_ids.size(); ++i) {
+        const CmIdRecord& r = data.cm_ids[i];
+        Connection& c = snap.connections.emplace_back();
         c.device = r.device_name;
         c.port = r.port;
         auto t = transports.find(r.device_index);
@@ -165,27 +189,25 @@ Snapshot join(const NldevData& data, const OwnerMap& owners, const NetnsMap& net
         c.local = r.src;
         c.peer = r.dst;
         if (r.qp_number) {
-            auto q = qps.find({r.device_index, *r.qp_number});
-            if (q == qps.end()) {
+            const QpRecord* q = qp_of[i];
+            if (!q) {
                 c.qp_unjoined = UnjoinedQp{*r.qp_number, QpUnjoined::gone};
-            } else if (!same_owner(r.owner, q->second->owner, owners)) {
+            } else if (!same_owner(r.owner, q->owner, owners)) {
                 c.qp_unjoined = UnjoinedQp{*r.qp_number, QpUnjoined::other_owner};
             } else {
                 Qp qp;
                 qp.number = *r.qp_number;
                 if (r.qp_type) qp.type = static_cast<QpType>(*r.qp_type);
-                if (q->second->type) qp.type = static_cast<QpType>(*q->second->type);
-                if (q->second->state) qp.state = static_cast<QpState>(*q->second->state);
-                if (q->second->remote_number && *q->second->remote_number)
-                    qp.remote_number = q->second->remote_number;
+                if (q->type) qp.type = static_cast<QpType>(*q->type);
+                if (q->state) qp.state = static_cast<QpState>(*q->state);
+                if (q->remote_number && *q->remote_number) qp.remote_number = q->remote_number;
                 c.qp = std::move(qp);
-                claims.qps.insert(q->first);
+                claims.qps.insert({r.device_index, *r.qp_number});
             }
         }
-        c.owner = owner_from(r.owner, owners);
+        set_owner(c.owner, r.owner, known_owner(r.owner, owners));
         if (c.owner.pid)
             if (auto n = netns.find(*c.owner.pid); n != netns.end()) c.netns = n->second;
-        snap.connections.push_back(std::move(c));
     }
     for (const auto& r : data.cm_ids)
         if (!r.qp_number && r.state != static_cast<std::uint8_t>(CmState::listen))

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <iterator>
 #include <libmnl/libmnl.h>
 #include <linux/netlink.h>
 #include <optional>
@@ -84,6 +85,19 @@ bool NldevSource::still_exists(std::uint32_t device_index) {
     return listed(device_index).value_or(true);
 }
 
+namespace {
+
+// Appends from's elements to to, taking from whole when to is empty.
+template <typename T> void append(std::vector<T>& to, std::vector<T>&& from) {
+    if (to.empty())
+        to = std::move(from);
+    else
+        to.insert(to.end(), std::make_move_iterator(from.begin()),
+                  std::make_move_iterator(from.end()));
+}
+
+} // namespace
+
 Result<NldevData> NldevSource::collect(bool with_cm_ids, bool with_qps) {
     NldevData data;
     auto devices = dump(RDMA_NLDEV_CMD_GET);
@@ -101,8 +115,7 @@ Result<NldevData> NldevSource::collect(bool with_cm_ids, bool with_qps) {
                                bytes.error_code()};
             auto records = parse(bytes.value());
             if (!records) return Failure{"NLDEV " + dev.name + ": " + records.error()};
-            for (auto& r : records.value())
-                sink.push_back(std::move(r));
+            append(sink, std::move(records.value()));
             return Ok{};
         };
         std::vector<CmIdRecord> cm_ids;
@@ -121,10 +134,10 @@ Result<NldevData> NldevSource::collect(bool with_cm_ids, bool with_qps) {
         if (auto reply = chardev(dev.index))
             if (auto driver = parse_chardev_driver(reply.value())) dev.driver = driver.value();
         data.devices.push_back(std::move(dev));
-        for (auto& c : cm_ids)
-            data.cm_ids.push_back(std::move(c));
-        for (auto& q : qps)
-            data.qps.push_back(std::move(q));
+        // Whole vectors where they can be: 10k records moved one by one into
+        // a growing vector cost more than parsing them.
+        append(data.cm_ids, std::move(cm_ids));
+        append(data.qps, std::move(qps));
     }
     return data;
 }
