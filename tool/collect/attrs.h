@@ -40,16 +40,16 @@ class Attrs {
         return getter(a, name).take();
     }
     std::optional<std::uint8_t> u8(int type, const char* name) const {
-        return opt<std::uint8_t>(type, name, attr_u8);
+        return fixed<std::uint8_t>(type, name, attr_u8);
     }
     std::optional<std::uint16_t> u16(int type, const char* name) const {
-        return opt<std::uint16_t>(type, name, attr_u16);
+        return fixed<std::uint16_t>(type, name, attr_u16);
     }
     std::optional<std::uint32_t> u32(int type, const char* name) const {
-        return opt<std::uint32_t>(type, name, attr_u32);
+        return fixed<std::uint32_t>(type, name, attr_u32);
     }
     std::optional<std::uint64_t> u64(int type, const char* name) const {
-        return opt<std::uint64_t>(type, name, attr_u64);
+        return fixed<std::uint64_t>(type, name, attr_u64);
     }
     std::optional<std::string> str(int type, const char* name) const {
         return opt<std::string>(type, name, attr_string);
@@ -84,6 +84,19 @@ class Attrs {
     }
 
   private:
+    /// opt() for an integer, read here when the payload holds one: a dump's
+    /// every entry has several, and only a short one needs getter's failure.
+    template <typename T>
+    std::optional<T> fixed(int type, const char* name,
+                           Result<T> (*getter)(const nlattr*, const char*)) const {
+        const nlattr* a = get(type);
+        if (!a) return std::nullopt;
+        if (mnl_attr_get_payload_len(a) < sizeof(T)) return getter(a, name).take();
+        T v;
+        std::memcpy(&v, mnl_attr_get_payload(a), sizeof(T));
+        return v;
+    }
+
     AttrTable t_;
 };
 
