@@ -97,6 +97,8 @@ void add_verbs_connections(Snapshot& snap, const std::vector<QpRecord>& qps, con
                            const OwnerMap& owners, const NetnsMap& netns,
                            std::optional<std::uint32_t> only_netns) {
     const auto transports = transports_of(snap.devices);
+    // Room for every QP, once (join() made it already; join_module() did not).
+    snap.connections.reserve(snap.connections.size() + qps.size());
     for (const QpRecord& q : qps) {
         if (!verbs_connection(q) || claims.qps.count({q.device_index, q.number})) continue;
         // rdma_create_qp() makes a kernel id's QP in rdma_cm's name: an id's, never verbs.

@@ -44,16 +44,30 @@ template <typename F> void for_each_entry(const Attrs& msg, int list_type, int e
     }
 }
 
+// How many items the lists of list_type hold in a dump's messages; what
+// cannot be read counts nothing here (the parse that follows says why).
+std::size_t count_entries(const Bytes& bytes, int list_type) {
+    std::size_t n = 0;
+    (void)walk_messages(bytes.data(), bytes.size(), [&](const nlmsghdr* nlh) -> Status {
+        auto attrs = parse_attrs(mnl_nlmsg_get_payload(nlh), mnl_nlmsg_get_payload_len(nlh),
+                                 RDMA_NLDEV_ATTR_MAX);
+        if (attrs && attrs.value()[static_cast<std::size_t>(list_type)])
+            if (auto items = nested_list(attrs.value()[static_cast<std::size_t>(list_type)]))
+                n += items.value().size();
+        return Ok{};
+    });
+    return n;
+}
+
 // A per-device resource dump: every message names the device, then carries a
 // list of entries (split over messages when long); fill parses one entry.
 template <typename Record, typename Fill>
 Result<std::vector<Record>> parse_entries(const Bytes& bytes, unsigned cmd, int list_type,
                                           int entry_type, const char* what, Fill fill) {
     std::vector<Record> out;
-    // A QP's or cm_id's entry takes more than 64 bytes of the dump: room for
-    // that many records spares 10k records their moves as the vector grows
-    // (capacity never touched is never resident).
-    out.reserve(bytes.size() / 64);
+    // Counted first: 10k records moved as their vector grows cost more than
+    // the count.
+    out.reserve(count_entries(bytes, list_type));
     auto st = walk_dump(bytes, cmd, what, [&](const Attrs& m) {
         auto index = m.need(m.u32(RDMA_NLDEV_ATTR_DEV_INDEX, "device index"), "device index");
         auto name = m.need(m.str(RDMA_NLDEV_ATTR_DEV_NAME, "device name"), "device name");
