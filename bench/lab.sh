@@ -59,13 +59,15 @@ rounds() {
 	wait "$1" 2>/dev/null
 }
 
-# one NAME CMD...: one run of CMD, a line "N CM_IDS NAME MICROSECONDS MAXRSS_KIB".
+# one NAME CMD...: one run of CMD, a line "N CM_IDS NAME MICROSECONDS MAXRSS_KIB
+# USER_US SYS_US MINFLT".
 one() {
 	_name=$1
 	shift
 	_r=$(rdmastat-timeit 1 "$@") || { echo "bench: $_name failed"; exit 1; }
 	set -- $_r
-	printf '%s\t%s\t%s\t%s\t%s\n' "$n" "$ids" "$_name" "$1" "$3" >>"$OUT/bench.tsv"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$ids" "$_name" "$1" "$3" "$4" "$5" "$6" \
+		>>"$OUT/bench.tsv"
 }
 
 # Every command once, in turn: rounds rather than one command's runs in a row,

@@ -1,8 +1,10 @@
 # The benchmark's report: reads one line per run, "N CM_IDS NAME MICROSECONDS
-# MAXRSS_KIB" (tab-separated, from bench/lab.sh and bench/run.sh), prints per N
-# a table of medians with ratios against the raw dumps (floor) and against rdma
-# res show cm_id + qp, then whether the targets hold; writes everything, each
-# run included, as JSON to the file json.
+# MAXRSS_KIB [USER_US SYS_US MINFLT]" (tab-separated, from bench/lab.sh and
+# bench/run.sh), prints per N a table of medians with ratios against the raw
+# dumps (floor) and against rdma res show cm_id + qp, and where the time went
+# (CPU in user space and in the kernel, minor page faults) when the lines say,
+# then whether the targets hold; writes everything, each run included, as JSON
+# to the file json.
 BEGIN {
 	FS = "\t"
 	label["floor"] = "raw cm_id+QP dumps (rdmastat-floor)"
@@ -16,24 +18,42 @@ BEGIN {
 	label["host_text"] = "rdmastat --input N.json -a -p -e (host)"
 	label["host_json"] = "rdmastat --input N.json -a -j (host)"
 }
-NF == 5 {
+NF == 5 || NF == 8 {
 	key = $1 SUBSEP $3
 	if (!($1 in seen)) { seen[$1] = 1; order[++ns] = $1 }
 	if (!(key in count)) { names[$1] = names[$1] " " $3; keys[++nk] = key }
 	ids[$1] = $2
 	times[key, ++count[key]] = $4
 	if ($5 > rss[key]) rss[key] = $5
-}
-# Median and best of each command's runs.
-function summarize(   k, key, c, i, j, v, t) {
-	for (k = 1; k <= nk; k++) {
-		key = keys[k]; c = count[key]
-		for (i = 1; i <= c; i++) v[i] = times[key, i]
-		for (i = 2; i <= c; i++) { t = v[i]; for (j = i - 1; j >= 1 && v[j] > t; j--) v[j + 1] = v[j]; v[j + 1] = t }
-		median[key] = c % 2 ? v[(c + 1) / 2] : (v[c / 2] + v[c / 2 + 1]) / 2
-		best[key] = v[1]
+	# Where the time went, for a command every run of which says.
+	if (NF == 8 && $6 != "" && $7 != "" && $8 != "") {
+		ncpu[key]++
+		user[key, count[key]] = $6; sys[key, count[key]] = $7; faults[key, count[key]] = $8
 	}
 }
+# The median of the c values of key in a (a[key, 1..c]); lo[key] is set to the least.
+function median_of(a, key, c, lo,   i, j, v, t) {
+	for (i = 1; i <= c; i++) v[i] = a[key, i]
+	for (i = 2; i <= c; i++) { t = v[i]; for (j = i - 1; j >= 1 && v[j] > t; j--) v[j + 1] = v[j]; v[j + 1] = t }
+	lo[key] = v[1]
+	return c % 2 ? v[(c + 1) / 2] : (v[c / 2] + v[c / 2 + 1]) / 2
+}
+# Median and best of each command's runs, and the medians of its CPU times and faults.
+function summarize(   k, key, c, unused) {
+	for (k = 1; k <= nk; k++) {
+		key = keys[k]; c = count[key]
+		median[key] = median_of(times, key, c, best)
+		if (ncpu[key] == c) {
+			cpu[key] = 1
+			muser[key] = median_of(user, key, c, unused)
+			msys[key] = median_of(sys, key, c, unused)
+			mfaults[key] = median_of(faults, key, c, unused)
+		}
+	}
+}
+# A number for JSON: a median of an even count of runs may end in .5.
+function num(x) { return x == int(x) ? sprintf("%d", x) : sprintf("%.1f", x) }
+function cpu_ms(a, key) { return key in cpu ? ms(a[key]) : "-" }
 function ms(us) { return sprintf("%.1f", us / 1000) }
 function ratio(a, b) { return b > 0 ? sprintf("%.2f", a / b) : "-" }
 function verdict(ok) { return ok ? "holds" : "MISSED" }
@@ -48,12 +68,14 @@ END {
 		n = order[s]
 		f = median[n, "floor"]; r = median[n, "rdma_cm_qp"]
 		printf "\nN=%s (%s %s), median of %d runs\n", n, ids[n], n ~ /^verbs/ ? "connections" : "cm_ids", count[n, "floor"] ? count[n, "floor"] : count[n, "host_text"]
-		printf "%-40s %10s %10s %9s %8s %8s\n", "command", "median ms", "best ms", "RSS MiB", "/floor", "/rdma"
+		printf "%-40s %10s %10s %9s %8s %8s %8s %8s %8s\n", "command", "median ms", "best ms", "RSS MiB",
+			"/floor", "/rdma", "user ms", "sys ms", "faults"
 		m = split(substr(names[n], 2), list, " ")
 		for (i = 1; i <= m; i++) {
 			k = n SUBSEP list[i]
-			printf "%-40s %10s %10s %9.1f %8s %8s\n", label[list[i]], ms(median[k]), ms(best[k]),
-				rss[k] / 1024, ratio(median[k], f), ratio(median[k], r)
+			printf "%-40s %10s %10s %9.1f %8s %8s %8s %8s %8s\n", label[list[i]], ms(median[k]), ms(best[k]),
+				rss[k] / 1024, ratio(median[k], f), ratio(median[k], r), cpu_ms(muser, k),
+				cpu_ms(msys, k), k in cpu ? mfaults[k] : "-"
 		}
 	}
 	printf "\ntargets (issue 17)\n"
@@ -98,8 +120,10 @@ END {
 		split(keys[k], v, SUBSEP)
 		runs = ""
 		for (i = 1; i <= count[keys[k]]; i++) runs = runs (i > 1 ? ", " : "") times[keys[k], i]
-		printf "%s\n  {\"n\": %s, \"cm_ids\": %s, \"command\": \"%s\", \"label\": \"%s\", \"median_us\": %s, \"best_us\": %s, \"max_rss_kib\": %s, \"runs_us\": [%s]}", \
-			(k > 1 ? "," : ""), v[1] ~ /^[0-9]+$/ ? v[1] : "\"" v[1] "\"", ids[v[1]], v[2], label[v[2]], median[keys[k]], best[keys[k]], rss[keys[k]], runs > json
+		extra = keys[k] in cpu ? sprintf(", \"median_user_us\": %s, \"median_sys_us\": %s, \"median_minflt\": %s",
+			num(muser[keys[k]]), num(msys[keys[k]]), num(mfaults[keys[k]])) : ""
+		printf "%s\n  {\"n\": %s, \"cm_ids\": %s, \"command\": \"%s\", \"label\": \"%s\", \"median_us\": %s, \"best_us\": %s, \"max_rss_kib\": %s%s, \"runs_us\": [%s]}", \
+			(k > 1 ? "," : ""), v[1] ~ /^[0-9]+$/ ? v[1] : "\"" v[1] "\"", ids[v[1]], v[2], label[v[2]], num(median[keys[k]]), best[keys[k]], rss[keys[k]], extra, runs > json
 	}
 	printf "\n], \"targets\": [" > json
 	for (i = 1; i <= nt; i++)

@@ -62,7 +62,7 @@ for hn in $BENCH_HOST_CONNECTIONS; do
 		json) args=(-a -j) ;;
 		esac
 		for _ in $(seq "$runs"); do
-			read -r us _ rss < <("$build/rdmastat-timeit" 1 "$build/rdmastat" --input "$snap" "${args[@]}")
+			read -r us _ rss _ < <("$build/rdmastat-timeit" 1 "$build/rdmastat" --input "$snap" "${args[@]}")
 			printf '%s\t%s\t%s\t%s\t%s\n' "$hn" "$hn" "host_$mode" "$us" "$rss" >>"$out/host.tsv"
 		done
 	done

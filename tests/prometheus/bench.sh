@@ -15,7 +15,8 @@ jq --argjson n "$n" '.connections as $c | .connections = [range(0; $n) as $i |
 	$c[$i % ($c | length)] | .cm_id = $i | .local.port = (1024 + ($i % 60000))]' \
 	"$here/../fixtures/snapshot-host.json" >"$work/big.json"
 ids=$("$rdmastat" -a -H --input "$work/big.json" | wc -l)
-# The best of the runs (timeit prints the median, the best and the peak RSS).
+# The best of the runs (timeit prints the median, the best, the peak RSS, then
+# the median user and system times and minor faults).
 best() { "$timeit" "$runs" "$@" | awk '{ print $2 }'; }
 export_us=$(best "$rdmastat" export --input "$work/big.json")
 json_us=$(best "$rdmastat" -a -j --input "$work/big.json")
