@@ -165,7 +165,7 @@ Snapshot join(const NldevData& data, const OwnerMap& owners, const NetnsMap& net
         if (data.cm_ids[i].qp_number)
             wanted.emplace_back(QpKey{data.cm_ids[i].device_index, *data.cm_ids[i].qp_number}, i);
     std::sort(wanted.begin(), wanted.end());
-    std::vector<const QpRecord*> qp_of(wanted.empty() ? 0 : data.cm_ids.size(), nullptr);
+    std::vector<const QpRecord*> qp_of(data.cm_ids.size(), nullptr);
     auto by_key = [](const auto& a, const auto& b) { return a.first < b.first; };
     for (const auto& q : data.qps) {
         const std::pair<QpKey, std::size_t> k{{q.device_index, q.number}, 0};

@@ -22,6 +22,15 @@
 
 namespace rdmastat {
 
+/// a's payload as a T when it holds one (it may hold more); nullopt when it
+/// is too short. The one size rule of attr_u8 ... attr_u64 and Attrs.
+template <typename T> std::optional<T> fixed_payload(const nlattr* a) {
+    if (mnl_attr_get_payload_len(a) < sizeof(T)) return std::nullopt;
+    T v;
+    std::memcpy(&v, mnl_attr_get_payload(a), sizeof(T));
+    return v;
+}
+
 /// One level of attributes with typed, size-checked, optional getters.
 class Attrs {
   public:
@@ -91,10 +100,8 @@ class Attrs {
                            Result<T> (*getter)(const nlattr*, const char*)) const {
         const nlattr* a = get(type);
         if (!a) return std::nullopt;
-        if (mnl_attr_get_payload_len(a) < sizeof(T)) return getter(a, name).take();
-        T v;
-        std::memcpy(&v, mnl_attr_get_payload(a), sizeof(T));
-        return v;
+        if (auto v = fixed_payload<T>(a)) return v;
+        return getter(a, name).take();
     }
 
     AttrTable t_;

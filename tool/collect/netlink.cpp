@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "collect/netlink.h"
 
+#include "collect/attrs.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -311,12 +313,9 @@ Result<std::vector<const nlattr*>> nested_list(const nlattr* nest) {
 
 namespace {
 template <typename T> Result<T> attr_fixed(const nlattr* a, const char* name) {
-    if (mnl_attr_get_payload_len(a) < sizeof(T))
-        return Failure{std::string(name) + ": " + std::to_string(mnl_attr_get_payload_len(a)) +
-                       " bytes, expected " + std::to_string(sizeof(T))};
-    T v;
-    std::memcpy(&v, mnl_attr_get_payload(a), sizeof(T));
-    return v;
+    if (auto v = fixed_payload<T>(a)) return *v;
+    return Failure{std::string(name) + ": " + std::to_string(mnl_attr_get_payload_len(a)) +
+                   " bytes, expected " + std::to_string(sizeof(T))};
 }
 } // namespace
 
