@@ -7,6 +7,7 @@
 #include "support.h"
 
 #include <cstdlib>
+#include <filesystem>
 #include <sstream>
 
 namespace rdmastat::test {
@@ -15,6 +16,12 @@ std::string Evidence::text(const std::string& name) const {
     const char* out = std::getenv("RDMASTAT_LAB_OUT");
     if (!out) FAIL("RDMASTAT_LAB_OUT is not set: run through tests/lab/check.sh");
     return read_file(std::string(out) + "/" + dir + "/" + name);
+}
+
+bool Evidence::has(const std::string& name) const {
+    const char* out = std::getenv("RDMASTAT_LAB_OUT");
+    if (!out) FAIL("RDMASTAT_LAB_OUT is not set: run through tests/lab/check.sh");
+    return std::filesystem::exists(std::string(out) + "/" + dir + "/" + name);
 }
 
 int Evidence::rc(const std::string& name) const {

@@ -21,6 +21,8 @@ struct Evidence {
 
     /// The file NAME as text.
     std::string text(const std::string& name) const;
+    /// Whether the scenario wrote NAME (for files it writes only in some cases).
+    bool has(const std::string& name) const;
     /// The exit status lab_capture recorded for NAME (NAME.rc).
     int rc(const std::string& name) const;
     /// The file NAME as one JSON document.

@@ -3,15 +3,13 @@
 // tests/lab/scenarios/safety.sh wrote in the guest (ids naming QP numbers not
 // their own, driver queries under unprivileged listing and QP churn, the strict
 // generic netlink policy). Run by tests/lab/check.sh.
+#include "catch_compat.hpp"
 #include "collect/snapshot_file.h"
 #include "evidence.h"
 #include "support.h"
 
-#include "catch_compat.hpp"
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
-#include <filesystem>
 #include <linux/rdmastat.h>
 #include <linux/rdmastat_kping.h>
 #include <regex>
@@ -148,12 +146,27 @@ long edge_of(const std::string& out) {
     return found.empty() ? 0 : std::stol(found.front());
 }
 
+// safety.sh runs an oob case again when siw left the control read's request
+// unread in kping's socket (pingopts.sh explains how), keeping the first try in
+// NAME.stranded: only that signature, only on siw. The caller judges the retry.
+// 1 when N ran again.
+unsigned ran_again(const std::string& dev, const std::string& n) {
+    if (!ev.has(n + ".stranded")) return 0;
+    const std::string first = ev.text(n + ".stranded");
+    INFO(n << ".stranded:\n" << first);
+    CHECK(dev == "siw");
+    CHECK(first.find("\nread 0: timeout\n") != std::string::npos);
+    return 1;
+}
+
 } // namespace
 
 TEST_CASE("lab: kping's default memory gives a hostile peer its buffer only", "[lab][safety]") {
+    unsigned stranded = 0;
     for (std::string dev : {"siw", "rxe"}) {
         for (std::string off : {"1048576", "-1048576", "edge"}) {
             const std::string n = "oob-" + dev + "-default-" + off;
+            stranded += ran_again(dev, n);
             const std::string out = ev.text(n + ".out");
             INFO(n << ":\n" << out << ev.text(n + ".kping.err"));
             REQUIRE(ev.text(n + ".rc") == "0\n");
@@ -170,16 +183,16 @@ TEST_CASE("lab: kping's default memory gives a hostile peer its buffer only", "[
         // above failed because of the key, not the reader. kping's 64-byte
         // buffer leaves room beside it in its page: before it (-64) or after (64).
         // (Not made on a KASAN kernel, where the read is rightly a report.)
-        if (const char* out = std::getenv("RDMASTAT_LAB_OUT");
-            out && std::filesystem::exists(std::string(out) + "/safety/dma-skipped"))
-            continue;
+        if (ev.has("dma-skipped")) continue;
         const std::string n = "oob-" + dev + "-dma-edge";
+        stranded += ran_again(dev, n);
         const std::string out = ev.text(n + ".out");
         INFO(n << ":\n" << out);
         CHECK(read_status(out, "edge") == "success");
         CHECK((edge_of(out) == -64 || edge_of(out) == 64));
         CHECK(ev.json(n + ".kping.json")["mem"] == "dma");
     }
+    WARN(stranded << " hostile reads ran again after siw stranded the control read");
 }
 
 TEST_CASE("lab: kping refuses the dma mode without its module parameter", "[lab][safety]") {
