@@ -71,29 +71,32 @@ kill "$rs" 2>/dev/null
 lab_section "iWARP ids whose iw_cm_id dies early, while users dump"
 # On siw, a connect to a closed port fails in cma_connect_iw(), and a listen on
 # a port a host TCP socket holds fails in cma_iw_listen(): each frees the id's
-# iw_cm_id while the id is still listed. Both in a loop for a while, with the
-# lab user and root dumping all along (12 s). Nothing may fail but the RDMA calls.
+# iw_cm_id while the id is still listed. Both in a loop for 12 s and at least
+# 5 rounds (a round is two process starts: about 3 s on the debug kernel), with
+# the lab user and root dumping until the loop is over. Nothing may fail but
+# the RDMA calls.
 rdmastat-bind 10.9.0.1 7700 120 >"$R/iwfail-bind.txt" 2>&1 &
 binder=$!
 lab_wait_wall 10 grep -q bound "$R/iwfail-bind.txt" || exit 1
 iwfail_end=$(($(cut -d. -f1 /proc/uptime) + 12))
 (
 	c=0 l=0 i=0
-	while [ "$(cut -d. -f1 /proc/uptime)" -lt "$iwfail_end" ]; do
+	while [ "$i" -lt 5 ] || [ "$(cut -d. -f1 /proc/uptime)" -lt "$iwfail_end" ]; do
 		timeout 5 rdmastat ping -c -a 10.9.0.1 -p 7701 -C 1 >/dev/null 2>"/tmp/iwfail-c.err" &&
 			c=$((c + 1))
 		timeout 5 rdmastat ping -s -a 10.9.0.1 -p 7700 -C 1 >/dev/null 2>"/tmp/iwfail-l.err" &&
 			l=$((l + 1))
 		i=$((i + 1))
 	done
-	echo "$i $c $l" >"$R/iwfail-loops"
 	cp /tmp/iwfail-c.err "$R/iwfail-connect.err"
 	cp /tmp/iwfail-l.err "$R/iwfail-listen.err"
+	echo "$i $c $l" >"$R/iwfail-loops"
 ) &
 loops=$!
 n=0
 bad=0
-while [ "$(cut -d. -f1 /proc/uptime)" -lt "$iwfail_end" ]; do
+# (Bounded all the same: 5 rounds of two 5 s timeouts at most.)
+while [ ! -e "$R/iwfail-loops" ] && [ "$(cut -d. -f1 /proc/uptime)" -lt $((iwfail_end + 60)) ]; do
 	su lab -c "rdmastat --source module -a -j" >/dev/null 2>>"$R/iwfail-dump.err" ||
 		bad=$((bad + 1))
 	rdmastat --source module -a -j >/dev/null 2>>"$R/iwfail-dump.err" || bad=$((bad + 1))
