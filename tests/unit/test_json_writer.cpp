@@ -25,7 +25,7 @@ TEST_CASE("the streamed snapshot is what nlohmann would dump", "[render]") {
         s.connections.at(2).internal = true;
         s.connections.at(2).mapped = false;
         s.connections.at(2).mapped_local = s.connections.at(2).local;
-        // Past the 61 bytes a string is written in one piece with its comma.
+        // A string longer than a key's or a number's room.
         s.connections.at(2).owner.cgroup = "/kubepods.slice/" + std::string(80, 'p') + ".scope";
         for (bool pretty : {false, true}) {
             INFO(name << (pretty ? " indented" : " compact"));
@@ -36,6 +36,36 @@ TEST_CASE("the streamed snapshot is what nlohmann would dump", "[render]") {
             CHECK(text ==
                   doc.dump(pretty ? 2 : -1, ' ', false, ordered::error_handler_t::replace) + "\n");
         }
+    }
+}
+
+TEST_CASE("values longer than the writer's buffer grow it, and pieces reach the sink in order",
+          "[render]") {
+    // The buffer starts at 4 KiB: a 300 KB string (plain, then escaped) grows
+    // it, and 5000 closed objects make the writer pass pieces to the sink.
+    const std::string plain(300000, 'x'), escaped(300000, '\n');
+    for (bool pretty : {false, true}) {
+        INFO((pretty ? "indented" : "compact"));
+        std::ostringstream o;
+        JsonWriter w(o, pretty);
+        w.begin_array();
+        w.string(plain);
+        w.string(escaped);
+        for (std::uint64_t i = 0; i < 5000; ++i) {
+            w.begin_object();
+            w.schema_key("n");
+            w.number(i);
+            w.end_object();
+        }
+        w.end_array();
+        w.end();
+        const std::string text = o.str();
+        ordered doc = ordered::parse(text);
+        REQUIRE(doc.size() == 5002);
+        CHECK(doc[0] == plain);
+        CHECK(doc[1] == escaped);
+        CHECK(doc[4999 + 2]["n"] == 4999);
+        CHECK(text == doc.dump(pretty ? 2 : -1) + "\n");
     }
 }
 
@@ -66,9 +96,11 @@ TEST_CASE("strings are escaped as nlohmann's dump escapes them, bad UTF-8 includ
         std::string s(next() % 9, '\0');
         for (char& ch : s)
             ch = static_cast<char>(pool[next() % sizeof(pool)]);
-        std::string ours;
-        JsonWriter w(ours, false);
+        std::ostringstream o;
+        JsonWriter w(o, false);
         w.string(s);
+        w.flush();
+        const std::string ours = o.str();
         const std::string theirs =
             ordered(s).dump(-1, ' ', false, ordered::error_handler_t::replace);
         INFO("round " << round);
@@ -81,10 +113,11 @@ TEST_CASE("strings are escaped as nlohmann's dump escapes them, bad UTF-8 includ
 TEST_CASE("doubles are the shortest digits that read back, laid out as nlohmann lays them out",
           "[render]") {
     auto text = [](double d) {
-        std::string out;
+        std::ostringstream out;
         JsonWriter w(out, false);
         w.real(d);
-        return out;
+        w.flush();
+        return out.str();
     };
     CHECK(text(2.0) == "2.0");
     CHECK(text(0.25) == "0.25");

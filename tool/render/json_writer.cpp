@@ -12,36 +12,63 @@
 
 namespace rdmastat {
 
+namespace {
+
+// Pending text is written to the sink once it reaches this, as a container
+// closes; the buffer starts small and doubles up to it (or past it, for a
+// longer value).
+constexpr std::size_t piece_size = 64 * 1024;
+constexpr std::size_t first_size = 4096;
+
+} // namespace
+
+JsonWriter::JsonWriter(std::ostream& sink, bool pretty)
+    : buf_(new char[first_size]), pos_(buf_.get()), end_(pos_ + first_size), sink_(sink),
+      pretty_(pretty) {}
+
+void JsonWriter::grow(std::size_t n) {
+    const auto used = static_cast<std::size_t>(pos_ - buf_.get());
+    const auto size = std::max(2 * static_cast<std::size_t>(end_ - buf_.get()), used + n);
+    std::unique_ptr<char[]> bigger(new char[size]);
+    if (used) std::memcpy(bigger.get(), buf_.get(), used);
+    buf_ = std::move(bigger);
+    pos_ = buf_.get() + used;
+    end_ = buf_.get() + size;
+}
+
+void JsonWriter::put(std::string_view s) {
+    char* p = room(s.size());
+    if (!s.empty()) std::memcpy(p, s.data(), s.size()); // a null data() when empty
+    pos_ = p + s.size();
+}
+
+void JsonWriter::flush() {
+    sink_.write(buf_.get(), pos_ - buf_.get());
+    pos_ = buf_.get();
+}
+
 void JsonWriter::newline_indent() {
-    out_ += '\n';
-    out_.append(2 * levels_.size(), ' ');
+    const std::size_t n = 2 * levels_.size();
+    char* p = room(n + 1);
+    *p++ = '\n';
+    std::memset(p, ' ', n);
+    pos_ = p + n;
 }
 
 void JsonWriter::before_value() {
-    char piece[1];
-    const char* end = lead(piece);
-    out_.append(piece, static_cast<std::size_t>(end - piece));
-}
-
-char* JsonWriter::lead(char* piece) {
     if (after_key_) {
         after_key_ = false;
-        return piece;
+        return;
     }
-    if (levels_.empty()) return piece;
+    if (levels_.empty()) return;
     const bool comma = !levels_.back().empty;
     levels_.back().empty = false;
-    if (pretty_) {
-        if (comma) out_ += ',';
-        newline_indent();
-    } else if (comma) {
-        *piece++ = ',';
-    }
-    return piece;
+    if (comma) put(',');
+    if (pretty_) newline_indent();
 }
 
 void JsonWriter::before_key() {
-    if (!levels_.back().empty) out_ += ',';
+    if (!levels_.back().empty) put(',');
     levels_.back().empty = false;
     if (pretty_) newline_indent();
 }
@@ -49,16 +76,15 @@ void JsonWriter::before_key() {
 void JsonWriter::key(std::string_view k) {
     before_key();
     quoted(k);
-    out_ += pretty_ ? ": " : ":";
+    put(pretty_ ? ": " : ":");
     after_key_ = true;
 }
 
 void JsonWriter::schema_key(std::string_view k) {
     // This runs for every member written: the comma, the quoted key and the
-    // colon go out in one append, built on the stack.
-    char piece[64];
-    if (pretty_ || k.size() > sizeof(piece) - 4) return key(k);
-    char* p = piece;
+    // colon are a few stores and one copy.
+    if (pretty_) return key(k);
+    char* p = room(k.size() + 4);
     if (!levels_.back().empty) *p++ = ',';
     levels_.back().empty = false;
     *p++ = '"';
@@ -66,15 +92,13 @@ void JsonWriter::schema_key(std::string_view k) {
     p += k.size();
     *p++ = '"';
     *p++ = ':';
-    out_.append(piece, static_cast<std::size_t>(p - piece));
+    pos_ = p;
     after_key_ = true;
 }
 
 void JsonWriter::open(char bracket) {
-    char piece[2];
-    char* p = lead(piece);
-    *p++ = bracket;
-    out_.append(piece, static_cast<std::size_t>(p - piece));
+    before_value();
+    put(bracket);
     levels_.push_back(Level{});
 }
 
@@ -82,18 +106,13 @@ void JsonWriter::close(char bracket) {
     const bool empty = levels_.back().empty;
     levels_.pop_back();
     if (!empty && pretty_) newline_indent();
-    out_ += bracket;
-    if (sink_ && out_.size() >= 64 * 1024) {
-        *sink_ << out_;
-        out_.clear();
-    }
+    put(bracket);
+    if (static_cast<std::size_t>(pos_ - buf_.get()) >= piece_size) flush();
 }
 
 void JsonWriter::end() {
-    out_ += '\n';
-    if (!sink_) return;
-    *sink_ << out_;
-    out_.clear();
+    put('\n');
+    flush();
 }
 
 namespace {
@@ -165,54 +184,46 @@ bool plain(std::string_view s) {
 } // namespace
 
 void JsonWriter::quoted(std::string_view s) {
-    if (!plain(s)) return append_escaped(out_, s);
-    out_ += '"';
-    out_ += s;
-    out_ += '"';
+    if (!plain(s)) {
+        std::string escaped;
+        append_escaped(escaped, s);
+        return put(escaped);
+    }
+    char* p = room(s.size() + 2);
+    *p++ = '"';
+    if (!s.empty()) std::memcpy(p, s.data(), s.size());
+    p += s.size();
+    *p++ = '"';
+    pos_ = p;
 }
 
 void JsonWriter::string(std::string_view s) {
-    // Each value goes out in one append with its comma, as keys do: at 10k
-    // rows the appends, not the text, are the writer's cost.
-    char piece[64];
-    if (s.size() > sizeof(piece) - 3 || !plain(s)) {
-        before_value();
-        return quoted(s);
-    }
-    char* p = lead(piece);
-    *p++ = '"';
-    if (!s.empty()) std::memcpy(p, s.data(), s.size()); // a null data() when empty
-    p += s.size();
-    *p++ = '"';
-    out_.append(piece, static_cast<std::size_t>(p - piece));
+    before_value();
+    quoted(s);
 }
 
 void JsonWriter::number(std::uint64_t n) {
-    char piece[24];
-    char* p = lead(piece);
-    p = std::to_chars(p, piece + sizeof(piece), n).ptr;
-    out_.append(piece, static_cast<std::size_t>(p - piece));
+    before_value();
+    char* p = room(20);
+    pos_ = std::to_chars(p, p + 20, n).ptr;
 }
 
 void JsonWriter::integer(std::int64_t n) {
-    char piece[24];
-    char* p = lead(piece);
-    p = std::to_chars(p, piece + sizeof(piece), n).ptr;
-    out_.append(piece, static_cast<std::size_t>(p - piece));
+    before_value();
+    char* p = room(20);
+    pos_ = std::to_chars(p, p + 20, n).ptr;
 }
 
 void JsonWriter::real(double d) {
     before_value();
-    if (!std::isfinite(d)) {
-        out_ += "null";
-        return;
-    }
+    if (!std::isfinite(d)) return put("null");
     // The shortest digits that read back as d, laid out as JavaScript and
     // nlohmann do: 2.0, 0.000125, 1e+16, 1.5e-05.
+    std::string out;
     char buf[32];
     const char* end = std::to_chars(buf, buf + sizeof(buf), d, std::chars_format::scientific).ptr;
     const char* p = buf;
-    if (*p == '-') out_ += *p++;
+    if (*p == '-') out += *p++;
     const char* e = std::find(p, end, 'e');
     std::string digits(p, e);
     if (digits.size() > 1) digits.erase(1, 1); // the point after the first digit
@@ -221,37 +232,38 @@ void JsonWriter::real(double d) {
     const int k = static_cast<int>(digits.size());
     const int n = exp10 + 1; // d is 0.DIGITS times 10 to the n
     if (k <= n && n <= 15) {
-        out_ += digits;
-        out_.append(static_cast<std::size_t>(n - k), '0');
-        out_ += ".0";
+        out += digits;
+        out.append(static_cast<std::size_t>(n - k), '0');
+        out += ".0";
     } else if (0 < n && n <= 15) {
-        out_.append(digits, 0, static_cast<std::size_t>(n));
-        out_ += '.';
-        out_.append(digits, static_cast<std::size_t>(n));
+        out.append(digits, 0, static_cast<std::size_t>(n));
+        out += '.';
+        out.append(digits, static_cast<std::size_t>(n));
     } else if (-4 < n && n <= 0) {
-        out_ += "0.";
-        out_.append(static_cast<std::size_t>(-n), '0');
-        out_ += digits;
+        out += "0.";
+        out.append(static_cast<std::size_t>(-n), '0');
+        out += digits;
     } else {
-        out_ += digits[0];
+        out += digits[0];
         if (k > 1) {
-            out_ += '.';
-            out_.append(digits, 1);
+            out += '.';
+            out.append(digits, 1);
         }
         char exp[16];
         std::snprintf(exp, sizeof(exp), "e%c%02d", n - 1 < 0 ? '-' : '+', std::abs(n - 1));
-        out_ += exp;
+        out += exp;
     }
+    put(out);
 }
 
 void JsonWriter::boolean(bool b) {
     before_value();
-    out_ += b ? "true" : "false";
+    put(b ? "true" : "false");
 }
 
 void JsonWriter::null() {
     before_value();
-    out_ += "null";
+    put("null");
 }
 
 } // namespace rdmastat

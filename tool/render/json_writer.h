@@ -12,6 +12,7 @@
 #include "model/schema.h"
 
 #include <cstdint>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -21,12 +22,12 @@ namespace rdmastat {
 
 class JsonWriter {
   public:
-    /// Appends to out; the caller may take out's text away between values.
-    JsonWriter(std::string& out, bool pretty) : out_(out), pretty_(pretty) {}
     /// Writes to sink, in pieces of about 64 KiB as objects and arrays close:
     /// a list of a million connections is never held whole. end() writes the
-    /// rest.
-    JsonWriter(std::ostream& sink, bool pretty) : out_(own_), sink_(&sink), pretty_(pretty) {}
+    /// rest with a newline; flush() writes what is pending as it is.
+    JsonWriter(std::ostream& sink, bool pretty);
+    JsonWriter(const JsonWriter&) = delete;
+    JsonWriter& operator=(const JsonWriter&) = delete;
 
     void begin_object() { open('{'); }
     void end_object() { close('}'); }
@@ -43,27 +44,42 @@ class JsonWriter {
     void real(double d);
     void boolean(bool b);
     void null();
-    /// With a sink: ends the document with a newline and writes what is left.
+    /// Ends the document with a newline and writes what is left.
     void end();
+    /// Writes what is pending to the sink, even mid-document, without
+    /// flushing the sink itself.
+    void flush();
 
   private:
     struct Level {
         bool empty = true;
     };
+    /// Room for n more bytes at pos_: every write goes through it, so that a
+    /// member is a few stores and one copy, not a string append per piece.
+    char* room(std::size_t n) {
+        if (static_cast<std::size_t>(end_ - pos_) < n) grow(n);
+        return pos_;
+    }
+    void grow(std::size_t n);
+    void put(std::string_view s);
+    void put(char c) {
+        *room(1) = c;
+        ++pos_;
+    }
+    /// What goes before a value: its comma, and pretty output's indent.
     void before_value();
-    /// What goes before a value written in one append: compact output's comma
-    /// at piece (pretty output's comma and indent straight to out_); returns
-    /// where the value goes.
-    char* lead(char* piece);
     void newline_indent();
     void open(char bracket);
     void close(char bracket);
     void quoted(std::string_view s);
     void before_key();
 
-    std::string own_;
-    std::string& out_;
-    std::ostream* sink_ = nullptr;
+    /// Uninitialised storage (an event line's writer must not zero a
+    /// listing's room): [buf_, pos_) is pending, [pos_, end_) is room.
+    std::unique_ptr<char[]> buf_;
+    char* pos_ = nullptr;
+    char* end_ = nullptr;
+    std::ostream& sink_;
     bool pretty_;
     bool after_key_ = false;
     std::vector<Level> levels_;
