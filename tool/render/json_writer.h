@@ -72,6 +72,8 @@ class JsonWriter {
     void open(char bracket);
     void close(char bracket);
     void quoted(std::string_view s);
+    /// quoted() for s with nothing to escape.
+    void plain_quoted(std::string_view s);
     void before_key();
 
     /// Uninitialised storage (an event line's writer must not zero a

@@ -12,16 +12,18 @@
 
 namespace rdmastat::test {
 
-std::string Evidence::text(const std::string& name) const {
+std::string Evidence::path(const std::string& name) const {
     const char* out = std::getenv("RDMASTAT_LAB_OUT");
     if (!out) FAIL("RDMASTAT_LAB_OUT is not set: run through tests/lab/check.sh");
-    return read_file(std::string(out) + "/" + dir + "/" + name);
+    return std::string(out) + "/" + dir + "/" + name;
+}
+
+std::string Evidence::text(const std::string& name) const {
+    return read_file(path(name));
 }
 
 bool Evidence::has(const std::string& name) const {
-    const char* out = std::getenv("RDMASTAT_LAB_OUT");
-    if (!out) FAIL("RDMASTAT_LAB_OUT is not set: run through tests/lab/check.sh");
-    return std::filesystem::exists(std::string(out) + "/" + dir + "/" + name);
+    return std::filesystem::exists(path(name));
 }
 
 int Evidence::rc(const std::string& name) const {

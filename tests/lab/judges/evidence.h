@@ -19,6 +19,8 @@ namespace rdmastat::test {
 struct Evidence {
     std::string dir;
 
+    /// $RDMASTAT_LAB_OUT/DIR/NAME.
+    std::string path(const std::string& name) const;
     /// The file NAME as text.
     std::string text(const std::string& name) const;
     /// Whether the scenario wrote NAME (for files it writes only in some cases).
