@@ -141,26 +141,46 @@ TEST_CASE("lab: a long ping is listed with both pids and its QP numbers", "[lab]
 
 TEST_CASE("lab: SIGINT and SIGTERM end a ping cleanly and free its ids", "[lab][ping]") {
     json left = ev.json("after-long-cm_id.json");
+    unsigned stranded = 0;
     for (const auto& d : devices) {
         const std::string dev = d.name;
         INFO(dev);
-        CHECK(ev.rc("long-" + dev + "-client") == 0);
-        CHECK(ev.rc("long-" + dev + "-server") == 0);
-        json r = ev.json("long-" + dev + "-client.json");
+        std::vector<std::string> tries{"long-" + dev};
+        // ping.sh ran siw's teardown again when siw stranded the client's
+        // first message: both ends then ended with nothing completed.
+        if (ev.has(tries[0] + ".stranded")) {
+            CHECK(dev == "siw");
+            const json first = ev.json(tries[0] + "-client.json");
+            CHECK(first["completed"] == 0);
+            CHECK(first["interrupted"] == true);
+            CHECK(ev.json(tries[0] + "-server.json")["completed"] == 0);
+            CHECK(ev.text(tries[0] + ".stranded") ==
+                  ev.text(tries[0] + "-client.json") + ev.text(tries[0] + "-server.json"));
+            tries.push_back(tries[0] + "-again");
+            ++stranded;
+        }
+        const std::string last = tries.back();
+        INFO(last);
+        CHECK(ev.rc(last + "-client") == 0);
+        CHECK(ev.rc(last + "-server") == 0);
+        json r = ev.json(last + "-client.json");
         CHECK(r["interrupted"] == true);
         CHECK(r["completed"] > 0);
         CHECK(r["validated"] == true);
         CHECK_FALSE(r.contains("error"));
         // The server saw the client leave: an end, not an error.
-        json s = ev.json("long-" + dev + "-server.json");
+        json s = ev.json(last + "-server.json");
         CHECK_FALSE(s.contains("error"));
         CHECK(s["completed"] >= r["completed"]);
-        for (const auto& e : left) {
-            std::uint32_t pid = e.value("pid", 0u);
-            CHECK(pid != pid_of("long-" + dev + "-client.pid"));
-            CHECK(pid != pid_of("long-" + dev + "-server.pid"));
-        }
+        // Every try's ids are gone, the stranded one's too.
+        for (const auto& t : tries)
+            for (const auto& e : left) {
+                std::uint32_t pid = e.value("pid", 0u);
+                CHECK(pid != pid_of(t + "-client.pid"));
+                CHECK(pid != pid_of(t + "-server.pid"));
+            }
     }
+    if (stranded) WARN("siw's long ping ran again after siw stranded its first message");
 }
 
 TEST_CASE("lab: hostile clients get clear errors and the server keeps serving", "[lab][ping]") {
