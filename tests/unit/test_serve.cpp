@@ -193,6 +193,36 @@ TEST_CASE("work queue: bounded, and what waits is taken as one batch", "[serve]"
     CHECK(batches == std::vector<std::vector<int>>{{1}, {2, 3}});
 }
 
+TEST_CASE("work queue: a batch is released once its room is free", "[serve]") {
+    // serve answers in release: a client that got its answer and asks again
+    // at once must find room, even at a bound of one.
+    std::mutex m;
+    std::condition_variable cv;
+    std::vector<int> handled, released;
+    bool room = false;
+    WorkQueue<int>* queue = nullptr;
+    WorkQueue<int> q(
+        1,
+        [&](std::vector<int>& batch) {
+            std::lock_guard guard(m);
+            handled.insert(handled.end(), batch.begin(), batch.end());
+        },
+        [&](std::vector<int>& batch) {
+            const bool again = batch == std::vector<int>{1} && queue->offer(2);
+            std::lock_guard guard(m);
+            room = room || again;
+            released.insert(released.end(), batch.begin(), batch.end());
+            cv.notify_all();
+        });
+    queue = &q;
+    REQUIRE(q.offer(1));
+    std::unique_lock guard(m);
+    CHECK(cv.wait_for(guard, std::chrono::seconds(10), [&] { return released.size() == 2; }));
+    CHECK(room);
+    CHECK(handled == std::vector<int>{1, 2});
+    CHECK(released == std::vector<int>{1, 2});
+}
+
 TEST_CASE("serve: the scrape budget under Prometheus's timeout", "[serve]") {
     CHECK(scrape_budget(10).count() == 9.5);
     CHECK(scrape_budget(1).count() == 0.5);

@@ -58,15 +58,21 @@ struct HttpServer::Impl {
         : config(std::move(c)), limits(l), scrape(std::move(s)), content_type(std::move(type)),
           auth(config.users), timer(std::chrono::seconds(limits.request_timeout)),
           priorities(config.tls ? gnutls_priorities(*config.tls) : std::string()),
-          auth_queue(limits.max_requests, [this](std::vector<Pending>& b) { authenticate(b); }),
-          scrape_queue(limits.max_requests, [this](std::vector<Pending>& b) { run_scrape(b); }) {}
+          auth_queue(
+              limits.max_requests, [this](std::vector<Pending>& b) { authenticate(b); }, resume),
+          scrape_queue(
+              limits.max_requests, [this](std::vector<Pending>& b) { run_scrape(b); }, resume) {}
 
-    // The workers' halves: answer into the exchange, then let MHD carry on.
+    // The workers' halves: answer into the exchange; the queue then resumes
+    // the batch once its room is free, so that a client that got its answer
+    // and asks again is never refused for the request just answered.
     void authenticate(std::vector<Pending>& batch) {
-        for (Pending& p : batch) {
+        for (Pending& p : batch)
             p.exchange->authenticated = auth.verify(*p.exchange->credentials);
+    }
+    static void resume(std::vector<Pending>& batch) {
+        for (Pending& p : batch)
             MHD_resume_connection(p.connection);
-        }
     }
     void run_scrape(std::vector<Pending>& batch) {
         // A request whose deadline passed while it waited is given up: its
@@ -80,7 +86,7 @@ struct HttpServer::Impl {
         for (Pending& p : batch) {
             const Deadline& d = p.exchange->deadline;
             if (d && *d <= now) {
-                answer(p, 503, text("the scrape timeout passed while the request waited\n"));
+                fill(p, 503, text("the scrape timeout passed while the request waited\n"));
                 continue;
             }
             unbounded = unbounded || !d;
@@ -97,12 +103,15 @@ struct HttpServer::Impl {
             body = text(std::string("scrape failed: ") + e.what() + "\n");
         }
         for (Pending& p : live)
-            answer(p, status, body);
+            fill(p, status, body);
     }
-    static void answer(Pending& p, unsigned status, const Body& body) {
+    static void fill(Pending& p, unsigned status, const Body& body) {
         p.exchange->status = status;
         p.exchange->body = body;
         p.exchange->stage = Exchange::Stage::answering;
+    }
+    static void answer(Pending& p, unsigned status, const Body& body) {
+        fill(p, status, body);
         MHD_resume_connection(p.connection);
     }
 

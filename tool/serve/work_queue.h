@@ -19,9 +19,13 @@ template <typename Item> class WorkQueue {
   public:
     using Handler = std::function<void(std::vector<Item>&)>;
 
-    /// limit bounds the items queued plus those in hand (0: no bound).
-    WorkQueue(std::size_t limit, Handler handle)
-        : limit_(limit), handle_(std::move(handle)), thread_([this] { run(); }) {}
+    /// limit bounds the items queued plus those in hand (0: no bound). handle
+    /// works on a batch; release, when given, then hands it back once its room
+    /// is free again, so that whoever sees a batch's item finished (a client
+    /// its answer) finds the room it took already free.
+    WorkQueue(std::size_t limit, Handler handle, Handler release = {})
+        : limit_(limit), handle_(std::move(handle)), release_(std::move(release)),
+          thread_([this] { run(); }) {}
     ~WorkQueue() { stop(); }
     WorkQueue(const WorkQueue&) = delete;
     WorkQueue& operator=(const WorkQueue&) = delete;
@@ -62,11 +66,16 @@ template <typename Item> class WorkQueue {
             handle_(batch);
             guard.lock();
             in_hand_ = 0;
+            if (!release_) continue;
+            guard.unlock();
+            release_(batch);
+            guard.lock();
         }
     }
 
     const std::size_t limit_;
     Handler handle_;
+    Handler release_;
     std::mutex lock_;
     std::condition_variable wake_;
     std::vector<Item> queued_;
