@@ -212,8 +212,16 @@ TEST_CASE("pair: rping, rdmastat ping, kping and NVMe over Fabrics cross hosts o
     }
     CHECK(on_b.json("ping-to-rping.json")["validated"] == true);
     // rdmastat_kping to rdmastat_kping on siw: 20 iterations, validated by the
-    // client, seen from the server as coming from b.
-    const json kserver = on_a.json("kping-server.json");
+    // client, seen from the server as coming from b. When siw left a message
+    // unread (no iteration on a's server; b's client stopped its run at its
+    // timeout), b ran it once more against a's second server, which is judged.
+    const bool kagain = on_b.has("kping-client.stranded");
+    if (kagain) {
+        CHECK_THAT(on_b.text("kping-client.stranded"), Catch::Contains("still running after"));
+        CHECK(on_a.json("kping-server.json").value("iters", -1) == 0);
+    }
+    WARN((kagain ? 1 : 0) << " of 1 kping runs on siw ran again after siw left a message unread");
+    const json kserver = on_a.json(kagain ? "kping-server-again.json" : "kping-server.json");
     const json kclient = on_b.json("kping-client.json");
     CHECK(on_b.rc("kping-client.json") == 0);
     // A failed run lacks the members of a done one: value(), not [], on them.
@@ -227,7 +235,8 @@ TEST_CASE("pair: rping, rdmastat ping, kping and NVMe over Fabrics cross hosts o
     CHECK(kserver.value("role", "") == "server");
     CHECK(kserver.value("peer", json::object()).value("address", "") == "10.8.1.2");
     CHECK(kclient.value("validate", false) == true);
-    CHECK(kclient.value("peer", json()) == json{{"address", "10.8.1.1"}, {"port", 7405}});
+    CHECK(kclient.value("peer", json()) ==
+          json{{"address", "10.8.1.1"}, {"port", kagain ? 7407 : 7405}});
 }
 
 TEST_CASE("pair: each host's listing describes exactly the cm_ids rdma reports there",
