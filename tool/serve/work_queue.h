@@ -22,7 +22,8 @@ template <typename Item> class WorkQueue {
     /// limit bounds the items queued plus those in hand (0: no bound). handle
     /// works on a batch; release, when given, then hands it back once its room
     /// is free again, so that whoever sees a batch's item finished (a client
-    /// its answer) finds the room it took already free.
+    /// its answer) finds the room it took already free. A batch in release no
+    /// longer counts: up to limit more items may be queued meanwhile.
     WorkQueue(std::size_t limit, Handler handle, Handler release = {})
         : limit_(limit), handle_(std::move(handle)), release_(std::move(release)),
           thread_([this] { run(); }) {}
@@ -41,7 +42,7 @@ template <typename Item> class WorkQueue {
         return true;
     }
 
-    /// Lets the batch in hand finish, then ends the thread; returns what was
+    /// Lets the batch in hand finish and be released, then ends the thread; returns what was
     /// still queued, for the caller to answer. Idempotent.
     std::vector<Item> stop() {
         {

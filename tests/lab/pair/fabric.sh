@@ -139,7 +139,12 @@ a)
 	lab_wait 30 sh -c "rdmastat kping show $kping_server -j | grep -q -E '\"state\":\"(done|failed|stopped)\"'" ||
 		echo "the kping server did not finish its run"
 	lab_capture "$F" kping-server.json rdmastat kping stop "$kping_server" -j || true
-	# Done by now if b's client ran again (before connected-b); else stopped, unused.
+	# Used only if b's client ran again (before connected-b): then it ends as
+	# the first does; else it is stopped, unused, before the views.
+	if [ -n "$(rdmastat kping show "$kping_again" -j | grep '"iters":[1-9]')" ]; then
+		lab_wait 30 sh -c "rdmastat kping show $kping_again -j | grep -q -E '\"state\":\"(done|failed|stopped)\"'" ||
+			echo "the second kping server did not finish its run"
+	fi
 	lab_capture "$F" kping-server-again.json rdmastat kping stop "$kping_again" -j || true
 	save 1
 	lab_pair_signal saved-a-1
@@ -192,15 +197,15 @@ b)
 		true
 	# Kernel to kernel: rdmastat_kping on both hosts.
 	lab_capture "$F" kping-client.json timeout 90 rdmastat kping start -c -a 10.8.1.1 -p 7405 -C 20 \
-		-V --timeout 60000 --wait -j || true
+		-V --timeout 60000 --wait --wait-timeout 60 -j || true
 	# The same siw race, seen between two kpings: a message is left unread, no
-	# iteration completes, and the client stops its run at its timeout. Once
-	# more, on a's second kping server; the first try's error is kept.
+	# iteration completes, and --wait stops the run after its 60 s. Once more,
+	# on a's second kping server; the first try's error is kept.
 	if [ "$(cat "$F/kping-client.json.rc")" != 0 ] &&
 		grep -q 'still running after' "$F/kping-client.json.err"; then
 		cp "$F/kping-client.json.err" "$F/kping-client.stranded"
 		lab_capture "$F" kping-client.json timeout 90 rdmastat kping start -c -a 10.8.1.1 \
-			-p 7407 -C 20 -V --timeout 60000 --wait -j || true
+			-p 7407 -C 20 -V --timeout 60000 --wait --wait-timeout 60 -j || true
 	fi
 	gid=$(gid_index rxe0 10.8.2.2) || echo "rxe0 has no RoCE v2 GID for 10.8.2.2"
 	ibv_rc_pingpong -d rxe0 -g "$gid" -n 1000000000 -p 18515 10.8.2.1 >/tmp/pingpong-c.log 2>&1 &

@@ -39,14 +39,16 @@ ls -l "$R"
 
 lab_section "a long ping, listed"
 # listed NAME ADDR PORT: a server and a client that pings until interrupted,
-# their files named long-NAME-*.
+# their files named long-NAME-*. The client waits up to 60 s for each answer,
+# not 5: a stalled client (below) is then still there for the signal.
 listed() {
 	name=$1 addr=$2 port=$3
 	rdmastat ping -s -P -a "$addr" -p "$port" -j >"$R/long-$name-server.json" \
 		2>"$R/long-$name-server.err" &
 	echo $! >"$R/long-$name-server.pid"
 	lab_wait 10 lab_cm_listening "$port"
-	rdmastat ping -c -a "$addr" -p "$port" -S 4096 -V -j >"$R/long-$name-client.json" \
+	rdmastat ping -c -a "$addr" -p "$port" -S 4096 -V --timeout 60000 -j \
+		>"$R/long-$name-client.json" \
 		2>"$R/long-$name-client.err" &
 	echo $! >"$R/long-$name-client.pid"
 	lab_wait 20 lab_cm_connected_ge "$port" 2
